@@ -1,0 +1,18 @@
+"""`random`: uniform over the offered options, from its own seed."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine.core import Decision
+
+
+class RandomBot:
+    needs_view = False  # the simulator skips building views for it
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def act(self, view: dict[str, Any] | None, decision: Decision) -> int:
+        return self._rng.randrange(len(decision.options))

@@ -1,0 +1,221 @@
+"""The engine contract shared by every game (ARCHITECTURE §3).
+
+Standard library only: this module is imported by bots, workers and the web alike.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+JSON = Any  # a plain JSON value: dict, list, str, int, float, bool or None
+
+
+class IllegalAction(ValueError):
+    """An action that is not among the current decision's options."""
+
+
+class InvalidOptions(ValueError):
+    """Game options that fail the game's schema."""
+
+
+class InvalidState(ValueError):
+    """A state dict that does not describe a legal state of the game."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Who must act next, and the finite, ordered list of legal actions."""
+
+    seat: int
+    kind: str
+    options: Sequence[JSON]
+    prompt: str = ""
+
+    def to_dict(self) -> dict[str, JSON]:
+        return {"seat": self.seat, "kind": self.kind, "options": list(self.options), "prompt": self.prompt}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Final scores, ranks (1 is best; ties share a rank) and the tie-break keys used."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    tiebreaks: tuple[tuple[int, ...], ...]
+    termination: str = "normal"
+
+    def to_dict(self) -> dict[str, JSON]:
+        return {
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "tiebreaks": [list(t) for t in self.tiebreaks],
+            "termination": self.termination,
+        }
+
+    @classmethod
+    def from_keys(cls, keys: Sequence[tuple[int, ...]], termination: str = "normal") -> Outcome:
+        """Rank seats by their keys (score first, then tie-breaks), higher is better; equal keys share a rank."""
+        ranks = tuple(1 + sum(1 for other in keys if other > key) for key in keys)
+        return cls(
+            scores=tuple(k[0] for k in keys),
+            ranks=ranks,
+            tiebreaks=tuple(tuple(k[1:]) for k in keys),
+            termination=termination,
+        )
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One game option: its type, default, bounds and meaning."""
+
+    type: str  # "int", "bool", "choice" or "json"
+    default: JSON
+    description: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[JSON, ...] = ()
+
+    def to_dict(self) -> dict[str, JSON]:
+        d: dict[str, JSON] = {"type": self.type, "default": self.default, "description": self.description}
+        if self.minimum is not None:
+            d["minimum"] = self.minimum
+        if self.maximum is not None:
+            d["maximum"] = self.maximum
+        if self.choices:
+            d["choices"] = list(self.choices)
+        return d
+
+    def check(self, name: str, value: JSON) -> None:
+        """Raise InvalidOptions naming the option and the value when value does not fit."""
+        if self.type == "bool":
+            if not isinstance(value, bool):
+                raise InvalidOptions(f"option {name!r} must be true or false, got {value!r}")
+        elif self.type == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidOptions(f"option {name!r} must be an integer, got {value!r}")
+            if self.minimum is not None and value < self.minimum:
+                raise InvalidOptions(f"option {name!r} must be at least {self.minimum}, got {value!r}")
+            if self.maximum is not None and value > self.maximum:
+                raise InvalidOptions(f"option {name!r} must be at most {self.maximum}, got {value!r}")
+        elif self.type == "choice":
+            if value not in self.choices:
+                allowed = ", ".join(repr(c) for c in self.choices)
+                raise InvalidOptions(f"option {name!r} must be one of {allowed}, got {value!r}")
+        elif self.type == "json":
+            try:
+                json.dumps(value)
+            except (TypeError, ValueError) as exc:
+                raise InvalidOptions(f"option {name!r} must be plain JSON: {exc}") from exc
+
+
+class Game(ABC):
+    """Immutable metadata and the factory for states of one game."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    rules_version: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options_schema: ClassVar[Mapping[str, OptionSpec]]
+
+    def default_options(self) -> dict[str, JSON]:
+        return {k: spec.default for k, spec in self.options_schema.items()}
+
+    def validate_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
+        """Return the full options (defaults filled in); raise InvalidOptions on unknown keys or bad values."""
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping):
+            raise InvalidOptions(f"options must be an object, got {type(options).__name__}")
+        unknown = sorted(set(options) - set(self.options_schema))
+        if unknown:
+            known = ", ".join(sorted(self.options_schema))
+            raise InvalidOptions(f"unknown option(s) {', '.join(map(repr, unknown))} for {self.name}; known: {known}")
+        full = self.default_options()
+        for key in sorted(options):
+            self.options_schema[key].check(key, options[key])
+            full[key] = options[key]
+        self.check_options(full)
+        return full
+
+    def check_options(self, options: dict[str, JSON]) -> None:
+        """Cross-field checks; games override this. Raises InvalidOptions."""
+
+    def check_players(self, num_players: int) -> None:
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise InvalidOptions(f"players must be an integer, got {num_players!r}")
+        if not self.min_players <= num_players <= self.max_players:
+            raise InvalidOptions(
+                f"{self.name} takes {self.min_players}-{self.max_players} players, got {num_players}"
+            )
+
+    def metadata(self) -> dict[str, JSON]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "rules_version": self.rules_version,
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "options": {k: s.to_dict() for k, s in self.options_schema.items()},
+        }
+
+    @abstractmethod
+    def new_state(self, num_players: int, seed: int, options: Mapping[str, JSON] | None = None) -> State:
+        """A fresh game; raises InvalidOptions for a bad player count or options."""
+
+    @abstractmethod
+    def state_from_dict(self, data: Mapping[str, JSON]) -> State:
+        """Rebuild a state from to_dict() output; raises InvalidState when it is malformed."""
+
+
+class State(ABC):
+    """A mutable game position. All chance comes from the seed, in a fixed order."""
+
+    game: ClassVar[Game]
+
+    @abstractmethod
+    def decision(self) -> Decision | None:
+        """The pending decision, or None when the game is over."""
+
+    @abstractmethod
+    def apply(self, action: JSON) -> list[JSON]:
+        """Play one of decision().options; return the public events it caused. Raises IllegalAction."""
+
+    @abstractmethod
+    def view(self, seat: int | None) -> dict[str, JSON]:
+        """What seat may see (None: everything, for finished games and admins)."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """The final result, or None while the game runs."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, JSON]:
+        """Plain JSON holding everything, hidden information included."""
+
+    def choose(self, index: int) -> list[JSON]:
+        """Apply the option at index of the pending decision. Raises IllegalAction when out of range."""
+        decision = self.decision()
+        if decision is None:
+            raise IllegalAction(f"choice {index!r}: the game is over")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(decision.options):
+            raise IllegalAction(
+                f"choice {index!r} is out of range for {decision.kind} of seat {decision.seat}: "
+                f"{len(decision.options)} option(s)"
+            )
+        return self.apply(decision.options[index])
+
+    def clone(self) -> State:
+        return self.game.state_from_dict(self.to_dict())
+
+    def is_over(self) -> bool:
+        return self.decision() is None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
