@@ -1,0 +1,95 @@
+"""The match loop: one game between seat players, with faults, forfeits and the clock. No database here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import load_game
+from engine.core import Outcome
+from workers.seats import Clock, Reply, SeatDied, SeatPlayer
+
+DEFAULT_CHOICE = 0  # the documented default on a fault: the first option (ARCHITECTURE §4)
+
+
+@dataclass
+class PlayResult:
+    """Everything a replay and a result need: the action log, the outcome and each seat's faults."""
+
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    outcome: Outcome | None = None
+    faults: list[int] = field(default_factory=list)
+    forfeited: list[bool] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+
+
+def play_game(
+    game_name: str,
+    num_players: int,
+    seed: int,
+    options: dict[str, Any],
+    players: Sequence[SeatPlayer],
+    clock: Clock = Clock(),
+    max_faults: int = 3,
+) -> PlayResult:
+    """Play one game to the end. Bot faults never raise: the seat plays the default, then forfeits."""
+    game = load_game(game_name)
+    full_options = game.validate_options(options)
+    state = game.new_state(num_players, seed, full_options)
+    result = PlayResult(faults=[0] * num_players, forfeited=[False] * num_players)
+    banks = [clock.bank_ms] * num_players
+    for seat, player in enumerate(players):
+        hello = {"type": "hello", "protocol": 1, "game": game.name, "rules_version": game.rules_version,
+                 "seat": seat, "players": num_players, "options": full_options, "clock": clock.to_dict()}
+        try:
+            player.start(hello)
+        except SeatDied:
+            result.forfeited[seat] = True
+    seq = 0
+    while (decision := state.decision()) is not None:
+        seat = decision.seat
+        seq += 1
+        reply = _ask(players[seat], seq, state, decision, banks[seat], result)
+        banks[seat] = max(0, banks[seat] - max(0, reply.ms - clock.move_ms))
+        record: dict[str, Any] = {"seat": seat, "choice": reply.choice, "ms": reply.ms}
+        if reply.fault:
+            record["fault"] = reply.fault
+            result.faults[seat] += 1
+            if result.faults[seat] >= max_faults:
+                result.forfeited[seat] = True
+        result.actions.append(record)
+        state.choose(reply.choice)
+    result.outcome = forfeit_last(state.outcome(), result.forfeited)
+    for seat, player in enumerate(players):
+        try:
+            player.finish({"type": "result", "outcome": result.outcome.to_dict()})
+        except SeatDied:
+            pass
+        result.logs.append(player.log())
+    return result
+
+
+def _ask(player: SeatPlayer, seq: int, state: Any, decision: Any, bank_ms: int, result: PlayResult) -> Reply:
+    seat = decision.seat
+    if result.forfeited[seat]:
+        return Reply(choice=DEFAULT_CHOICE, ms=0)
+    view = state.view(seat) if player.needs_view else None
+    try:
+        reply = player.decide(seq, view, decision, bank_ms)
+    except SeatDied as exc:
+        result.forfeited[seat] = True
+        return Reply(choice=DEFAULT_CHOICE, ms=0, fault="died", detail=str(exc))
+    if reply.fault is None and not 0 <= reply.choice < len(decision.options):
+        return Reply(choice=DEFAULT_CHOICE, ms=reply.ms, fault="out_of_range", detail=f"choice {reply.choice}")
+    return reply
+
+
+def forfeit_last(outcome: Outcome | None, forfeited: Sequence[bool]) -> Outcome:
+    """Forfeited seats rank last (sharing the last rank); the others keep their order."""
+    assert outcome is not None, "the game loop ended without an outcome"
+    if not any(forfeited):
+        return outcome
+    keys = [((0,) if lost else (1,)) + (-rank,) for rank, lost in zip(outcome.ranks, forfeited)]
+    ranks = tuple(1 + sum(1 for other in keys if other > key) for key in keys)
+    return Outcome(scores=outcome.scores, ranks=ranks, tiebreaks=outcome.tiebreaks, termination="forfeit")
