@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m benchmarks.engine` measures the rules engines (decisions/s, game wall time)."""

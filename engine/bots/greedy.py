@@ -1,0 +1,63 @@
+"""`greedy`: a one-ply heuristic that sees exactly what an uploaded bot sees: its seat's view and the decision.
+
+Each game has a scorer `score(view, decision) -> list[float]` (one score per option); the bot takes a best-scored
+option, ties broken by its own seeded rng. A game without a scorer gets the generic rule: every option scores 0,
+except pass-like options (`"pass"`, `null`, `false`, or an object whose "type"/"action"/"kind" is "pass"), which
+score -1, so the bot acts whenever it can and otherwise picks uniformly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from engine.core import Decision
+
+Scorer = Callable[[dict[str, Any], Decision], list[float]]
+
+
+def _evolution_scorer() -> Scorer:
+    from engine.bots.greedy_evolution import score_options
+
+    return score_options
+
+
+# game name -> a function that returns the scorer (imported lazily: the bot module stays light)
+SCORERS: dict[str, Callable[[], Scorer]] = {"evolution": _evolution_scorer}
+
+_PASS_WORDS = ("pass", "done", "stop", "skip")
+
+
+def is_pass_like(option: Any) -> bool:
+    if option is None or option is False:
+        return True
+    if isinstance(option, str):
+        return option.lower() in _PASS_WORDS
+    if isinstance(option, dict):
+        return any(str(option.get(key, "")).lower() in _PASS_WORDS for key in ("type", "action", "kind"))
+    return False
+
+
+def generic_scores(view: dict[str, Any], decision: Decision) -> list[float]:
+    """The fallback rule for games without a scorer: act rather than pass."""
+    return [-1.0 if is_pass_like(option) else 0.0 for option in decision.options]
+
+
+class GreedyBot:
+    needs_view = True
+
+    def __init__(self, game: str, seed: int) -> None:
+        self.game = game
+        self._rng = random.Random(seed)
+        factory = SCORERS.get(game)
+        self._score: Scorer = factory() if factory is not None else generic_scores
+
+    def act(self, view: dict[str, Any] | None, decision: Decision) -> int:
+        """The index of a best-scored option; ties broken by the seeded rng."""
+        if len(decision.options) == 1:
+            return 0
+        scores = self._score(view or {}, decision)
+        best = max(scores)
+        top = [i for i, s in enumerate(scores) if s >= best - 1e-9]
+        return top[0] if len(top) == 1 else top[self._rng.randrange(len(top))]

@@ -1,0 +1,158 @@
+"""`python -m engine` driven as a user would: in a subprocess, with arguments, files and piped stdin."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.registry import load_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "engine", *args], input=stdin, capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout)
+
+
+def players_of(game_name: str) -> str:
+    return str(load_game(game_name).min_players)
+
+
+def simulate_json(game_name: str, *extra: str) -> dict[str, Any]:
+    done = run_cli("simulate", "--game", game_name, "--players", players_of(game_name), "--games", "3",
+                   "--seed", "11", "--bots", "random,greedy", "--json", *extra)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_simulate_json_twice_gives_the_same_digest(game_name: str) -> None:
+    first, second = simulate_json(game_name), simulate_json(game_name)
+    assert first["digest"] == second["digest"]
+    for key in ("games", "decisions", "seconds", "games_per_sec", "decisions_per_sec", "wins_by_seat",
+                "wins_by_bot", "mean_score_by_bot", "digest"):
+        assert key in first, f"--json output lacks {key!r}"
+    assert first["games"] == 3 and first["decisions"] > 0
+    assert sum(first["wins_by_seat"]) >= 3
+    assert set(first["wins_by_bot"]) == {"random", "greedy"}
+
+
+def test_simulate_digest_depends_on_the_seed_and_the_rotation(game_name: str) -> None:
+    base = simulate_json(game_name)["digest"]
+    assert simulate_json(game_name, "--seed", "12")["digest"] != base
+    assert simulate_json(game_name, "--no-rotate")["digest"] != base
+
+
+def test_simulate_prints_a_readable_table_without_json(game_name: str) -> None:
+    done = run_cli("simulate", "--game", game_name, "--players", players_of(game_name), "--games", "2",
+                   "--bots", "greedy,random")
+    assert done.returncode == 0, done.stderr
+    assert "win rate" in done.stdout and "greedy" in done.stdout and "digest:" in done.stdout
+
+
+BAD_SIMULATE_ARGS = [
+    (["--game", "no_such_game"], "unknown game 'no_such_game'"),
+    (["--players", "99"], "99"),
+    (["--players", "1"], "got 1"),
+    (["--players", "four"], "invalid int value: 'four'"),
+    (["--bots", "random,clever"], "unknown bot 'clever'"),
+    (["--bots", ""], "--bots"),
+    (["--option", "no_such_option=1"], "no_such_option"),
+    (["--option", "missing_equals"], "key=value"),
+    (["--options", "[1, 2]"], "JSON object"),
+    (["--options", "{oops"], "not valid JSON"),
+    (["--games", "0"], "--games"),
+    (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD_SIMULATE_ARGS, ids=[" ".join(a) for a, _ in BAD_SIMULATE_ARGS])
+def test_a_bad_simulate_argument_exits_2_with_one_clear_line(args: list[str], message: str) -> None:
+    done = run_cli("simulate", "--games", "1", *args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stdout == ""
+
+
+def test_an_out_of_range_option_value_exits_2_naming_it(game_name: str) -> None:
+    specs = load_game(game_name).options_schema
+    key, spec = next((k, s) for k, s in sorted(specs.items()) if s.type == "int" and s.maximum is not None)
+    assert spec.maximum is not None
+    done = run_cli("simulate", "--game", game_name, "--games", "1", "--option", f"{key}={spec.maximum + 1}")
+    assert done.returncode == 2 and key in done.stderr and "Traceback" not in done.stderr
+
+
+def saved_state(game_name: str, steps: int = 25) -> dict[str, Any]:
+    game = load_game(game_name)
+    state = game.new_state(game.min_players, 5)
+    for _ in range(steps):
+        if state.decision() is None:
+            break
+        state.choose(0)
+    return state.to_dict()
+
+
+def test_show_prints_the_view_and_the_pending_decision(game_name: str, tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps({"game": game_name, "state": saved_state(game_name)}))
+    done = run_cli("show", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "to act:" in done.stdout and "[0]" in done.stdout
+    seat_view = run_cli("show", str(path), "--seat", "1")
+    assert seat_view.returncode == 0, seat_view.stderr
+
+
+def test_show_reads_a_raw_state_dict_with_game(game_name: str, tmp_path: Path) -> None:
+    path = tmp_path / "raw.json"
+    path.write_text(json.dumps(saved_state(game_name)))
+    assert run_cli("show", str(path), "--game", game_name).returncode == 0
+    without_game = run_cli("show", str(path))
+    assert without_game.returncode == 2 and "--game" in without_game.stderr
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{not json", "is not JSON"),
+    ("[1, 2, 3]", "JSON object"),
+    ('{"game": "no_such_game", "state": {}}', "unknown game"),
+    ('{"game": "GAME", "state": {"bogus": 1}}', ""),
+    ('{"game": "GAME", "state": []}', ""),
+], ids=["not-json", "not-object", "unknown-game", "bad-state", "state-not-object"])
+def test_show_rejects_a_bad_file_with_exit_2(game_name: str, tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content.replace("GAME", game_name))
+    done = run_cli("show", str(path))
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_show_rejects_a_missing_file(tmp_path: Path) -> None:
+    done = run_cli("show", str(tmp_path / "nope.json"))
+    assert done.returncode == 2 and "cannot read" in done.stderr
+
+
+def test_play_driven_by_piped_stdin_runs_a_game_to_the_end(game_name: str) -> None:
+    done = run_cli("play", "--game", game_name, "--players", players_of(game_name), "--seat", "0",
+                   "--bots", "greedy", "--seed", "3", stdin="x\n999\n" + "0\n" * 20_000)
+    assert done.returncode == 0, done.stderr
+    assert "please type a number" in done.stdout
+    assert "game over" in done.stdout
+    assert "your choice" in done.stdout
+
+
+def test_play_exits_cleanly_on_eof(game_name: str) -> None:
+    done = run_cli("play", "--game", game_name, "--players", players_of(game_name), "--seed", "3", stdin="")
+    assert done.returncode == 0, done.stderr
+    assert "bye" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_play_rejects_a_seat_out_of_range(game_name: str) -> None:
+    done = run_cli("play", "--game", game_name, "--players", players_of(game_name), "--seat", "9")
+    assert done.returncode == 2 and "--seat" in done.stderr

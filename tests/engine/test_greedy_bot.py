@@ -1,0 +1,62 @@
+"""The built-in `greedy` bot: legal, reproducible, view-only, and clearly better than `random`."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from engine.bots import make_bot
+from engine.bots.greedy import GreedyBot, generic_scores, is_pass_like
+from engine.cli.simulate import simulate
+from engine.core import Decision
+from engine.registry import load_game
+
+
+def test_greedy_plays_only_offered_options_and_never_changes_its_view(game_name: str, players: int) -> None:
+    game = load_game(game_name)
+    state = game.new_state(players, 21)
+    bots = [make_bot("greedy", game_name, seat) for seat in range(players)]
+    steps = 0
+    while (decision := state.decision()) is not None:
+        view = state.view(decision.seat)
+        kept = copy.deepcopy(view)
+        choice = bots[decision.seat].act(view, decision)
+        assert 0 <= choice < len(decision.options)
+        assert view == kept, "greedy changed the view it was given"
+        state.choose(choice)
+        steps += 1
+        assert steps < 50_000
+    assert state.outcome() is not None
+
+
+def test_greedy_is_reproducible_from_its_seed(game_name: str) -> None:
+    game = load_game(game_name)
+    runs = [simulate(game, game.min_players, 3, 8, game.validate_options({}), ["greedy"]) for _ in range(2)]
+    assert runs[0]["digest"] == runs[1]["digest"]
+
+
+def test_greedy_needs_the_view_like_an_uploaded_bot() -> None:
+    assert GreedyBot("evolution", 1).needs_view is True
+
+
+@pytest.mark.parametrize(("option", "passes"), [
+    ("pass", True), ("Done", True), (None, True), (False, True), ({"type": "pass"}, True),
+    ({"action": "skip"}, True), (0, False), ("attack", False), ({"type": "play", "card": 3}, False),
+])
+def test_the_generic_rule_knows_a_pass_when_it_sees_one(option: object, passes: bool) -> None:
+    assert is_pass_like(option) is passes
+
+
+def test_for_an_unknown_game_greedy_acts_rather_than_passes() -> None:
+    decision = Decision(0, "turn", ["pass", {"type": "play", "card": 1}, {"type": "play", "card": 2}, None])
+    assert generic_scores({}, decision) == [-1.0, 0.0, 0.0, -1.0]
+    picks = {GreedyBot("no_such_game", seed).act({}, decision) for seed in range(30)}
+    assert picks == {1, 2}
+
+
+def test_for_an_unknown_game_greedy_passes_when_passing_is_all_there_is() -> None:
+    rng = random.Random(0)
+    decision = Decision(0, "turn", ["pass"])
+    assert GreedyBot("no_such_game", rng.randrange(100)).act({}, decision) == 0
