@@ -1,0 +1,158 @@
+"""The bot wire protocol (ARCHITECTURE §4): JSON lines between the engine and a bot process.
+
+One compact UTF-8 JSON object per line, at most MAX_LINE bytes. The engine sends `hello`, then `decide` for every
+decision of the bot's seat, then `result`; the bot answers each `decide` with `{"seq": n, "choice": i}`.
+
+Standard library only: the message builders are used by the workers, the strict reply parser by the sandbox, and
+`parse_message` by the SDK that runs inside the bot process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from engine.core import Decision
+
+JSON = Any
+
+PROTOCOL_VERSION = 1
+MAX_LINE = 1 << 20  # bytes per line, newline excluded
+
+FaultCode = Literal["bad_json", "stale_seq", "out_of_range", "too_long", "bad_shape"]
+FAULT_CODES: tuple[FaultCode, ...] = ("bad_json", "stale_seq", "out_of_range", "too_long", "bad_shape")
+MESSAGE_TYPES = ("hello", "decide", "result")
+REPLY_KEYS = frozenset({"seq", "choice"})
+
+
+class ProtocolFault(ValueError):
+    """A line that breaks the protocol. `code` is one of FAULT_CODES; the message quotes the offending input."""
+
+    def __init__(self, code: FaultCode, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code: FaultCode = code
+
+
+# --- engine -> bot ------------------------------------------------------------------------------------------------
+
+
+def hello(
+    game: str,
+    rules_version: str,
+    seat: int,
+    players: int,
+    options: Mapping[str, JSON],
+    clock: Mapping[str, int],
+) -> dict[str, JSON]:
+    """The first message a bot receives: which game, which seat, the options and the clock."""
+    return {
+        "type": "hello",
+        "protocol": PROTOCOL_VERSION,
+        "game": game,
+        "rules_version": rules_version,
+        "seat": seat,
+        "players": players,
+        "options": dict(options),
+        "clock": dict(clock),
+    }
+
+
+def decide(seq: int, view: Mapping[str, JSON] | None, decision: Decision, clock: Mapping[str, int]) -> dict[str, JSON]:
+    """Ask the bot for one choice; `clock` holds this move's `move_ms` and the seat's remaining `bank_ms`."""
+    return {
+        "type": "decide",
+        "seq": seq,
+        "view": dict(view) if view is not None else {},
+        "decision": {"kind": decision.kind, "options": list(decision.options), "prompt": decision.prompt},
+        "clock": dict(clock),
+    }
+
+
+def result(outcome: Mapping[str, JSON]) -> dict[str, JSON]:
+    """The last message: the final outcome (scores, ranks, tie-breaks, termination)."""
+    return {"type": "result", "outcome": dict(outcome)}
+
+
+# --- bot -> engine ------------------------------------------------------------------------------------------------
+
+
+def reply(seq: int, choice: int) -> dict[str, JSON]:
+    """A bot's answer to decide number `seq`: the index of the chosen option."""
+    return {"seq": seq, "choice": choice}
+
+
+# --- framing ------------------------------------------------------------------------------------------------------
+
+
+def encode(message: Mapping[str, JSON]) -> bytes:
+    """One compact JSON line, newline included. Raises ValueError if it is not plain JSON or exceeds MAX_LINE."""
+    try:
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    except TypeError as exc:
+        raise ValueError(f"not plain JSON: {exc}") from None
+    if len(data) > MAX_LINE:
+        raise ValueError(f"a {message.get('type', 'reply')} message of {len(data)} bytes exceeds {MAX_LINE}")
+    return data + b"\n"
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, JSON]]) -> dict[str, JSON]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"duplicate keys in {keys!r}")
+    return dict(pairs)
+
+
+def _short(line: bytes | str) -> str:
+    text = line if isinstance(line, str) else line.decode("utf-8", "replace")
+    text = text.rstrip("\r\n")
+    return repr(text if len(text) <= 80 else text[:80] + "...")
+
+
+def loads_line(line: bytes | str) -> JSON:
+    """Decode one line as strict JSON (UTF-8, no NaN, no duplicate keys). Raises ProtocolFault."""
+    raw = line.encode("utf-8") if isinstance(line, str) else line
+    body = raw[:-1] if raw.endswith(b"\n") else raw
+    if len(body) > MAX_LINE:
+        raise ProtocolFault("too_long", f"a line of {len(body)} bytes exceeds {MAX_LINE}")
+    try:
+        text = body.decode("utf-8")
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ProtocolFault("bad_json", f"{_short(line)} is not a JSON line ({exc})") from None
+
+
+def _is_int(value: JSON) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_reply(line: bytes | str, expected_seq: int, n_options: int) -> int:
+    """The choice in a bot's reply line to decide `expected_seq` with `n_options` options. Raises ProtocolFault."""
+    message = loads_line(line)
+    if not isinstance(message, dict):
+        raise ProtocolFault("bad_shape", f"{_short(line)} is not an object with seq and choice")
+    if set(message) != REPLY_KEYS:
+        raise ProtocolFault("bad_shape", f"a reply has exactly the keys seq and choice, got {sorted(message)}")
+    seq, choice = message["seq"], message["choice"]
+    if not _is_int(seq):
+        raise ProtocolFault("bad_shape", f"seq must be an integer, got {seq!r}")
+    if seq != expected_seq:
+        raise ProtocolFault("stale_seq", f"seq {seq} answers no pending decision; expected {expected_seq}")
+    if not _is_int(choice):
+        raise ProtocolFault("bad_shape", f"choice must be an integer, got {choice!r}")
+    if not 0 <= choice < n_options:
+        raise ProtocolFault("out_of_range", f"choice {choice} is out of range for {n_options} option(s)")
+    assert isinstance(choice, int)
+    return choice
+
+
+def parse_message(line: bytes | str) -> dict[str, JSON]:
+    """An engine message (hello, decide, result, or a future type). Raises ProtocolFault if it has no string type."""
+    message = loads_line(line)
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ProtocolFault("bad_shape", f"{_short(line)} is not an object with a type")
+    return message

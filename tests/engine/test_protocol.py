@@ -1,0 +1,168 @@
+"""The JSON-lines wire protocol: builders, framing and the strict reply parser (ARCHITECTURE §4)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from engine import protocol, sdk
+from engine.core import Decision
+from engine.protocol import MAX_LINE, ProtocolFault, parse_reply
+
+# (line, expected_seq, n_options, choice)
+VALID_REPLIES = [
+    ('{"seq":1,"choice":0}', 1, 3, 0),
+    ('{"seq":1,"choice":2}', 1, 3, 2),
+    ('{"choice":1,"seq":7}', 7, 2, 1),
+    ('{"seq": 3, "choice": 0}\n', 3, 1, 0),
+    ('  {"seq":3,"choice":0}  \r\n', 3, 1, 0),
+    (b'{"seq":12,"choice":4}\n', 12, 5, 4),
+]
+
+# (line, expected_seq, n_options, fault code)
+INVALID_REPLIES = [
+    ("", 1, 3, "bad_json"),
+    ("\n", 1, 3, "bad_json"),
+    ("hello", 1, 3, "bad_json"),
+    ('{"seq":1,"choice":0', 1, 3, "bad_json"),
+    ('{"seq":1,"choice":NaN}', 1, 3, "bad_json"),
+    ('{"seq":1,"choice":Infinity}', 1, 3, "bad_json"),
+    (b'{"seq":1,"choice":0}\xff', 1, 3, "bad_json"),
+    ('{"seq":1,"seq":1,"choice":0}', 1, 3, "bad_json"),
+    ("[1, 0]", 1, 3, "bad_shape"),
+    ("1", 1, 3, "bad_shape"),
+    ("null", 1, 3, "bad_shape"),
+    ('{"seq":1}', 1, 3, "bad_shape"),
+    ('{"choice":0}', 1, 3, "bad_shape"),
+    ('{"seq":1,"choice":0,"debug":"x"}', 1, 3, "bad_shape"),
+    ('{"seq":"1","choice":0}', 1, 3, "bad_shape"),
+    ('{"seq":true,"choice":0}', 1, 3, "bad_shape"),
+    ('{"seq":1.0,"choice":0}', 1, 3, "bad_shape"),
+    ('{"seq":1,"choice":"0"}', 1, 3, "bad_shape"),
+    ('{"seq":1,"choice":false}', 1, 3, "bad_shape"),
+    ('{"seq":1,"choice":1.5}', 1, 3, "bad_shape"),
+    ('{"seq":1,"choice":null}', 1, 3, "bad_shape"),
+    ('{"seq":0,"choice":0}', 1, 3, "stale_seq"),
+    ('{"seq":2,"choice":0}', 1, 3, "stale_seq"),
+    ('{"seq":-1,"choice":0}', 5, 3, "stale_seq"),
+    ('{"seq":1,"choice":3}', 1, 3, "out_of_range"),
+    ('{"seq":1,"choice":-1}', 1, 3, "out_of_range"),
+    ('{"seq":1,"choice":0}', 1, 0, "out_of_range"),
+    ('{"seq":1,"choice":99999999999999999999}', 1, 3, "out_of_range"),
+    ("x" * (MAX_LINE + 1), 1, 3, "too_long"),
+    ('{"seq":1,"choice":0,"pad":"' + "x" * MAX_LINE + '"}', 1, 3, "too_long"),
+    ("[" * 100_000, 1, 3, "bad_json"),
+]
+
+
+@pytest.mark.parametrize(("line", "seq", "n", "choice"), VALID_REPLIES)
+def test_it_accepts_a_reply_to_the_pending_decision(line: str | bytes, seq: int, n: int, choice: int) -> None:
+    assert parse_reply(line, seq, n) == choice
+
+
+@pytest.mark.parametrize(("line", "seq", "n", "code"), INVALID_REPLIES)
+def test_it_rejects_a_bad_reply_with_a_typed_fault(line: str | bytes, seq: int, n: int, code: str) -> None:
+    with pytest.raises(ProtocolFault) as caught:
+        parse_reply(line, seq, n)
+    assert caught.value.code == code
+    assert isinstance(caught.value, ValueError)
+    assert str(caught.value).startswith(code)
+
+
+def test_it_quotes_the_offending_input_briefly() -> None:
+    with pytest.raises(ProtocolFault, match="'not json at all'"):
+        parse_reply("not json at all", 1, 2)
+    with pytest.raises(ProtocolFault) as caught:
+        parse_reply("z" * 10_000, 1, 2)
+    assert len(str(caught.value)) < 300
+
+
+def test_a_line_of_exactly_max_line_bytes_is_allowed() -> None:
+    body = '{"seq":1,"choice":0,"p":"'
+    line = body + " " * 0 + "x" * (MAX_LINE - len(body) - 2) + '"}'
+    assert len(line) == MAX_LINE
+    with pytest.raises(ProtocolFault) as caught:
+        parse_reply(line + "\n", 1, 2)
+    assert caught.value.code == "bad_shape"  # read and parsed, not cut off as too long
+
+
+def test_the_messages_have_the_documented_shapes() -> None:
+    decision = Decision(seat=1, kind="feed", options=[{"species": 0}, "pass"], prompt="Feed a species")
+    clock = {"move_ms": 200, "bank_ms": 500}
+    assert protocol.hello("evolution", "1", 1, 3, {"a": 1}, clock) == {
+        "type": "hello", "protocol": 1, "game": "evolution", "rules_version": "1", "seat": 1, "players": 3,
+        "options": {"a": 1}, "clock": clock,
+    }
+    assert protocol.decide(4, {"hand": []}, decision, clock) == {
+        "type": "decide", "seq": 4, "view": {"hand": []},
+        "decision": {"kind": "feed", "options": [{"species": 0}, "pass"], "prompt": "Feed a species"},
+        "clock": clock,
+    }
+    assert protocol.result({"ranks": [1, 2]}) == {"type": "result", "outcome": {"ranks": [1, 2]}}
+    assert protocol.reply(4, 1) == {"seq": 4, "choice": 1}
+
+
+def test_encode_writes_one_compact_utf8_line() -> None:
+    line = protocol.encode({"type": "result", "outcome": {"name": "Évolution", "n": [1, 2]}})
+    assert line == '{"type":"result","outcome":{"name":"Évolution","n":[1,2]}}\n'.encode()
+    assert line.count(b"\n") == 1
+
+
+@pytest.mark.parametrize("message", [{"x": float("nan")}, {"x": object()}, {"x": "y" * MAX_LINE}])
+def test_encode_refuses_what_is_not_a_json_line(message: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        protocol.encode(message)
+
+
+def test_a_reply_round_trips_through_encode_and_parse() -> None:
+    assert parse_reply(protocol.encode(protocol.reply(9, 2)), 9, 3) == 2
+
+
+@pytest.mark.parametrize(
+    ("line", "ok"),
+    [('{"type":"hello"}', True), ('{"type":"future","x":1}', True), ('{"seq":1}', False), ('{"type":3}', False),
+     ("[]", False), ("nope", False)],
+)
+def test_parse_message_wants_an_object_with_a_type(line: str, ok: bool) -> None:
+    if ok:
+        assert protocol.parse_message(line)["type"]
+    else:
+        with pytest.raises(ProtocolFault):
+            protocol.parse_message(line)
+
+
+def _lines(*messages: dict[str, object]) -> io.BytesIO:
+    return io.BytesIO(b"".join(protocol.encode(m) for m in messages))
+
+
+def test_the_sdk_answers_decides_and_stops_at_result() -> None:
+    clock = {"move_ms": 100, "bank_ms": 1000}
+    decision = Decision(seat=0, kind="pick", options=["a", "b", "c"])
+    stdin = _lines(
+        protocol.hello("evolution", "1", 0, 2, {}, clock),
+        {"type": "news", "text": "ignored"},
+        protocol.decide(1, {"turn": 1}, decision, clock),
+        protocol.decide(2, {"turn": 2}, decision, clock),
+        protocol.result({"ranks": [1, 2]}),
+        protocol.decide(3, {"turn": 3}, decision, clock),
+    )
+    stdout = io.BytesIO()
+    seen: list[object] = []
+
+    def act(view: dict[str, object], decision: dict[str, object]) -> int:
+        seen.append(view["turn"])
+        return len(decision["options"]) - 1  # type: ignore[arg-type]
+
+    bot = sdk.run(act, stdin=stdin, stdout=stdout)
+    replies = stdout.getvalue().decode().splitlines()
+    assert [json.loads(r) for r in replies] == [{"seq": 1, "choice": 2}, {"seq": 2, "choice": 2}]
+    assert seen == [1, 2]
+    assert bot.seat == 0 and bot.outcome == {"ranks": [1, 2]} and bot.clock == clock
+    assert all(parse_reply(r, i + 1, 3) == 2 for i, r in enumerate(replies))
+
+
+def test_the_sdk_stops_at_end_of_input() -> None:
+    bot = sdk.run(lambda view, decision: 0, stdin=io.BytesIO(b""), stdout=io.BytesIO())
+    assert bot.outcome is None
