@@ -1,0 +1,4 @@
+"""Workers: the Celery app (workers.celery), thin tasks, the match runner, seat players and the bot sandbox.
+
+Kept import-light on purpose: the DB-free match loop (workers.play) must load without Django or Celery.
+"""

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from replays.models import Replay
+from replays.verify import ReplayMismatch, verify_document
+
+
+@admin.register(Replay)
+class ReplayAdmin(admin.ModelAdmin):
+    list_display = ("match", "format_version", "size", "created_at")
+    list_filter = ("format_version", "match__game")
+    search_fields = ("=match__id", "match__tournament__name")
+    readonly_fields = ("match", "format_version", "header", "footer", "size", "created_at")
+    exclude = ("actions",)
+    actions = ["verify_replays"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # replays are written only by the runner, with their match's result
+
+    @admin.action(description="Verify the selected replays by re-simulation")
+    def verify_replays(self, request: HttpRequest, queryset: QuerySet[Replay]) -> None:
+        bad = []
+        for replay in queryset:
+            try:
+                verify_document(replay.document())
+            except ReplayMismatch as exc:
+                bad.append(f"match {replay.match_id}: {exc}")
+        self.message_user(request, "; ".join(bad) if bad else f"{queryset.count()} replay(s) verified.")

@@ -1,0 +1,116 @@
+"""The replay format (ARCHITECTURE §6): gzip-compressed canonical JSON. Pure: no Django, no I/O.
+
+A replay document is {"header": ..., "actions": [...], "footer": ...}:
+- header: format, game, rules_version, options (complete), seed, players, clock, seats -> bot versions;
+- actions: one record per decision, {"seat", "choice", "ms"} plus "fault" when the seat faulted;
+- footer: the outcome (forfeited seats ranked last) and each seat's faults and forfeit flag.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Sequence
+from typing import Any
+
+FORMAT = "ludus-replay"
+FORMAT_VERSION = 1
+
+
+class ReplayFormatError(ValueError):
+    """Bytes or a document that are not a replay of a known format version."""
+
+
+def canonical_json(value: Any) -> bytes:
+    """One spelling per value: sorted keys, no spaces, UTF-8. Equal documents give equal bytes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _gzip(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=6, mtime=0)  # mtime=0: the same log always gives the same bytes
+
+
+def _gunzip(data: bytes) -> Any:
+    try:
+        return json.loads(gzip.decompress(data).decode("utf-8"))
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReplayFormatError(f"not a gzip-compressed JSON replay: {exc}") from exc
+
+
+def make_header(
+    game: str,
+    rules_version: str,
+    options: dict[str, Any],
+    seed: int,
+    clock: dict[str, int],
+    seats: Sequence[dict[str, Any]],
+    match_id: int | None = None,
+) -> dict[str, Any]:
+    """seats: one dict per seat in seat order, e.g. {"bot_version": 7, "bot": "greedy", "version": 1, "sha256": ...}."""
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": game,
+        "rules_version": rules_version,
+        "options": options,
+        "seed": seed,
+        "players": len(seats),
+        "clock": clock,
+        "seats": [dict(seat, seat=number) for number, seat in enumerate(seats)],
+        "match": match_id,
+    }
+
+
+def make_footer(outcome: dict[str, Any], faults: Sequence[int], forfeited: Sequence[bool]) -> dict[str, Any]:
+    return {"outcome": outcome, "faults": list(faults), "forfeited": list(forfeited)}
+
+
+def encode_actions(actions: Sequence[dict[str, Any]]) -> bytes:
+    return _gzip(canonical_json(list(actions)))
+
+
+def decode_actions(data: bytes) -> list[dict[str, Any]]:
+    actions = _gunzip(data)
+    if not isinstance(actions, list):
+        raise ReplayFormatError("the action log is not a list")
+    return actions
+
+
+def encode_replay(document: dict[str, Any]) -> bytes:
+    """The self-contained export file: the whole document, canonical and compressed."""
+    check_document(document)
+    return _gzip(canonical_json(document))
+
+
+def decode_replay(data: bytes) -> dict[str, Any]:
+    document = _gunzip(data)
+    check_document(document)
+    assert isinstance(document, dict)
+    return document
+
+
+def check_document(document: Any) -> None:
+    """Raise ReplayFormatError naming the first thing that makes document not a replay."""
+    if not isinstance(document, dict) or set(document) != {"header", "actions", "footer"}:
+        raise ReplayFormatError("a replay has exactly the keys header, actions and footer")
+    header = document["header"]
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ReplayFormatError(f"header.format must be {FORMAT!r}")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise ReplayFormatError(f"unsupported format_version {header.get('format_version')!r}")
+    for key in ("game", "rules_version", "options", "seed", "players", "seats"):
+        if key not in header:
+            raise ReplayFormatError(f"header has no {key!r}")
+    if not isinstance(document["actions"], list):
+        raise ReplayFormatError("actions must be a list")
+    for index, record in enumerate(document["actions"]):
+        if not isinstance(record, dict) or not {"seat", "choice"} <= set(record):
+            raise ReplayFormatError(f"action {index} must be an object with seat and choice")
+    if not isinstance(document["footer"], dict) or "outcome" not in document["footer"]:
+        raise ReplayFormatError("footer has no outcome")
+
+
+def ranks_with_forfeits(ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
+    """Forfeited seats share the last rank; the others keep their order (the rule of workers.play.forfeit_last)."""
+    keys = [(0 if lost else 1, -rank) for rank, lost in zip(ranks, forfeited)]
+    return [1 + sum(1 for other in keys if other > key) for key in keys]

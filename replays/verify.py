@@ -1,0 +1,85 @@
+"""Verification by re-simulation: the action log must reproduce the recorded outcome (ARCHITECTURE §6).
+
+Needs only the engine, so replays verify offline and before a result is committed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import IllegalAction, InvalidOptions, State, load_game
+from replays.format import ReplayFormatError, check_document, ranks_with_forfeits
+
+
+class ReplayMismatch(Exception):
+    """The action log does not reproduce the replay's outcome; the message says where and how."""
+
+
+def initial_state(header: dict[str, Any]) -> State:
+    """The game's state before the first decision; raises ReplayMismatch for an unknown game or rules version."""
+    try:
+        game = load_game(header["game"])
+    except InvalidOptions as exc:
+        raise ReplayMismatch(str(exc)) from exc
+    if header["rules_version"] != game.rules_version:
+        raise ReplayMismatch(
+            f"replay was recorded with {game.name} rules {header['rules_version']!r}, "
+            f"the engine has {game.rules_version!r}"
+        )
+    try:
+        return game.new_state(header["players"], header["seed"], header["options"])
+    except InvalidOptions as exc:
+        raise ReplayMismatch(f"the header does not start a game: {exc}") from exc
+
+
+def step(state: State, index: int, record: dict[str, Any]) -> list[Any]:
+    """Apply action record number index; raises ReplayMismatch when it does not fit the pending decision."""
+    decision = state.decision()
+    if decision is None:
+        raise ReplayMismatch(f"action {index}: the game was already over")
+    if record["seat"] != decision.seat:
+        raise ReplayMismatch(f"action {index}: recorded for seat {record['seat']}, but seat {decision.seat} decides")
+    try:
+        return state.choose(record["choice"])
+    except IllegalAction as exc:
+        raise ReplayMismatch(f"action {index}: {exc}") from exc
+
+
+def verify_document(document: dict[str, Any]) -> dict[str, Any]:
+    """Re-simulate the whole log; return the outcome, or raise ReplayMismatch naming the first difference."""
+    try:
+        check_document(document)
+    except ReplayFormatError as exc:
+        raise ReplayMismatch(str(exc)) from exc
+    header, actions, footer = document["header"], document["actions"], document["footer"]
+    state = initial_state(header)
+    for index, record in enumerate(actions):
+        step(state, index, record)
+    if state.decision() is not None:
+        raise ReplayMismatch(f"the action log ends after {len(actions)} action(s) but the game is not over")
+    engine_outcome = state.outcome()
+    assert engine_outcome is not None
+    _check_counts(header["players"], actions, footer)
+    expected = engine_outcome.to_dict()
+    forfeited = footer.get("forfeited") or [False] * header["players"]
+    if any(forfeited):
+        expected = dict(expected, ranks=ranks_with_forfeits(expected["ranks"], forfeited), termination="forfeit")
+    _compare(expected, footer["outcome"])
+    return expected
+
+
+def _check_counts(players: int, actions: list[dict[str, Any]], footer: dict[str, Any]) -> None:
+    counted = [0] * players
+    for record in actions:
+        if record.get("fault"):
+            counted[record["seat"]] += 1
+    if "faults" in footer and list(footer["faults"]) != counted:
+        raise ReplayMismatch(f"footer faults {footer['faults']} but the action log has {counted}")
+
+
+def _compare(expected: dict[str, Any], recorded: dict[str, Any]) -> None:
+    for key in ("scores", "ranks", "tiebreaks", "termination"):
+        if expected.get(key) != recorded.get(key):
+            raise ReplayMismatch(
+                f"outcome {key} differs: re-simulation gives {expected.get(key)!r}, the replay says {recorded.get(key)!r}"
+            )

@@ -1,0 +1,199 @@
+"""Shared fixtures for the service tests: PostgreSQL only, personas, built-in bots, a toy game, a real Celery worker.
+
+Engine tests (tests/engine/) use none of this and need no database.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_BROKER_URL = "redis://127.0.0.1:6379/5"  # a dedicated Redis database for tests; flushed at start
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """Refuse to run service tests on SQLite: they test PostgreSQL's locking and constraints."""
+    from django.conf import settings
+
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if "postgresql" not in engine:
+        pytest.fail(
+            f"the service tests need PostgreSQL, but DATABASE_URL selects {engine}. Run `make test`, or set "
+            "DATABASE_URL=postgres://postgres@127.0.0.1:5432/ludus (the test database is test_<name>).",
+            pytrace=False,
+        )
+
+
+def database_url() -> str:
+    """A URL for the database the tests use now (pytest-django's test database), for subprocesses."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
+    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tournaments.settings", DEBUG="1", DATABASE_URL=database_url())
+    env.update(extra)
+    return env
+
+
+def wait_until(predicate: Callable[[], Any], deadline_s: float, what: str, poll_s: float = 0.2) -> Any:
+    """Poll predicate until it returns something truthy; fail naming `what` at the deadline."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {deadline_s:.0f}s waiting for {what}")
+        time.sleep(poll_s)  # a poll interval, not a wait for an outcome: the deadline decides
+
+
+# --- personas --------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def alice(django_user_model: Any) -> Any:
+    """A bot owner and tournament organiser."""
+    return django_user_model.objects.create_user("alice", "alice@example.org", "alice-password-1")
+
+
+@pytest.fixture
+def bob(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user("bob", "bob@example.org", "bob-password-1")
+
+
+@pytest.fixture
+def charlie(django_user_model: Any) -> Any:
+    """An outsider who owns nothing."""
+    return django_user_model.objects.create_user("charlie", "charlie@example.org", "charlie-password-1")
+
+
+@pytest.fixture
+def admin_user(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_superuser("root", "root@example.org", "root-password-1")
+
+
+# --- games and bots --------------------------------------------------------------------------------------------------
+
+TOYGAME_PATH = ROOT / "tests" / "workers" / "toygame.py"
+
+
+def load_toygame() -> Any:
+    spec = importlib.util.spec_from_file_location("ludus_tests_toygame", TOYGAME_PATH)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.GAME
+
+
+@pytest.fixture
+def tinynim(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Register the toy game "tinynim" for this test only (engine tests must never see it)."""
+    import engine.registry as registry
+
+    game = load_toygame()
+    monkeypatch.setitem(registry._GAMES, "tinynim", "ludus_tests_toygame")
+    monkeypatch.setitem(registry._loaded, "tinynim", game)
+    return game
+
+
+# Run in a subprocess before Django touches the toy game, so that process can play it too.
+REGISTER_TOYGAME = (
+    "import importlib.util, sys, engine.registry as r\n"
+    f"spec = importlib.util.spec_from_file_location('ludus_tests_toygame', {str(TOYGAME_PATH)!r})\n"
+    "m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m; spec.loader.exec_module(m)\n"
+    "r._GAMES['tinynim'] = spec.name; r._loaded['tinynim'] = m.GAME\n"
+)
+
+
+@pytest.fixture
+def builtin_versions(db: None) -> dict[str, Any]:
+    """Active built-in versions: one per engine bot plus two extra entrants, by entrant name."""
+    from tournaments.builtins import ensure_builtin, ensure_builtins
+
+    versions = ensure_builtins()
+    versions["greedy-2"] = ensure_builtin("greedy-2", "greedy")
+    versions["random-2"] = ensure_builtin("random-2", "random")
+    return versions
+
+
+@pytest.fixture
+def make_tournament(builtin_versions: dict[str, Any], alice: Any) -> Callable[..., Any]:
+    """A factory for a draft tournament of built-in entrants (default: tinynim, 4 entrants, 2 per table)."""
+    from tournaments.scheduling import create_tournament
+
+    def make(game: str = "tinynim", entrants: tuple[str, ...] = ("greedy", "random", "greedy-2", "random-2"),
+             **fields: Any) -> Any:
+        values = {"name": "cup", "game": game, "players_per_table": 2, "games_per_set": 1, "seed": 7,
+                  "created_by": alice}
+        values.update(fields)
+        return create_tournament([builtin_versions[name] for name in entrants], **values)
+
+    return make
+
+
+@pytest.fixture
+def tournament(tinynim: Any, make_tournament: Callable[..., Any]) -> Any:
+    return make_tournament()
+
+
+# --- a real Celery worker ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def celery_broker_url() -> str:
+    from django.conf import settings
+
+    return settings.CELERY_BROKER_URL or os.environ.get("LUDUS_TEST_BROKER_URL", TEST_BROKER_URL)
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(
+    django_db_setup: None, django_db_blocker: Any, celery_broker_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`celery -A workers worker` as a real subprocess on the test database and a flushed test Redis database."""
+    import redis
+    from django.conf import settings
+
+    from workers.celery import app
+
+    redis.Redis.from_url(celery_broker_url).flushdb()
+    # The test process sends to the same broker (make test sets CELERY_BROKER_URL; a bare run uses the default).
+    settings.CELERY_BROKER_URL = celery_broker_url
+    app.conf.broker_url = celery_broker_url
+    with django_db_blocker.unblock():
+        env = subprocess_env(CELERY_BROKER_URL=celery_broker_url)
+    log_path = tmp_path_factory.mktemp("celery") / "worker.log"
+    with open(log_path, "wb") as log:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=prefork", "-c", "1",
+             "--loglevel=INFO", "-n", f"ludus-test-{os.getpid()}@%h", "--without-gossip", "--without-mingle"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_until(lambda: worker.poll() is not None or app.control.ping(timeout=0.5), 90, "the worker to answer")
+        if worker.poll() is not None:
+            pytest.fail(f"the Celery worker exited with {worker.returncode}:\n{log_path.read_text()[-3000:]}")
+        yield worker
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+        settings.CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL")

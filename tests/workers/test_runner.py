@@ -1,0 +1,126 @@
+"""The match runner: claim by compare-and-set, play, verify, record once; infrastructure failures retry unrated."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from replays.models import Replay
+from replays.verify import verify_document
+from tournaments.models import Bot, BotVersion, Match, Rating
+from tournaments.scheduling import start_tournament
+from tournaments.services import ResultRefused, claim_match, fail_match, record_result, requeue_expired
+from workers.runner import play_match, run_match
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def match(tournament: Any) -> Match:
+    return start_tournament(tournament)[0]
+
+
+def test_it_claims_a_queued_match_once(match: Match) -> None:
+    assert claim_match(match.pk, "worker-a")
+    assert not claim_match(match.pk, "worker-b")
+    match.refresh_from_db()
+    assert (match.status, match.lease_owner, match.attempts) == ("running", "worker-a", 1)
+    assert match.lease_expires > timezone.now()
+
+
+def test_it_lets_another_runner_reclaim_an_expired_lease(match: Match) -> None:
+    assert claim_match(match.pk, "worker-a")
+    later = timezone.now() + timedelta(days=1)
+    assert claim_match(match.pk, "worker-b", now=later)
+    match.refresh_from_db()
+    assert (match.lease_owner, match.attempts) == ("worker-b", 2)
+
+
+def test_it_does_not_claim_finished_or_cancelled_matches(match: Match) -> None:
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.CANCELLED)
+    assert not claim_match(match.pk, "worker-a", now=timezone.now() + timedelta(days=1))
+
+
+def test_it_records_a_result_with_seats_replay_and_ratings(match: Match) -> None:
+    assert run_match(match.pk) == "finished"
+    match.refresh_from_db()
+    assert match.status == "finished" and match.finished_at and match.error == ""
+    seats = list(match.seats.order_by("number"))
+    assert all(seat.rank is not None and seat.score is not None for seat in seats)
+    assert all(seat.rating_mu_before == 25.0 and seat.rating_mu_after is not None for seat in seats)
+    for seat in seats:  # ranked above the other seat: up; below: down; a tie between equals: unchanged
+        other = seats[1 - seat.number]
+        expected = (seat.rank < other.rank) - (seat.rank > other.rank)
+        assert expected == (seat.rating_mu_after > 25.0) - (seat.rating_mu_after < 25.0)
+    replay = Replay.objects.get(match=match)
+    assert verify_document(replay.document())["ranks"] == [seat.rank for seat in seats]
+    ratings = Rating.objects.filter(tournament=match.tournament, bot_version__seats__match=match)
+    assert sorted(r.games for r in ratings) == [1, 1]
+
+
+def test_it_refuses_a_second_result_for_the_same_match(match: Match) -> None:
+    assert claim_match(match.pk, "worker-a")
+    document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    record_result(match.pk, "worker-a", document, logs)
+    with pytest.raises(ResultRefused, match="not running"):
+        record_result(match.pk, "worker-a", document, logs)
+    assert Replay.objects.filter(match=match).count() == 1
+    assert set(Rating.objects.filter(tournament=match.tournament).values_list("games", flat=True)) <= {0, 1}
+
+
+def test_it_refuses_the_result_of_a_runner_that_lost_its_lease(match: Match) -> None:
+    assert claim_match(match.pk, "worker-a")
+    document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    assert claim_match(match.pk, "worker-b", now=timezone.now() + timedelta(days=1))
+    with pytest.raises(ResultRefused):
+        record_result(match.pk, "worker-a", document, logs)
+    assert not Replay.objects.filter(match=match).exists()
+
+
+def test_it_runs_the_same_match_twice_into_one_result(match: Match) -> None:
+    assert run_match(match.pk) == "finished"
+    first = Replay.objects.get(match=match)
+    assert run_match(match.pk) == "already finished"
+    assert Replay.objects.get(match=match).pk == first.pk
+    match.refresh_from_db()
+    assert match.attempts == 1
+    assert sorted(Rating.objects.filter(tournament=match.tournament).values_list("games", flat=True)) == [0, 0, 1, 1]
+
+
+def test_it_requeues_an_infrastructure_failure_then_fails_it_unrated(match: Match, settings: Any) -> None:
+    settings.LUDUS_MATCH_ATTEMPTS = 2
+    assert claim_match(match.pk, "w1")
+    assert fail_match(match.pk, "w1", "the disk caught fire") == "requeued"
+    match.refresh_from_db()
+    assert (match.status, match.error, match.rated) == ("queued", "the disk caught fire", True)
+    assert claim_match(match.pk, "w2")
+    assert fail_match(match.pk, "w2", "again") == "failed"
+    match.refresh_from_db()
+    assert (match.status, match.rated, match.attempts) == ("failed", False, 2)
+
+
+def test_it_fails_an_uploaded_bot_without_retry_when_no_sandbox_is_available(
+    match: Match, alice: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "workers.sandbox", None)  # as if the sandbox module did not exist
+    bot = Bot.objects.create(owner=alice, name="upload", game="tinynim")
+    version = BotVersion.objects.create(bot=bot, number=1, source=b"print(1)", status="active")
+    match.seats.filter(number=1).update(bot_version=version)
+    assert run_match(match.pk) == "failed"
+    match.refresh_from_db()
+    assert match.status == "failed" and not match.rated
+    assert "must run sandboxed" in match.error and "upload@1" in match.error
+
+
+def test_the_reaper_requeues_matches_whose_lease_expired(match: Match) -> None:
+    assert claim_match(match.pk, "vanished-worker")
+    assert requeue_expired(now=timezone.now()) == 0
+    assert requeue_expired(now=timezone.now() + timedelta(days=1)) == 1
+    match.refresh_from_db()
+    assert match.status == "queued" and "vanished-worker" in match.error
+    assert run_match(match.pk) == "finished"

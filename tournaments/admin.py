@@ -1,0 +1,159 @@
+"""The admin: every model with filters and search; match cancel/requeue, version retire, tournament start."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from tournaments import services
+from tournaments.models import Bot, BotVersion, Entry, Ladder, Match, Rating, Seat, Tournament
+from tournaments.scheduling import start_tournament
+
+
+class BotVersionInline(admin.TabularInline):
+    model = BotVersion
+    fields = ("number", "status", "builtin", "filename", "size", "sha256", "created_at")
+    readonly_fields = ("size", "sha256", "created_at")
+    extra = 0
+    show_change_link = True
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):
+    list_display = ("name", "owner", "game", "visibility", "created_at")
+    list_filter = ("game", "visibility")
+    search_fields = ("name", "owner__username", "description")
+    inlines = [BotVersionInline]
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "bot", "number", "status", "builtin", "size", "created_at")
+    list_filter = ("status", "bot__game")
+    search_fields = ("bot__name", "bot__owner__username", "sha256", "filename")
+    readonly_fields = ("sha256", "size", "created_at")
+    exclude = ("source",)  # bytes: shown by size and hash; a version's source never changes
+    actions = ["retire_versions"]
+
+    @admin.action(description="Retire the selected versions")
+    def retire_versions(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
+        count = queryset.exclude(status=BotVersion.Status.RETIRED).update(status=BotVersion.Status.RETIRED)
+        self.message_user(request, f"Retired {count} version(s).")
+
+
+@admin.register(Ladder)
+class LadderAdmin(admin.ModelAdmin):
+    list_display = ("name", "game", "players_per_match", "paused", "created_at")
+    list_filter = ("game", "paused")
+    search_fields = ("name",)
+
+
+class EntryFormSet(forms.BaseInlineFormSet):
+    def clean(self) -> None:
+        super().clean()
+        if any(self.errors):
+            return
+        kept = [f for f in self.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+        versions = [f.cleaned_data["bot_version"] for f in kept]
+        players = self.instance.players_per_table or 0
+        if len(versions) < players:
+            raise ValidationError(f"a table of {players} needs at least {players} bots, got {len(versions)}")
+        if len(set(versions)) != len(versions):
+            raise ValidationError("each bot version may enter only once")
+
+
+class EntryInline(admin.TabularInline):
+    model = Entry
+    formset = EntryFormSet
+    autocomplete_fields = ("bot_version",)
+    extra = 4
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    list_display = ("name", "game", "format", "players_per_table", "games_per_set", "state", "created_at")
+    list_filter = ("game", "format", "state")
+    search_fields = ("name",)
+    inlines = [EntryInline]
+    actions = ["start_tournaments"]
+
+    def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
+        if not change and obj.created_by_id is None:
+            obj.created_by = request.user  # type: ignore[assignment]
+        super().save_model(request, obj, form, change)
+
+    @admin.action(description="Start the selected draft tournaments (schedule and enqueue their matches)")
+    def start_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        for tournament in queryset.filter(state=Tournament.State.DRAFT):
+            try:
+                matches = start_tournament(tournament)
+            except ValidationError as exc:
+                self.message_user(request, f"{tournament}: {'; '.join(exc.messages)}", messages.ERROR)
+            else:
+                self.message_user(request, f"{tournament}: {len(matches)} match(es) queued.")
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    fields = ("number", "bot_version", "score", "rank", "faults", "forfeited",
+              "rating_mu_before", "rating_mu_after", "rating_sigma_before", "rating_sigma_after")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = ("id", "game", "tournament", "ladder", "round", "status", "attempts", "rated", "short_error",
+                    "created_at", "finished_at")
+    list_filter = ("status", "game", "rated", "tournament")
+    search_fields = ("=id", "tournament__name", "ladder__name", "error", "seats__bot_version__bot__name")
+    readonly_fields = ("status", "attempts", "lease_owner", "lease_expires", "error", "created_at", "started_at",
+                       "finished_at")
+    inlines = [SeatInline]
+    actions = ["cancel_matches", "requeue_matches"]
+
+    @admin.display(description="error")
+    def short_error(self, obj: Match) -> str:
+        return obj.error.splitlines()[0][:80] if obj.error else ""
+
+    @admin.action(description="Cancel the selected matches")
+    def cancel_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        count = sum(services.cancel_match(match) for match in queryset)
+        self.message_user(request, f"Cancelled {count} match(es); finished ones are never changed.")
+
+    @admin.action(description="Requeue the selected failed or cancelled matches")
+    def requeue_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        count = sum(services.requeue_match(match) for match in queryset)
+        self.message_user(request, f"Requeued {count} match(es).")
+
+
+@admin.register(Seat)
+class SeatAdmin(admin.ModelAdmin):
+    list_display = ("match", "number", "bot_version", "score", "rank", "faults", "forfeited")
+    list_filter = ("forfeited", "match__game")
+    search_fields = ("bot_version__bot__name", "=match__id")
+    raw_id_fields = ("match", "bot_version")
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ("bot_version", "tournament", "ladder", "mu", "sigma", "conservative", "games", "wins",
+                    "updated_at")
+    list_filter = ("tournament", "ladder")
+    search_fields = ("bot_version__bot__name",)
+
+
+@admin.register(Entry)
+class EntryAdmin(admin.ModelAdmin):
+    list_display = ("tournament", "bot_version")
+    list_filter = ("tournament",)
+    search_fields = ("tournament__name", "bot_version__bot__name")

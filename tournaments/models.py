@@ -1,0 +1,317 @@
+"""Bots, their immutable versions, competitions, matches, seats and ratings (ARCHITECTURE §5).
+
+Invariants live in the database where it can hold them: unique names and numbers, one seat per (match, number),
+exactly one competition per match and rating.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from engine import InvalidOptions, load_game
+
+
+def _check_game(game: str, options: Any, players: int | None, errors: dict[str, str]) -> None:
+    """Collect form errors for an unknown game, bad options or a player count outside the game's range."""
+    try:
+        spec = load_game(game)
+    except InvalidOptions as exc:
+        errors["game"] = str(exc)
+        return
+    except ImportError as exc:  # registered but not installed yet
+        errors["game"] = f"game {game!r} cannot be loaded: {exc}"
+        return
+    try:
+        spec.validate_options(options)
+    except InvalidOptions as exc:
+        errors["options"] = str(exc)
+    if players is not None:
+        try:
+            spec.check_players(players)
+        except InvalidOptions as exc:
+            errors["players_per_table"] = str(exc)
+
+
+class Clocked(models.Model):
+    """The clock and fault limit a competition or a match plays with (ARCHITECTURE §4)."""
+
+    move_ms = models.PositiveIntegerField(default=1000)
+    bank_ms = models.PositiveIntegerField(default=10000)
+    max_faults = models.PositiveIntegerField(default=3)
+
+    class Meta:
+        abstract = True
+
+
+class Bot(models.Model):
+    class Visibility(models.TextChoices):
+        PUBLIC = "public"
+        PRIVATE = "private"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
+    name = models.SlugField(max_length=64)
+    game = models.CharField(max_length=32)
+    description = models.TextField(blank=True)
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "name"], name="bot_name_unique_per_owner")]
+        ordering = ["owner_id", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+class BotVersion(models.Model):
+    """One uploaded (or built-in) version of a bot. Its source never changes once stored."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        VALIDATING = "validating"
+        ACTIVE = "active"
+        REJECTED = "rejected"
+        RETIRED = "retired"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    # In the database, not on disk: workers on other machines share only PostgreSQL and Redis.
+    source = models.BinaryField(blank=True)
+    filename = models.CharField(max_length=128, blank=True)
+    sha256 = models.CharField(max_length=64, editable=False)
+    size = models.PositiveIntegerField(editable=False, default=0)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    validation_log = models.TextField(blank=True)
+    builtin = models.CharField(max_length=32, blank=True, help_text="the engine bot name for trusted built-ins")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="version_number_unique_per_bot"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="version_number_positive"),
+        ]
+        ordering = ["bot_id", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.bot.name}@{self.number}"
+
+    def is_builtin(self) -> bool:
+        return bool(self.builtin)
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        source = bytes(self.source or b"")
+        if self.pk is not None:
+            stored = BotVersion.objects.filter(pk=self.pk).values_list("source", flat=True).first()
+            if stored is not None and bytes(stored) != source:
+                raise ValidationError("a bot version is immutable: upload a new version instead of changing source")
+        self.sha256 = hashlib.sha256(source).hexdigest()
+        self.size = len(source)
+        super().save(*args, **kwargs)
+
+
+class Competition(Clocked):
+    """What a ladder and a tournament share: one game, its options and who set it up."""
+
+    game = models.CharField(max_length=32)
+    options = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+
+class Ladder(Competition):
+    name = models.CharField(max_length=100, unique=True)
+    players_per_match = models.PositiveSmallIntegerField(default=4)
+    matchmaking = models.JSONField(default=dict, blank=True, help_text="e.g. rating window, exploration rate")
+    paused = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        _check_game(self.game, self.options, self.players_per_match, errors)
+        if "players_per_table" in errors:
+            errors["players_per_match"] = errors.pop("players_per_table")
+        if errors:
+            raise ValidationError(errors)
+
+
+class Tournament(Competition):
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round_robin", "round robin"
+        SWISS = "swiss"
+        SINGLE_ELIMINATION = "single_elimination", "single elimination"
+
+    class State(models.TextChoices):
+        DRAFT = "draft"
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    name = models.CharField(max_length=100)
+    format = models.CharField(max_length=20, choices=Format.choices, default=Format.ROUND_ROBIN)
+    players_per_table = models.PositiveSmallIntegerField(default=4)
+    games_per_set = models.PositiveSmallIntegerField(default=1, help_text="games per table, seats rotated")
+    seed = models.BigIntegerField(default=0)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT)
+    entries = models.ManyToManyField(BotVersion, through="Entry", related_name="tournaments")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(players_per_table__gte=1), name="tournament_players_positive"),
+            models.CheckConstraint(condition=Q(games_per_set__gte=1), name="tournament_games_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        _check_game(self.game, self.options, self.players_per_table, errors)
+        if self.format != self.Format.ROUND_ROBIN:
+            errors["format"] = "only round robin is implemented so far"
+        if errors:
+            raise ValidationError(errors)
+
+
+class Entry(models.Model):
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entry_set")
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="entries")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tournament", "bot_version"], name="entry_unique")]
+        verbose_name_plural = "entries"
+
+    def __str__(self) -> str:
+        return f"{self.bot_version} in {self.tournament}"
+
+
+class Match(Clocked):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, null=True, blank=True, related_name="matches")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
+    )
+    round = models.PositiveIntegerField(null=True, blank=True)
+    game = models.CharField(max_length=32)
+    num_players = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    attempts = models.PositiveIntegerField(default=0)
+    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_expires = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    rated = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(ladder__isnull=False, tournament__isnull=True, round__isnull=True)
+                           | Q(ladder__isnull=True, tournament__isnull=False, round__isnull=False)),
+                name="match_in_exactly_one_competition",
+            ),
+            models.CheckConstraint(condition=Q(num_players__gte=1), name="match_players_positive"),
+        ]
+        indexes = [models.Index(fields=["status", "lease_expires"], name="match_status_lease")]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game}, {self.status})"
+
+    @property
+    def competition(self) -> Ladder | Tournament:
+        competition = self.ladder or self.tournament
+        assert competition is not None
+        return competition
+
+    def is_done(self) -> bool:
+        return self.status in (self.Status.FINISHED, self.Status.FAILED, self.Status.CANCELLED)
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+    score = models.IntegerField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    faults = models.PositiveIntegerField(default=0)
+    forfeited = models.BooleanField(default=False)
+    log = models.TextField(blank=True, help_text="the seat's captured stderr, shown to the bot's owner")
+    rating_mu_before = models.FloatField(null=True, blank=True)
+    rating_mu_after = models.FloatField(null=True, blank=True)
+    rating_sigma_before = models.FloatField(null=True, blank=True)
+    rating_sigma_after = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"], name="seat_unique_per_match")]
+
+    def __str__(self) -> str:
+        return f"seat {self.number} of match {self.match_id}"
+
+
+class Rating(models.Model):
+    """A bot version's OpenSkill rating within one ladder or one tournament."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, null=True, blank=True, related_name="ratings")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, null=True, blank=True, related_name="ratings"
+    )
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="ratings")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-mu"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(ladder__isnull=False, tournament__isnull=True)
+                           | Q(ladder__isnull=True, tournament__isnull=False)),
+                name="rating_in_exactly_one_competition",
+            ),
+            models.UniqueConstraint(
+                fields=["ladder", "bot_version"], condition=Q(ladder__isnull=False), name="rating_unique_per_ladder"
+            ),
+            models.UniqueConstraint(
+                fields=["tournament", "bot_version"],
+                condition=Q(tournament__isnull=False),
+                name="rating_unique_per_tournament",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_version}: {self.conservative:.1f}"
+
+    @property
+    def conservative(self) -> float:
+        """The rating shown on tables: mu - 3 sigma (ARCHITECTURE §7)."""
+        return self.mu - 3 * self.sigma

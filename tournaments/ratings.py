@@ -1,0 +1,54 @@
+"""OpenSkill Plackett-Luce ratings (ARCHITECTURE §7): 2-6 players, ties, forfeits ranked last by the outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db.models import Q
+from django.utils import timezone
+from openskill.models import PlackettLuce
+
+from tournaments.models import Match, Rating, Seat
+
+MODEL = PlackettLuce()
+
+
+def competition_filter(match: Match) -> Q:
+    return Q(ladder_id=match.ladder_id) if match.ladder_id else Q(tournament_id=match.tournament_id)
+
+
+def ensure_ratings(match: Match, version_ids: Sequence[int]) -> None:
+    """Create missing rating rows at the model's prior; concurrent creators never collide on the unique key."""
+    Rating.objects.bulk_create(
+        [
+            Rating(ladder_id=match.ladder_id, tournament_id=match.tournament_id, bot_version_id=version_id,
+                   mu=MODEL.mu, sigma=MODEL.sigma)
+            for version_id in sorted(version_ids)
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def rate_seats(match: Match, seats: Sequence[Seat]) -> None:
+    """Update the ratings of the seats' versions from their ranks; call inside the result's transaction.
+
+    The rows are locked in primary-key order, so concurrent results serialize instead of deadlocking, and every
+    seat keeps its rating before and after.
+    """
+    version_ids = [seat.bot_version_id for seat in seats]
+    if len(set(version_ids)) != len(version_ids):
+        raise ValueError(f"match {match.pk} seats one version twice; such matches are created unrated")
+    ensure_ratings(match, version_ids)
+    locked = Rating.objects.select_for_update().filter(competition_filter(match), bot_version_id__in=version_ids)
+    ratings = {rating.bot_version_id: rating for rating in locked.order_by("pk")}
+    before = [ratings[seat.bot_version_id] for seat in seats]
+    teams = [[MODEL.rating(mu=rating.mu, sigma=rating.sigma)] for rating in before]
+    after = MODEL.rate(teams, ranks=[seat.rank for seat in seats])
+    for seat, rating, [new] in zip(seats, before, after):
+        seat.rating_mu_before, seat.rating_sigma_before = rating.mu, rating.sigma
+        seat.rating_mu_after, seat.rating_sigma_after = new.mu, new.sigma
+        rating.mu, rating.sigma = new.mu, new.sigma
+        rating.games += 1
+        rating.wins += 1 if seat.rank == 1 else 0
+        rating.updated_at = timezone.now()  # bulk_update skips auto_now
+    Rating.objects.bulk_update(before, ["mu", "sigma", "games", "wins", "updated_at"])

@@ -1,0 +1,180 @@
+"""The match lifecycle: enqueue, claim, record a result, fail or requeue, reap expired leases.
+
+Every state change is a compare-and-set on Match.status, so any number of runners on any number of machines can
+race on the same match and exactly one result is kept (ARCHITECTURE §5, §9).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from replays.models import Replay
+from tournaments.models import Match, Seat, Tournament
+from tournaments.ratings import rate_seats
+
+logger = logging.getLogger(__name__)
+
+Status = Match.Status
+
+
+class ResultRefused(Exception):
+    """A result for a match this runner no longer holds (already finished, cancelled, or re-claimed)."""
+
+
+def enqueue_match(match: Match) -> None:
+    """Hand the match id to a runner once the current transaction commits, so the runner sees the rows."""
+    match_id = match.pk
+    transaction.on_commit(lambda: dispatch_match(match_id))
+
+
+def dispatch_match(match_id: int) -> None:
+    """Send now: to Celery when a broker is configured, else to the embedded process pool."""
+    # Imported here: the web process is the composition root that wires the runners in.
+    if settings.CELERY_BROKER_URL:
+        from workers.tasks import run_match_task
+
+        run_match_task.delay(match_id)
+    else:
+        from workers.embedded import submit_match
+
+        submit_match(match_id)
+
+
+def claim_match(match_id: int, owner: str, now: datetime | None = None) -> bool:
+    """Take the match for this runner; True for exactly one of any number of racing claimers."""
+    now = now or timezone.now()
+    claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, lease_expires__lt=now)
+    claimed = Match.objects.filter(claimable, pk=match_id).update(
+        status=Status.RUNNING,
+        lease_owner=owner,
+        lease_expires=now + timedelta(seconds=settings.LUDUS_LEASE_SECONDS),
+        attempts=F("attempts") + 1,
+        started_at=now,
+    )
+    return claimed == 1
+
+
+def record_result(match_id: int, owner: str, document: dict[str, Any], logs: list[str] | None = None) -> Match:
+    """In one transaction: finish the match, write its seats, its replay and the rating updates.
+
+    document is the verified replay document, logs each seat's captured stderr. Raises ResultRefused unless this
+    runner holds the running match; a second replay for the match raises IntegrityError (and writes nothing).
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        finished = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner).update(
+            status=Status.FINISHED, finished_at=now, lease_expires=None, error=""
+        )
+        if finished != 1:
+            raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
+        match = Match.objects.select_related("tournament", "ladder").get(pk=match_id)
+        Replay.from_document(match, document).save()
+        seats = _seats_with_outcome(match, document, logs or [])
+        if match.rated:
+            rate_seats(match, seats)
+        Seat.objects.bulk_update(seats, _SEAT_RESULT_FIELDS)
+    if match.tournament_id:
+        finish_tournament_if_done(match.tournament_id)
+    return match
+
+
+_SEAT_RESULT_FIELDS = [
+    "score", "rank", "faults", "forfeited", "log",
+    "rating_mu_before", "rating_mu_after", "rating_sigma_before", "rating_sigma_after",
+]
+
+
+def _seats_with_outcome(match: Match, document: dict[str, Any], logs: list[str]) -> list[Seat]:
+    footer = document["footer"]
+    outcome = footer["outcome"]
+    logs = logs + [""] * (match.num_players - len(logs))
+    seats = list(match.seats.select_related("bot_version").order_by("number"))
+    for seat in seats:
+        seat.score = outcome["scores"][seat.number]
+        seat.rank = outcome["ranks"][seat.number]
+        seat.faults = footer["faults"][seat.number]
+        seat.forfeited = footer["forfeited"][seat.number]
+        seat.log = logs[seat.number][-20000:]
+    return seats
+
+
+def fail_match(
+    match_id: int, owner: str, cause: str, permanent: bool = False, expired_before: datetime | None = None
+) -> str:
+    """An infrastructure failure: requeue while attempts remain, else mark failed. Failed matches are unrated.
+
+    Only the runner holding the lease may fail the match; the reaper passes expired_before to act on stale ones.
+    """
+    with transaction.atomic():
+        held = Match.objects.select_for_update().filter(pk=match_id, status=Status.RUNNING, lease_owner=owner)
+        if expired_before is not None:
+            held = held.filter(lease_expires__lt=expired_before)
+        match = held.first()
+        if match is None:
+            return "lost"
+        match.error = cause[-4000:]
+        match.lease_expires = None
+        if permanent or match.attempts >= settings.LUDUS_MATCH_ATTEMPTS:
+            match.status, match.rated, match.finished_at = Status.FAILED, False, timezone.now()
+            match.save(update_fields=["status", "rated", "finished_at", "error", "lease_expires"])
+        else:
+            match.status = Status.QUEUED
+            match.save(update_fields=["status", "error", "lease_expires"])
+            enqueue_match(match)
+    if match.status == Status.FAILED and match.tournament_id:
+        finish_tournament_if_done(match.tournament_id)
+    return "failed" if match.status == Status.FAILED else "requeued"
+
+
+def requeue_expired(now: datetime | None = None) -> int:
+    """The reaper: give matches whose runner vanished (lease expired) back to the queue; return how many."""
+    now = now or timezone.now()
+    expired = Match.objects.filter(status=Status.RUNNING, lease_expires__lt=now).values_list("pk", "lease_owner")
+    reaped = 0
+    for match_id, owner in list(expired):
+        cause = f"the lease of {owner} expired before it recorded a result"
+        if fail_match(match_id, owner, cause, expired_before=now) != "lost":
+            reaped += 1
+    return reaped
+
+
+def cancel_match(match: Match) -> bool:
+    """Queued or running → cancelled. A runner still playing it will find its result refused."""
+    cancelled = Match.objects.filter(pk=match.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
+        status=Status.CANCELLED, lease_expires=None, rated=False, finished_at=timezone.now()
+    )
+    if cancelled and match.tournament_id:
+        finish_tournament_if_done(match.tournament_id)
+    return cancelled == 1
+
+
+def requeue_match(match: Match) -> bool:
+    """Failed or cancelled → queued, with a fresh attempt count, and enqueue it."""
+    with transaction.atomic():
+        requeued = Match.objects.filter(pk=match.pk, status__in=[Status.FAILED, Status.CANCELLED]).update(
+            status=Status.QUEUED, attempts=0, lease_owner="", lease_expires=None, rated=True, finished_at=None
+        )
+        if requeued:
+            Tournament.objects.filter(pk=match.tournament_id, state=Tournament.State.FINISHED).update(
+                state=Tournament.State.RUNNING
+            )
+            enqueue_match(match)
+    return requeued == 1
+
+
+def finish_tournament_if_done(tournament_id: int) -> bool:
+    """running → finished once no match of the tournament is queued or running."""
+    pending = Match.objects.filter(tournament_id=tournament_id, status__in=[Status.QUEUED, Status.RUNNING])
+    return (
+        Tournament.objects.filter(pk=tournament_id, state=Tournament.State.RUNNING)
+        .exclude(Q(pk__in=pending.values("tournament_id")))
+        .update(state=Tournament.State.FINISHED)
+        == 1
+    )

@@ -1,0 +1,163 @@
+"""Django settings. Every value comes from the environment (ARCHITECTURE §9); see the README's table."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from tournaments.env import env_bool, env_choice, env_int, env_list, env_optional, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DEBUG", False)
+if DEBUG:
+    SECRET_KEY = env_str("SECRET_KEY", "dev-only-insecure-secret-key-do-not-deploy")
+else:
+    SECRET_KEY = env_str("SECRET_KEY", None)  # production must set it: no default
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+
+def _database() -> dict[str, object]:
+    default_sqlite = BASE_DIR / "var" / "ludus.sqlite3"
+    url = env_str("DATABASE_URL", f"sqlite:///{default_sqlite}")
+    try:
+        config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0)))
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"environment variable DATABASE_URL is not a database URL: {exc}") from None
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        name = str(config["NAME"])
+        if name != ":memory:":
+            Path(name).parent.mkdir(parents=True, exist_ok=True)
+        # Embedded runners write from several processes: WAL lets readers run beside the writer, IMMEDIATE
+        # takes the write lock up front (no failing lock upgrades), and the timeout makes writers wait.
+        config["OPTIONS"] = {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env_int("LUDUS_SQLITE_TIMEOUT", 60, minimum=1),
+        }
+    return config
+
+
+DATABASES = {"default": _database()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "tournaments",
+    "replays",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "tournaments.urls"
+WSGI_APPLICATION = "tournaments.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "var" / "static")))
+
+if not DEBUG:
+    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
+    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
+
+# The API is a later issue; until then everything is read-only and needs a login, so nothing leaks.
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Ludus API",
+    "DESCRIPTION": "Tournaments and replays for board-game bots.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- Ludus: bots, matches, clocks -----------------------------------------------------------------------------------
+LUDUS_SANDBOX = env_choice("LUDUS_SANDBOX", "bwrap", ("bwrap", "none"))
+if LUDUS_SANDBOX == "none" and not DEBUG:
+    raise ImproperlyConfigured("LUDUS_SANDBOX=none runs uploaded code unsandboxed; it is refused unless DEBUG=1")
+LUDUS_MOVE_MS = env_int("LUDUS_MOVE_MS", 1000, minimum=1)
+LUDUS_BANK_MS = env_int("LUDUS_BANK_MS", 10000, minimum=0)
+LUDUS_MAX_FAULTS = env_int("LUDUS_MAX_FAULTS", 3, minimum=1)
+LUDUS_UPLOAD_MAX_BYTES = env_int("LUDUS_UPLOAD_MAX_BYTES", 1024 * 1024, minimum=1)
+LUDUS_UPLOAD_RATE = env_str("LUDUS_UPLOAD_RATE", "20/hour")
+LUDUS_WORKER_CONCURRENCY = env_int("LUDUS_WORKER_CONCURRENCY", os.cpu_count() or 1, minimum=1)
+LUDUS_MATCH_ATTEMPTS = env_int("LUDUS_MATCH_ATTEMPTS", 3, minimum=1)
+LUDUS_MATCH_TIME_LIMIT = env_int("LUDUS_MATCH_TIME_LIMIT", 900, minimum=10)  # seconds, the hard kill of one match
+# A lease outlives the hard time limit, so a live runner never loses its match to the reaper.
+LUDUS_LEASE_SECONDS = env_int("LUDUS_LEASE_SECONDS", LUDUS_MATCH_TIME_LIMIT + 60, minimum=LUDUS_MATCH_TIME_LIMIT + 1)
+
+# --- Celery (read by workers/celery.py through the CELERY_ namespace) ----------------------------------------------
+CELERY_BROKER_URL = env_optional("CELERY_BROKER_URL")  # unset: the embedded runner in manage.py
+CELERY_RESULT_BACKEND = env_optional("CELERY_RESULT_BACKEND")
+CELERY_TASK_DEFAULT_QUEUE = env_str("LUDUS_QUEUE", "ludus")
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = LUDUS_MATCH_TIME_LIMIT
+CELERY_TASK_SOFT_TIME_LIMIT = LUDUS_MATCH_TIME_LIMIT - 5
+# Redis re-delivers an unacknowledged task after this; above the hard limit, or a slow match would run twice at once.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": LUDUS_MATCH_TIME_LIMIT * 2 + 300}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE = {
+    "requeue-expired": {"task": "workers.requeue_expired", "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+}

@@ -1,0 +1,75 @@
+"""The embedded runner: a local process pool inside manage.py that calls the same run_match (ARCHITECTURE §1).
+
+Used when CELERY_BROKER_URL is unset. Children are spawned, not forked, so none inherits the parent's open
+database connection; each sets Django up itself from the same environment.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any
+
+_pool: ProcessPoolExecutor | None = None
+_lock = threading.Lock()
+_in_pool_worker = False
+MAX_RUNS = 10  # a requeued match is retried in the same child; the runner itself caps attempts
+
+
+def _init_child(database: dict[str, Any]) -> None:
+    global _in_pool_worker
+    _in_pool_worker = True
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    import django
+    from django.conf import settings
+
+    django.setup()
+    # The parent's database as it is now, which a test run may have renamed since the environment was read.
+    settings.DATABASES["default"] = database
+
+
+def _run(match_id: int) -> str:
+    from workers.runner import run_match
+
+    outcome = run_match(match_id)
+    for _ in range(MAX_RUNS):
+        if outcome != "requeued":
+            break
+        outcome = run_match(match_id)
+    return outcome
+
+
+def pool() -> ProcessPoolExecutor:
+    """The process pool, started on first use with LUDUS_WORKER_CONCURRENCY workers."""
+    global _pool
+    with _lock:
+        if _pool is None:
+            from django.conf import settings
+            from django.db import connections
+
+            _pool = ProcessPoolExecutor(
+                max_workers=settings.LUDUS_WORKER_CONCURRENCY,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_child,
+                initargs=(dict(connections["default"].settings_dict),),
+            )
+            atexit.register(shutdown)
+        return _pool
+
+
+def submit_match(match_id: int) -> Future[str] | None:
+    """Run the match in the pool. Inside a pool child it does nothing: the child's _run loop retries requeues."""
+    if _in_pool_worker:
+        return None
+    return pool().submit(_run, match_id)
+
+
+def shutdown() -> None:
+    global _pool
+    with _lock:
+        if _pool is not None:
+            _pool.shutdown(wait=True, cancel_futures=True)
+            _pool = None
