@@ -16,6 +16,7 @@ from typing import Any
 _pool: ProcessPoolExecutor | None = None
 _lock = threading.Lock()
 _in_pool_worker = False
+_futures: list[Future[str]] = []
 MAX_RUNS = 10  # a requeued match is retried in the same child; the runner itself caps attempts
 
 
@@ -64,7 +65,14 @@ def submit_match(match_id: int) -> Future[str] | None:
     """Run the match in the pool. Inside a pool child it does nothing: the child's _run loop retries requeues."""
     if _in_pool_worker:
         return None
-    return pool().submit(_run, match_id)
+    future = pool().submit(_run, match_id)
+    _futures.append(future)
+    return future
+
+
+def errors() -> list[BaseException]:
+    """Exceptions that escaped run_match in a child (a crash, not a failed match: those are in the database)."""
+    return [f.exception() for f in _futures if f.done() and not f.cancelled() and f.exception() is not None]
 
 
 def shutdown() -> None:

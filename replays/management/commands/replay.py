@@ -1,0 +1,130 @@
+"""manage.py replay verify ID|--all, replay show ID, replay export ID [-o FILE]. ID is a match id or an exported file."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from replays.format import ReplayFormatError, decode_replay, encode_replay
+from replays.frames import frames
+from replays.models import Replay
+from replays.verify import ReplayMismatch, verify_document
+
+
+def load_document(ref: str) -> dict[str, Any]:
+    """The replay document of match `ref`, or of the exported file at path `ref` (that works without a database)."""
+    if ref.isdigit():
+        replay = Replay.objects.filter(match_id=int(ref)).first()
+        if replay is None:
+            raise CommandError(f"match {ref} has no replay (is it finished?)")
+        return replay.document()
+    path = Path(ref)
+    if not path.is_file():
+        raise CommandError(f"{ref!r} is neither a match id nor a replay file")
+    try:
+        return decode_replay(path.read_bytes())
+    except ReplayFormatError as exc:
+        raise CommandError(f"{ref}: {exc}") from exc
+
+
+def renderer(game: str) -> Callable[[dict[str, Any]], str]:
+    """engine/<game>/render.py's render(view) when the game has one, else indented JSON."""
+    try:
+        module = importlib.import_module(f"engine.{game}.render")
+        render: Callable[[dict[str, Any]], str] = module.render
+        return render
+    except (ImportError, AttributeError):
+        return lambda view: json.dumps(view, indent=1, sort_keys=True)
+
+
+class Command(BaseCommand):
+    help = "Verify, show or export replays. Verification re-simulates the action log with the engine."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        sub = parser.add_subparsers(dest="action", required=True)
+        verify = sub.add_parser("verify", help="re-simulate; exit 1 on any mismatch")
+        verify.add_argument("ref", nargs="?", help="match id or exported file")
+        verify.add_argument("--all", action="store_true", help="every stored replay")
+        show = sub.add_parser("show", help="print the game step by step")
+        show.add_argument("ref", help="match id or exported file")
+        show.add_argument("--seat", type=int, default=None, help="show this seat's views (default: omniscient)")
+        show.add_argument("--start", type=int, default=0)
+        show.add_argument("--stop", type=int, default=None)
+        show.add_argument("--no-board", action="store_true", help="decisions only, no board between them")
+        export = sub.add_parser("export", help="write one self-contained replay file")
+        export.add_argument("ref", help="match id")
+        export.add_argument("-o", "--output", default=None, help="file (default: match-ID.ludus-replay.json.gz)")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        getattr(self, f"handle_{opts['action']}")(opts)
+
+    def handle_verify(self, opts: dict[str, Any]) -> None:
+        if opts["all"] == bool(opts["ref"]):
+            raise CommandError("give a match id (or file), or --all")
+        refs = [str(m) for m in Replay.objects.order_by("match_id").values_list("match_id", flat=True)] \
+            if opts["all"] else [opts["ref"]]
+        bad = 0
+        for ref in refs:
+            try:
+                outcome = verify_document(load_document(ref))
+            except ReplayMismatch as exc:
+                bad += 1
+                self.stdout.write(f"{ref}: MISMATCH: {exc}")
+            else:
+                self.stdout.write(f"{ref}: ok (ranks {outcome['ranks']}, scores {outcome['scores']})")
+        self.stdout.write(f"{len(refs) - bad} verified, {bad} mismatched")
+        if bad:
+            raise CommandError(f"{bad} replay(s) do not reproduce their outcome", returncode=1)
+
+    def handle_show(self, opts: dict[str, Any]) -> None:
+        document = load_document(opts["ref"])
+        header, footer = document["header"], document["footer"]
+        seats = ", ".join(f"{s['seat']}: {s.get('bot')}@{s.get('version')}" for s in header["seats"])
+        self.stdout.write(f"{header['game']} (rules {header['rules_version']}), seed {header['seed']}, "
+                          f"{header['players']} players: {seats}")
+        self.stdout.write(f"options: {json.dumps(header['options'], sort_keys=True)}")
+        render = renderer(header["game"])
+        try:
+            steps = frames(document, opts["start"], opts["stop"], opts["seat"])
+        except ReplayMismatch as exc:
+            raise CommandError(f"the replay does not re-simulate: {exc}") from exc
+        for frame in steps:
+            self._write_frame(frame, render, opts["no_board"])
+        self.stdout.write(f"outcome: {json.dumps(footer['outcome'], sort_keys=True)}")
+        self.stdout.write(f"faults: {footer.get('faults')}  forfeited: {footer.get('forfeited')}")
+
+    def _write_frame(self, frame: dict[str, Any], render: Callable[[dict[str, Any]], str], no_board: bool) -> None:
+        action = frame["action"]
+        if action is not None:
+            fault = f"  FAULT: {action['fault']}" if action.get("fault") else ""
+            self.stdout.write(f"  -> seat {action['seat']} chose {action['choice']} ({action.get('ms', 0)} ms){fault}")
+            for event in frame["events"]:
+                self.stdout.write(f"     event: {json.dumps(event, sort_keys=True)}")
+        if not no_board:
+            self.stdout.write(render(frame["view"]))
+        decision = frame["decision"]
+        if decision is None:
+            self.stdout.write(f"step {frame['step']}: game over")
+            return
+        self.stdout.write(f"step {frame['step']}: seat {decision['seat']} decides {decision['kind']}"
+                          + (f" - {decision['prompt']}" if decision.get("prompt") else ""))
+        for index, option in enumerate(decision.get("options", [])):
+            self.stdout.write(f"     [{index}] {json.dumps(option, sort_keys=True)}")
+
+    def handle_export(self, opts: dict[str, Any]) -> None:
+        if not opts["ref"].isdigit():
+            raise CommandError("export takes a match id")
+        document = load_document(opts["ref"])
+        data = encode_replay(document)
+        output = opts["output"] or f"match-{opts['ref']}.ludus-replay.json.gz"
+        if output == "-":
+            sys.stdout.buffer.write(data)
+            return
+        Path(output).write_bytes(data)
+        self.stdout.write(f"wrote {output} ({len(data)} bytes)")

@@ -1,0 +1,70 @@
+"""manage.py demo: migrate, register the built-in bots, run a round robin of Evolution, print standings, serve."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+from engine.bots import bot_names
+from tournaments.cli import make_console, Entrant, create_and_start, print_standings, run_to_end
+
+ADMIN_USER = "admin"
+
+
+def demo_entrants(count: int) -> list[Entrant]:
+    """Every engine bot under its own name, then numbered copies ("greedy-2") until there are count entrants."""
+    entrants = [Entrant(name=name, builtin=name) for name in bot_names()]
+    copy = 2
+    while len(entrants) < count:
+        for name in bot_names():
+            if len(entrants) < count:
+                entrants.append(Entrant(name=f"{name}-{copy}", builtin=name))
+        copy += 1
+    return entrants[:max(count, len(bot_names()))]
+
+
+class Command(BaseCommand):
+    help = "Set up the database, run a demo tournament between the built-in bots, print standings, serve the UI."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--game", default="evolution")
+        parser.add_argument("--entrants", type=int, default=6, help="bots in the round robin (copies fill up)")
+        parser.add_argument("--players", type=int, default=4, help="players per table")
+        parser.add_argument("--games", type=int, default=4, help="games per table (seats rotate)")
+        parser.add_argument("--seed", type=int, default=2026)
+        parser.add_argument("--no-serve", action="store_true", help="exit after printing the standings")
+        parser.add_argument("--addrport", default="127.0.0.1:8000")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        console = make_console(self.stdout._out)
+        console.print("[bold]Ludus demo[/bold]: migrating the database…")
+        call_command("migrate", interactive=False, verbosity=0)
+        entrants = demo_entrants(opts["entrants"])
+        fields = {"name": f"demo {opts['game']} round robin", "game": opts["game"],
+                  "players_per_table": opts["players"], "games_per_set": opts["games"], "options": {},
+                  "seed": opts["seed"]}
+        tournament, matches = create_and_start(entrants, fields)
+        console.print(f"Round robin of {len(entrants)} bots ({', '.join(e.name for e in entrants)}), "
+                      f"{opts['players']} per table, {opts['games']} game(s) per table: {len(matches)} matches.")
+        run_to_end(tournament, console)
+        print_standings(tournament, console)
+        console.print(f"Replays: python manage.py replay show {matches[0].pk}   (verify: replay verify --all)")
+        if opts["no_serve"]:
+            return
+        password = self.reset_admin()
+        console.print(f"Admin: http://{opts['addrport']}/admin/  user [bold]{ADMIN_USER}[/bold]  "
+                      f"password [bold]{password}[/bold]")
+        call_command("runserver", opts["addrport"], use_reloader=False)
+
+    def reset_admin(self) -> str:
+        """A fresh random password each run, printed once; the demo admin is local to this machine."""
+        password = secrets.token_urlsafe(12)
+        user, _ = get_user_model().objects.get_or_create(username=ADMIN_USER)
+        user.is_staff = user.is_superuser = True
+        user.set_password(password)
+        user.save()
+        return password
