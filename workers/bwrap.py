@@ -27,6 +27,7 @@ SANDBOX_ENV: Mapping[str, str] = {
     "PYTHONUNBUFFERED": "1",
     "LANG": "C.UTF-8",
 }
+SHM_BYTES = 1 << 20  # /dev/shm, for multiprocessing's semaphores; /dev and / themselves are read-only
 # -S: no `site`, so a bot sees the stdlib and the SDK only, whatever the host has installed (and starts faster).
 PYTHON_FLAGS = ("-S",)
 # Imported by the probe so that every shared library a bot may need shows up in its memory map.
@@ -146,5 +147,6 @@ def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: in
         cmd += ["--symlink", target, link]
     cmd += ["--ro-bind", bot_dir, BOT_DIR, "--ro-bind", sdk_dir, SDK_DIR,
             "--size", str(tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+            "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", BOT_DIR, "--", interp.executable, *PYTHON_FLAGS, f"{BOT_DIR}/main.py"]
     return cmd

@@ -1,0 +1,192 @@
+"""The sandboxed seat's contract and settings: which sandbox runs, uploads, the clock's kill, no leaks."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import threading
+import time
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from engine.core import Decision
+from workers.play import play_game
+from workers.sandbox import (
+    BadBotSource,
+    SandboxConfig,
+    SandboxedSeat,
+    check_source,
+    make_sandboxed_seat,
+    pids_of_uid,
+    sandbox_kind,
+)
+from workers.seats import Clock, InProcessSeat, SeatDied
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bwrap is not installed: run `make sysdeps`"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "bots" / "evolution_bot.py"
+CONFIG = SandboxConfig(startup_ms=1500)
+HELLO = {"type": "hello", "protocol": 1, "game": "evolution", "rules_version": "1", "seat": 0, "players": 2,
+         "options": {}, "clock": {"move_ms": 100, "bank_ms": 200}}
+PICK = Decision(seat=0, kind="pick", options=["a", "b", "c"], prompt="Pick one")
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def _seat(code: str) -> SandboxedSeat:
+    return SandboxedSeat(code.encode(), "main.py", CONFIG)
+
+
+# --- which sandbox ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argument", "env", "kind"),
+    [(None, None, "bwrap"), (None, "bwrap", "bwrap"), (None, "none", "none"), ("bwrap", "none", "bwrap"),
+     ("none", None, "none")],
+)
+def test_it_runs_unsandboxed_only_when_explicitly_asked(
+    monkeypatch: pytest.MonkeyPatch, argument: str | None, env: str | None, kind: str
+) -> None:
+    monkeypatch.delenv("LUDUS_SANDBOX", raising=False)
+    if env is not None:
+        monkeypatch.setenv("LUDUS_SANDBOX", env)
+    assert sandbox_kind(argument) == kind
+    version = SimpleNamespace(source=b"print(1)", filename="bot.py", id=7)
+    seat = make_sandboxed_seat(version, 0, SimpleNamespace(id=3), sandbox=argument)
+    assert seat.sandbox == kind
+    seat.close()
+
+
+@pytest.mark.parametrize("value", ["", "None", "off", "docker", "BWRAP"])
+def test_it_refuses_an_unknown_sandbox_setting(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("LUDUS_SANDBOX", value)
+    with pytest.raises(ValueError, match="LUDUS_SANDBOX must be one of bwrap, none"):
+        sandbox_kind(None)
+
+
+def test_the_unsandboxed_mode_still_plays_a_game() -> None:
+    seat = make_sandboxed_seat(SimpleNamespace(source=EXAMPLE.read_bytes(), filename="bot.py", id=1), 0, None,
+                               sandbox="none", config=CONFIG)
+    result = play_game("evolution", 2, 5, {}, [seat, InProcessSeat("random", "evolution", 1)], Clock(200, 500))
+    assert result.faults == [0, 0] and not any(result.forfeited)
+    assert not seat.seat_dir.exists()
+
+
+# --- uploads ------------------------------------------------------------------------------------------------------
+
+GOOD_UPLOADS = [
+    ("bot.py", b"import ludus\n"),
+    ("bot.zip", _zip({"main.py": b"x = 1\n", "lib/util.py": b"y = 2\n"})),
+    ("bot.zip", _zip({"folder/main.py": b"x = 1\n", "folder/data.json": b"{}"})),
+]
+BAD_UPLOADS = [
+    ("bot.txt", b"print(1)", "a .py file or a .zip"),
+    ("bot.zip", b"not a zip", "not a zip file"),
+    ("bot.zip", _zip({"bot.py": b"x"}), "no main.py"),
+    ("bot.zip", _zip({"main.py": b"x", "../escape.py": b"x"}), "unsafe path"),
+    ("bot.zip", _zip({"main.py": b"x", "/etc/cron.d/x": b"x"}), "unsafe path"),
+    ("bot.zip", _zip({"main.py": b"x", "big.bin": b"\0" * (17 << 20)}), "unpacks to more than"),
+    ("bot.zip", _zip({"main.py": b"x", **{f"f{i}.py": b"" for i in range(300)}}), "holds 301 files"),
+    ("bot.py", b"#" * (17 << 20), "over the"),
+]
+
+
+@pytest.mark.parametrize(("filename", "source"), GOOD_UPLOADS)
+def test_it_accepts_a_py_file_or_a_zip_with_main_py(filename: str, source: bytes) -> None:
+    check_source(source, filename)
+
+
+@pytest.mark.parametrize(("filename", "source", "message"), BAD_UPLOADS)
+def test_it_rejects_a_bad_upload_naming_the_problem(filename: str, source: bytes, message: str) -> None:
+    with pytest.raises(BadBotSource, match=message):
+        check_source(source, filename)
+
+
+# --- the seat contract --------------------------------------------------------------------------------------------
+
+
+def test_a_timeout_kills_the_sandbox_at_once_and_the_seat_stays_dead() -> None:
+    seat = _seat("import time, ludus\nludus.run(lambda view, decision: time.sleep(60))\n")
+    seat.start(HELLO)
+    t0 = time.monotonic()
+    reply = seat.decide(1, {}, PICK, bank_ms=200)
+    assert reply.fault == "timeout" and reply.choice == 0 and 300 <= reply.ms < 800
+    assert time.monotonic() - t0 < CONFIG.startup_ms / 1000 + 1.0
+    if seat.uid is not None:
+        assert pids_of_uid(seat.uid) == []  # killed at the timeout, not at the end of the match
+    with pytest.raises(SeatDied):
+        seat.decide(2, {}, PICK, bank_ms=0)
+    seat.finish({"type": "result", "outcome": {}})
+    assert "no reply within 300 ms; killed" in seat.log()
+
+
+def test_it_answers_and_charges_only_the_bots_time() -> None:
+    seat = _seat("import time, ludus\nludus.run(lambda view, decision: time.sleep(0.05) or 2)\n")
+    seat.start(HELLO)
+    replies = [seat.decide(seq, {"n": seq}, PICK, bank_ms=200) for seq in (1, 2, 3)]
+    assert [r.choice for r in replies] == [2, 2, 2] and all(r.fault is None for r in replies)
+    assert all(45 <= r.ms < 150 for r in replies[1:])
+    seat.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+    assert not seat.seat_dir.exists()
+
+
+def test_it_sends_the_documented_messages() -> None:
+    seat = _seat(
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    sys.stderr.write(line)\n"
+        "    if '\"decide\"' in line: print('{\"seq\":1,\"choice\":1}', flush=True)\n"
+    )
+    seat.start(HELLO)
+    assert seat.decide(1, {"you": 0}, PICK, bank_ms=150).choice == 1
+    seat.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+    lines = [json.loads(line) for line in seat.log().splitlines() if line.startswith("{")]
+    assert lines == [
+        HELLO,
+        {"type": "decide", "seq": 1, "view": {"you": 0},
+         "decision": {"kind": "pick", "options": ["a", "b", "c"], "prompt": "Pick one"},
+         "clock": {"move_ms": 100, "bank_ms": 150}},
+        {"type": "result", "outcome": {"ranks": [1, 2]}},
+    ]
+
+
+def test_many_seats_leave_nothing_behind() -> None:
+    fds = set(os.listdir("/proc/self/fd"))
+    threads = threading.active_count()
+    for _ in range(12):
+        seat = _seat("import ludus\nludus.run(lambda view, decision: 0)\n")
+        seat.start(HELLO)
+        assert seat.decide(1, {}, PICK, 200).fault is None
+        uid = seat.uid
+        seat.finish({"type": "result", "outcome": {}})
+        assert uid is None or pids_of_uid(uid) == []
+    never_started = _seat("x = 1\n")
+    dropped = never_started.seat_dir
+    del never_started  # garbage-collected without finish(): its finalizer cleans up
+    assert not dropped.exists()
+    assert set(os.listdir("/proc/self/fd")) <= fds
+    assert threading.active_count() == threads
+
+
+def test_a_bot_gets_the_startup_allowance_only_once() -> None:
+    seat = _seat("import time, ludus\ntime.sleep(0.8)\nludus.run(lambda view, decision: 0)\n")
+    seat.start(HELLO)
+    first = seat.decide(1, {}, PICK, bank_ms=200)  # 0.8 s of start-up is not charged
+    assert first.fault is None and first.ms < 300
+    seat.finish({"type": "result", "outcome": {}})
