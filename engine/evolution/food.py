@@ -1,0 +1,243 @@
+"""Taking food: room, upkeep, Foraging, Fat Tissue, Cooperation, Nesting, and the triggers before the reveal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.evolution.cards import (
+    BROOD_PARASITE,
+    CARNIVORE,
+    COOPERATION,
+    FAT_TISSUE,
+    FERTILE,
+    FORAGING,
+    GOOD_EYESIGHT,
+    LONG_NECK,
+    NESTING,
+)
+from engine.evolution.species import MAX_POPULATION, Species
+from engine.evolution.state import EvolutionState
+from engine.evolution.tasks import Task, ask, task
+
+PLANT_SOURCES = ("watering_hole", "cliff", "bank")
+SOURCES = (*PLANT_SOURCES, "meat")
+
+
+def push_take(st: EvolutionState, sp: Species, amount: int, src: str, forage: bool) -> None:
+    """Queue a take; a species whose only room is fat stores without asking (the feeding chose it)."""
+    st.stack.append(["take", sp.sid, amount, src, forage, sp.need() <= 0])
+
+
+@task("take", "sid", "int", "src", "bool", "bool")
+def take(st: EvolutionState, t: Task) -> None:
+    """A species takes food from a source, as far as it has room (ruling 25): upkeep, then Population, then fat
+    by the owner's choice. Foraging adds 1 to plant takes (ruling 26). A real take triggers Cooperation."""
+    sp = st.by_sid.get(t[1])
+    if sp is None:
+        return
+    amount, src, forage, store = t[2], t[3], t[4], t[5]
+    mask = sp.mask
+    if src != "meat":
+        if mask & CARNIVORE:
+            return  # carnivores never eat plant food (seed 001)
+        if forage and mask & FORAGING:
+            amount += 1
+        if src == "watering_hole":
+            amount = min(amount, st.wh)
+        elif src == "cliff":
+            amount = min(amount, st.cliff)
+    if amount <= 0:
+        return
+    up_room = sp.body - sp.upkeep if sp.avian else 0
+    main = min(amount, up_room + sp.pop - sp.food)
+    if main > 0:
+        up = min(main, up_room)
+        sp.upkeep += up
+        sp.food += main - up
+        _spend(st, src, main)
+        st.event(event="food", seat=sp.owner, species=st.index(sp), amount=main, source=src)
+    extra = amount - max(main, 0)
+    if extra > 0 and mask & FAT_TISSUE and sp.fat < sp.body:
+        most = min(extra, sp.body - sp.fat)
+        if store:
+            _store(st, sp, most, src)
+            main += most
+        else:
+            st.stack.append(["ask_fat", sp.owner, sp.sid, src, most, main > 0])  # ruling 14, 29
+            return
+    if main > 0:
+        st.stack.append(["coop", sp.sid, src])
+
+
+def _spend(st: EvolutionState, src: str, amount: int) -> None:
+    if src == "watering_hole":
+        st.wh -= amount
+    elif src == "cliff":
+        st.cliff -= amount
+
+
+def _store(st: EvolutionState, sp: Species, amount: int, src: str) -> None:
+    sp.fat += amount
+    _spend(st, src, amount)
+    st.event(event="fat_stored", seat=sp.owner, species=st.index(sp), amount=amount, source=src)
+
+
+def fat_options(st: EvolutionState, t: Task) -> list[Any]:
+    sp = st.by_sid.get(t[2])
+    if sp is None:
+        return []
+    most = min(t[4], sp.body - sp.fat)
+    if t[3] == "watering_hole":
+        most = min(most, st.wh)
+    elif t[3] == "cliff":
+        most = min(most, st.cliff)
+    return list(range(max(most, 0) + 1))
+
+
+def fat_answer(st: EvolutionState, t: Task, amount: Any) -> None:
+    sp = st.by_sid.get(t[2])
+    if sp is None:
+        return
+    if amount:
+        _store(st, sp, amount, t[3])
+    if amount or t[5]:
+        st.stack.append(["coop", sp.sid, t[3]])
+
+
+ask("ask_fat", "store_fat", "How much food should the Fat Tissue species store?", ("sid", "src", "int", "bool"),
+    fat_options, fat_answer)
+
+
+@task("coop", "sid", "src")
+def coop(st: EvolutionState, t: Task) -> None:
+    """Cooperation: the right neighbour takes 1 from the same source; the Cliff too, even for land (ruling 15)."""
+    sp = st.by_sid.get(t[1])
+    if sp is None or not sp.mask & COOPERATION:
+        return
+    row = st.rows[sp.owner]
+    i = row.index(sp)
+    if i + 1 < len(row):
+        st.stack.append(["take", row[i + 1].sid, 1, t[2], False, False])  # no Foraging on it (ruling 26)
+
+
+@task("nesting", "sid")
+def nesting(st: EvolutionState, t: Task) -> None:
+    """Nesting, for one Population gained (ruling 24): 3 meat if avian, else 1 plant from WH or bank (ruling 18)."""
+    sp = st.by_sid.get(t[1])
+    if sp is None or not sp.mask & NESTING:
+        return
+    if sp.avian:
+        st.stack.append(["take", sp.sid, 3, "meat", False, False])
+    elif st.wh > 0:
+        st.stack.append(["ask_nest_source", sp.owner, sp.sid])
+    else:
+        st.stack.append(["take", sp.sid, 1, "bank", True, False])
+
+
+def nest_source_options(st: EvolutionState, t: Task) -> list[Any]:
+    return ["watering_hole", "bank"] if st.wh > 0 else ["bank"]
+
+
+def nest_source_answer(st: EvolutionState, t: Task, src: Any) -> None:
+    st.stack.append(["take", t[2], 1, src, True, False])
+
+
+ask("ask_nest_source", "nesting_source", "Nesting: take the plant food from the Watering Hole or the bank?",
+    ("sid",), nest_source_options, nest_source_answer)
+
+
+def gain_population(st: EvolutionState, sp: Species, count: int) -> int:
+    """Raise Population by up to count (capped at 6) and queue one Nesting per step gained (ruling 24)."""
+    gained = min(count, MAX_POPULATION - sp.pop)
+    sp.pop += gained
+    for _ in range(gained):
+        st.stack.append(["nesting", sp.sid])
+    return gained
+
+
+# -- before the food cards are revealed (ruling 12) -------------------------------------------------------------
+
+LEAFY = (("Fertile", FERTILE), ("Long Neck", LONG_NECK), ("Fat Tissue", FAT_TISSUE),
+         ("Good Eyesight", GOOD_EYESIGHT), ("Brood Parasite", BROOD_PARASITE))
+
+
+def has_trigger(sp: Species, bit: int) -> bool:
+    if bit == FAT_TISSUE:
+        return sp.fat > 0
+    if bit == GOOD_EYESIGHT:
+        return not sp.mask & CARNIVORE
+    if bit == BROOD_PARASITE:
+        return sp.avian
+    return True
+
+
+@task("leafy", "seat")
+def leafy(st: EvolutionState, t: Task) -> None:
+    """A player's triggers before the reveal, resolved in the order the player picks (ruling 12, 19)."""
+    triggers = [[sp.sid, name] for sp in st.rows[t[1]] for name, bit in LEAFY
+                if sp.mask & bit and has_trigger(sp, bit)]
+    if triggers:
+        st.stack.append(["ask_trigger", t[1], triggers])
+
+
+def trigger_options(st: EvolutionState, t: Task) -> list[Any]:
+    return [[st.index(st.by_sid[sid]), name] for sid, name in t[2] if sid in st.by_sid]
+
+
+def trigger_answer(st: EvolutionState, t: Task, choice: Any) -> None:
+    if choice is None:
+        return
+    seat, (i, name) = t[1], choice
+    sp = st.rows[seat][i]
+    rest = [trig for trig in t[2] if not (trig[0] == sp.sid and trig[1] == name)]
+    if rest:
+        st.stack.append(["ask_trigger", seat, rest])
+    st.stack.append(["trigger", sp.sid, name])
+
+
+ask("ask_trigger", "trigger_order", "Choose which of your triggers before the reveal resolves next.", ("triggers",),
+    trigger_options, trigger_answer)
+
+
+@task("trigger", "sid", "trait")
+def trigger(st: EvolutionState, t: Task) -> None:
+    sp = st.by_sid.get(t[1])
+    if sp is None:
+        return
+    name = t[2]
+    st.event(event="trigger", seat=sp.owner, species=st.index(sp), trait=name)
+    if name == "Fertile":
+        if st.wh > 0:  # ruling 12
+            gain_population(st, sp, 1)
+    elif name == "Long Neck":
+        st.stack.append(["take", sp.sid, 1, "bank", True, False])
+    elif name == "Fat Tissue":
+        move_fat(sp)
+    elif name == "Good Eyesight":
+        if not sp.mask & CARNIVORE:
+            st.stack.append(["take", sp.sid, 2, "watering_hole", True, False])  # ruling 25
+    elif name == "Brood Parasite":
+        brood_parasite(st, sp)
+
+
+def move_fat(sp: Species) -> None:
+    """Stored fat moves onto the species, upkeep first; this is no "take", so no Cooperation (ruling 29)."""
+    up_room = sp.body - sp.upkeep if sp.avian else 0
+    moved = min(sp.fat, up_room + sp.pop - sp.food)
+    up = min(moved, up_room)
+    sp.upkeep += up
+    sp.food += moved - up
+    sp.fat -= moved
+
+
+def brood_parasite(st: EvolutionState, sp: Species) -> None:
+    """One meat and +1 Population per adjacent avian species of its owner (seed 000); Cooperation once, Nesting
+    per Population gained (ruling 24)."""
+    if not sp.avian:
+        return
+    row = st.rows[sp.owner]
+    i = row.index(sp)
+    count = sum(1 for j in (i - 1, i + 1) if 0 <= j < len(row) and row[j].avian)
+    if count:
+        gain_population(st, sp, count)
+        st.stack.append(["take", sp.sid, count, "meat", False, False])

@@ -1,0 +1,49 @@
+"""perturb_hidden: for the conformance suite, a copy of a state dict that differs only in what `seat` cannot see."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine.evolution.cards import CARD_BIT, EVENT_BITS, FLIGHT, parse_card
+
+
+def perturb_hidden(data: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
+    """Reshuffle the cards seat cannot see (deck, reserve, other hands and food cards) among their places, swap
+    some of other seats' face-down traits with them, and change other seats' bags before the end."""
+    others = [s for s in range(len(data["seats"])) if s != seat]
+    slots: list[tuple[list[Any], int]] = []
+    for key in ("deck", "reserve"):
+        slots += [(data[key], i) for i in range(len(data[key]))]
+    for s in others:
+        hand = data["seats"][s]["hand"]
+        slots += [(hand, i) for i in range(len(hand))]
+    cards = [where[i] for where, i in slots]
+    rng.shuffle(cards)
+    for (where, i), card in zip(slots, cards, strict=True):
+        where[i] = card
+    for s in others:
+        _swap_face_down(data["seats"][s], slots, rng)
+        seat_data = data["seats"][s]
+        if seat_data.get("food_card") is not None and slots:
+            where, i = rng.choice(slots)
+            where[i], seat_data["food_card"] = seat_data["food_card"], where[i]
+        if data.get("phase") != "over":
+            seat_data["bag"] = seat_data.get("bag", 0) + rng.randrange(3)
+    for s in others:
+        data["seats"][s]["hand"].sort(key=parse_card)
+    return data
+
+
+def _swap_face_down(seat_data: dict[str, Any], slots: list[tuple[list[Any], int]], rng: random.Random) -> None:
+    for sp in seat_data["species"]:
+        down = sp.get("face_down", [])
+        for j in range(len(down)):
+            if not slots:
+                return
+            where, i = rng.choice(slots)
+            bit = CARD_BIT[parse_card(where[i])]
+            kept = [CARD_BIT[parse_card(c)] for c in sp["traits"] + down[:j] + down[j + 1:]]
+            if bit & (EVENT_BITS | FLIGHT) or bit in kept:
+                continue
+            where[i], down[j] = down[j], where[i]

@@ -1,0 +1,242 @@
+"""The state as plain JSON, both ways. from_dict validates, so tests and tools can write any situation by hand.
+
+Cards are spelled "Name:food". Lists of cards in "deck" and "reserve" start with the top card.
+Optional keys (with their defaults) keep hand-written states short; "stack" may be left out, and is then derived
+from "phase" and "turn" (the seat to act next in that phase, by default the first player).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.core import JSON, InvalidOptions, InvalidState
+from engine.evolution.cards import CARD_BIT, CARD_STR, EVENT_BITS, FLIGHT, KIND, parse_card
+from engine.evolution.species import MAX_POPULATION, Species
+from engine.evolution.state import EvolutionState, deep
+from engine.evolution.tasks import SIGNATURES
+
+PHASES = ("food_card", "play", "before_reveal", "feeding", "over")
+SOURCE_NAMES = ("watering_hole", "cliff", "bank", "meat")
+
+
+def state_to_dict(st: EvolutionState) -> dict[str, JSON]:
+    return {
+        "game": "evolution",
+        "options": dict(st.options),
+        "seed": st.seed,
+        "num_players": st.n,
+        "round": st.round,
+        "phase": st.phase,
+        "first_player": st.first,
+        "last_round": st.last_round,
+        "watering_hole": st.wh,
+        "cliff": st.cliff,
+        "deck": [CARD_STR[c] for c in reversed(st.deck)],
+        "reserve": [CARD_STR[c] for c in reversed(st.reserve)],
+        "reserve_used": st.reserve_used,
+        "discard": [CARD_STR[c] for c in st.discard],
+        "shuffles": st.shuffles,
+        "seats": [seat_to_dict(st, s) for s in range(st.n)],
+        "next_species_id": st.next_sid,
+        "passes": st.passes,
+        "acted": st.acted,
+        "negated": list(st.negated),
+        "stack": deep(st.stack),
+    }
+
+
+def seat_to_dict(st: EvolutionState, seat: int) -> dict[str, JSON]:
+    food_card = st.food_cards[seat]
+    return {
+        "hand": [CARD_STR[c] for c in st.hands[seat]],
+        "bag": st.bags[seat],
+        "food_card": None if food_card is None else CARD_STR[food_card],
+        "species": [species_to_dict(sp) for sp in st.rows[seat]],
+    }
+
+
+def species_to_dict(sp: Species) -> dict[str, JSON]:
+    return {
+        "id": sp.sid,
+        "traits": [CARD_STR[c] for c in sp.cards],
+        "face_down": [CARD_STR[c] for c in sp.hidden],
+        "body_size": sp.body,
+        "population": sp.pop,
+        "food": sp.food,
+        "fat": sp.fat,
+        "upkeep": sp.upkeep,
+        "avian": sp.avian,
+    }
+
+
+# -- from a dict ------------------------------------------------------------------------------------------------
+
+def _get(d: Mapping[str, Any], key: str, where: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+    if key not in d:
+        if default is ...:
+            raise InvalidState(f"{where}: missing key {key!r}")
+        return default
+    value = d[key]
+    if isinstance(value, bool) and kind is int:
+        raise InvalidState(f"{where}.{key} must be an integer, got {value!r}")
+    if not isinstance(value, kind):
+        raise InvalidState(f"{where}.{key} has the wrong type: {value!r}")
+    return value
+
+
+def _int(d: Mapping[str, Any], key: str, where: str, lo: int, hi: int, default: Any = ...) -> int:
+    value = _get(d, key, where, int, default)
+    if not lo <= value <= hi:
+        raise InvalidState(f"{where}.{key} must be in {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def _cards(d: Mapping[str, Any], key: str, where: str, default: Any = ...) -> list[int]:
+    items = _get(d, key, where, list, default)
+    try:
+        return [parse_card(x) for x in items]
+    except ValueError as exc:
+        raise InvalidState(f"{where}.{key}: {exc}") from None
+
+
+def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
+    if not isinstance(data, Mapping):
+        raise InvalidState(f"a state must be an object, got {type(data).__name__}")
+    try:
+        options = game.validate_options(_get(data, "options", "state", dict, {}))
+    except InvalidOptions as exc:
+        raise InvalidState(f"state.options: {exc}") from None
+    seats = _get(data, "seats", "state", list)
+    n = len(seats)
+    if not game.min_players <= n <= game.max_players:
+        raise InvalidState(f"state.seats must list {game.min_players}-{game.max_players} seats, got {n}")
+    if _get(data, "num_players", "state", int, n) != n:
+        raise InvalidState(f"state.num_players is {data['num_players']!r} but there are {n} seats")
+    st = EvolutionState(options, _get(data, "seed", "state", int, 0), n)
+    st.round = _int(data, "round", "state", 1, 10_000)
+    st.phase = _get(data, "phase", "state", str)
+    if st.phase not in PHASES:
+        raise InvalidState(f"state.phase must be one of {', '.join(PHASES)}, got {st.phase!r}")
+    st.first = _int(data, "first_player", "state", 0, n - 1)
+    last = _get(data, "last_round", "state", (int, type(None)), None)
+    st.last_round = None if last is None else _int(data, "last_round", "state", 1, 10_000)
+    st.wh = _int(data, "watering_hole", "state", 0, 10_000)
+    st.cliff = _int(data, "cliff", "state", 0, 10_000, 0)
+    st.deck = _cards(data, "deck", "state")[::-1]
+    st.reserve = _cards(data, "reserve", "state", [])[::-1]
+    st.reserve_used = _get(data, "reserve_used", "state", bool, False)
+    st.discard = _cards(data, "discard", "state")
+    st.shuffles = _int(data, "shuffles", "state", 0, 1_000_000, 0)
+    for seat, seat_data in enumerate(seats):
+        _load_seat(st, seat, seat_data)
+    ids = sorted(st.by_sid)
+    st.next_sid = _int(data, "next_species_id", "state", (ids[-1] + 1) if ids else 0, 1 << 30,
+                       (ids[-1] + 1) if ids else 0)
+    st.passes = _int(data, "passes", "state", 0, n, 0)
+    st.acted = _get(data, "acted", "state", bool, False)
+    st.negated = list(_get(data, "negated", "state", list, []))
+    for name in st.negated:
+        if name not in KIND:
+            raise InvalidState(f"state.negated: unknown trait {name!r}")
+    if "stack" in data:
+        st.stack = [_load_task(st, t, i) for i, t in enumerate(_get(data, "stack", "state", list))]
+    else:
+        st.stack = default_stack(st, _int(data, "turn", "state", 0, n - 1, st.first))
+    try:
+        st.run()
+    except (KeyError, IndexError, ValueError, TypeError) as exc:
+        raise InvalidState(f"state.stack does not fit the board: {exc!r}") from None
+    return st
+
+
+def _load_seat(st: EvolutionState, seat: int, d: Any) -> None:
+    where = f"seats[{seat}]"
+    if not isinstance(d, Mapping):
+        raise InvalidState(f"{where} must be an object")
+    st.hands[seat] = sorted(_cards(d, "hand", where))
+    st.bags[seat] = _int(d, "bag", where, 0, 1_000_000, 0)
+    food_card = _get(d, "food_card", where, (str, type(None)), None)
+    if food_card is not None:
+        st.food_cards[seat] = _cards({"c": [food_card]}, "c", f"{where}.food_card")[0]
+    for i, sp_data in enumerate(_get(d, "species", where, list)):
+        sp = _load_species(st, seat, sp_data, f"{where}.species[{i}]")
+        st.rows[seat].append(sp)
+        st.by_sid[sp.sid] = sp
+
+
+def _load_species(st: EvolutionState, seat: int, d: Any, where: str) -> Species:
+    if not isinstance(d, Mapping):
+        raise InvalidState(f"{where} must be an object")
+    sid = _int(d, "id", where, 0, 1 << 30, max(st.by_sid, default=-1) + 1)
+    if sid in st.by_sid:
+        raise InvalidState(f"{where}.id {sid} is used twice")
+    avian = _get(d, "avian", where, bool, False)
+    body = _int(d, "body_size", where, 1, 3 if avian else 6)
+    pop = _int(d, "population", where, 1, MAX_POPULATION)
+    sp = Species(sid, seat, avian, _cards(d, "traits", where), _cards(d, "face_down", where, []), body, pop,
+                 _int(d, "food", where, 0, pop, 0), _int(d, "fat", where, 0, body, 0),
+                 _int(d, "upkeep", where, 0, body if avian else 0, 0))
+    kinds = [CARD_BIT[c] for c in sp.cards + sp.hidden]
+    if len(kinds) > 3 or len(set(kinds)) != len(kinds):
+        raise InvalidState(f"{where}: at most 3 traits and no duplicates (ruling 9)")
+    if any(b & EVENT_BITS for b in kinds):
+        raise InvalidState(f"{where}: an event card cannot be a trait (ruling 11)")
+    if any(CARD_BIT[c] == FLIGHT for c in sp.hidden) or (sp.mask & FLIGHT and not avian):
+        raise InvalidState(f"{where}: Flight comes only face up, on an avian species (ruling 7)")
+    return sp
+
+
+def _load_task(st: EvolutionState, t: Any, i: int) -> list[Any]:
+    where = f"state.stack[{i}]"
+    if not isinstance(t, list) or not t or t[0] not in SIGNATURES:
+        raise InvalidState(f"{where} must be a known step [name, ...], got {t!r}")
+    signature = SIGNATURES[t[0]]
+    if len(t) != len(signature) + 1:
+        raise InvalidState(f"{where}: {t[0]} takes {len(signature)} argument(s), got {t!r}")
+    for kind, arg in zip(signature, t[1:], strict=True):
+        if not _arg_ok(st, kind, arg):
+            raise InvalidState(f"{where}: bad {kind} argument {arg!r} in {t!r}")
+    return deep(t)  # type: ignore[no-any-return]
+
+
+def _arg_ok(st: EvolutionState, kind: str, arg: Any) -> bool:
+    is_int = isinstance(arg, int) and not isinstance(arg, bool)
+    if kind == "seat":
+        return is_int and 0 <= arg < st.n
+    if kind == "sid":
+        return is_int and 0 <= arg < st.next_sid
+    if kind == "int":
+        return is_int and 0 <= arg <= 1000
+    if kind == "bool":
+        return isinstance(arg, bool)
+    if kind == "str":
+        return isinstance(arg, str) and arg in ("play", "food_card", "body", "population")
+    if kind == "src":
+        return arg in SOURCE_NAMES
+    if kind == "card":
+        return arg in CARD_STR
+    if kind == "trait":
+        return arg in KIND
+    if kind == "triggers":
+        return isinstance(arg, list) and all(
+            isinstance(x, list) and len(x) == 2 and _arg_ok(st, "sid", x[0]) and x[1] in KIND for x in arg)
+    return False
+
+
+def default_stack(st: EvolutionState, turn: int) -> list[list[Any]]:
+    """The steps left in the current phase, from seat `turn` to the last seat before the first player again."""
+    n = st.n
+    seats = [(turn + i) % n for i in range((st.first - turn) % n or n)]
+    later = list(reversed(seats))
+    if st.phase == "food_card":
+        every = list(reversed(st.order()))
+        return ([["start_feeding"], ["reveal_traits"]] + [["ask_play", s] for s in every]
+                + [["set_phase", "play"]] + [["ask_food", s] for s in later])
+    if st.phase == "play":
+        return [["start_feeding"], ["reveal_traits"]] + [["ask_play", s] for s in later]
+    if st.phase == "before_reveal":
+        return [["reveal_food"]] + [["leafy", s] for s in later]
+    if st.phase == "feeding":
+        return [["feed_turn", turn]]
+    return []

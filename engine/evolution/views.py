@@ -1,0 +1,73 @@
+"""What a seat may see. Hidden from a seat: the deck and reserve (counts only), other hands (counts only), other
+seats' face-down traits ("?") and food cards ("?" once chosen), and other seats' bags (null) until the end."""
+
+from __future__ import annotations
+
+from engine.core import JSON
+from engine.evolution.cards import CARD_STR, card_view
+from engine.evolution.species import Species
+from engine.evolution.state import EvolutionState, deep
+
+HIDDEN = "?"
+
+
+def build_view(st: EvolutionState, seat: int | None) -> dict[str, JSON]:
+    over = st.phase == "over"
+    d = st.decision()
+    view: dict[str, JSON] = {
+        "game": "evolution",
+        "you": seat,
+        "num_players": st.n,
+        "round": st.round,
+        "phase": st.phase,
+        "first_player": st.first,
+        "last_round": st.last_round,
+        "watering_hole": st.wh,
+        "cliff": st.cliff,
+        "expansions": st.options["expansions"],
+        "deck_count": len(st.deck),
+        "reserve_count": len(st.reserve),
+        "reserve_used": st.reserve_used,
+        "discard": [CARD_STR[c] for c in st.discard],
+        "seats": [_seat_view(st, s, seat is None or seat == s, over) for s in range(st.n)],
+        "decision": None,
+    }
+    if d is not None:
+        shown: dict[str, JSON] = {"seat": d.seat, "kind": d.kind, "prompt": d.prompt}
+        if seat is None or seat == d.seat:
+            shown["options"] = deep(list(d.options))
+        view["decision"] = shown
+    if over:
+        parts = [st.score_parts(s) for s in range(st.n)]
+        view["score_parts"] = parts
+        view["scores"] = [sum(p.values()) for p in parts]
+        outcome = st.outcome()
+        view["outcome"] = outcome.to_dict() if outcome is not None else None
+    return view
+
+
+def _seat_view(st: EvolutionState, s: int, mine: bool, over: bool) -> dict[str, JSON]:
+    food_card = st.food_cards[s]
+    return {
+        "seat": s,
+        "hand": [card_view(c) for c in st.hands[s]] if mine else None,
+        "hand_count": len(st.hands[s]),
+        "bag": st.bags[s] if mine or over else None,
+        "food_card": None if food_card is None else (CARD_STR[food_card] if mine else HIDDEN),
+        "species": [_species_view(sp, mine) for sp in st.rows[s]],
+        "public_score": sum(sp.pop + len(sp.cards) + len(sp.hidden) for sp in st.rows[s]),
+    }
+
+
+def _species_view(sp: Species, mine: bool) -> dict[str, JSON]:
+    return {
+        "id": sp.sid,
+        "traits": [CARD_STR[c] for c in sp.cards],
+        "face_down": [CARD_STR[c] if mine else HIDDEN for c in sp.hidden],
+        "body_size": sp.body,
+        "population": sp.pop,
+        "food": sp.food,
+        "fat": sp.fat,
+        "upkeep": sp.upkeep,
+        "avian": sp.avian,
+    }
