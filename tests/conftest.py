@@ -34,6 +34,28 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
         )
 
 
+@pytest.fixture
+def repo_root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(name="subprocess_env")
+def subprocess_env_fixture() -> Callable[..., dict[str, str]]:
+    """A function giving the environment for a subprocess on this test database."""
+    return subprocess_env
+
+
+@pytest.fixture(name="wait_until")
+def wait_until_fixture() -> Callable[..., Any]:
+    return wait_until
+
+
+@pytest.fixture
+def toygame_prelude() -> str:
+    """Python source that registers tinynim in a fresh process (prepend it to `python -c` code)."""
+    return REGISTER_TOYGAME
+
+
 def database_url() -> str:
     """A URL for the database the tests use now (pytest-django's test database), for subprocesses."""
     from django.db import connection

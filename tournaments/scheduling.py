@@ -43,8 +43,11 @@ def create_tournament(versions: Sequence[BotVersion], **fields: Any) -> Tourname
     return tournament
 
 
-def start_tournament(tournament: Tournament) -> list[Match]:
-    """draft → running: schedule every match, create its seats and the ratings, and enqueue them on commit."""
+def start_tournament(tournament: Tournament, enqueue: bool = True) -> list[Match]:
+    """draft → running: schedule every match, create its seats and the ratings, and enqueue them on commit.
+
+    enqueue=False leaves the matches queued for a caller that runs them itself (tests, tools).
+    """
     versions = list(tournament.entries.select_related("bot").order_by("pk"))
     check_entries(tournament, versions)
     by_id = {v.pk: v for v in versions}
@@ -61,7 +64,7 @@ def start_tournament(tournament: Tournament) -> list[Match]:
         pairings = round_robin.schedule(list(by_id), tournament.players_per_table, tournament.games_per_set,
                                         tournament.seed)
         matches = [_create_match(tournament, pairing) for pairing in pairings]
-        for match in matches:
+        for match in matches if enqueue else []:
             enqueue_match(match)
     return matches
 

@@ -151,6 +151,7 @@ CELERY_TASK_SOFT_TIME_LIMIT = LUDUS_MATCH_TIME_LIMIT - 5
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": LUDUS_MATCH_TIME_LIMIT * 2 + 300}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "var" / "celerybeat-schedule"))
 CELERY_BEAT_SCHEDULE = {
     "requeue-expired": {"task": "workers.requeue_expired", "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
 }

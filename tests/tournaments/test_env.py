@@ -1,0 +1,57 @@
+"""Settings helpers read the environment strictly: a bad value stops start-up with the variable's name."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from tournaments.env import env_bool, env_choice, env_int, env_list, env_str
+
+
+@pytest.mark.parametrize(("raw", "value"), [("1", True), ("true", True), ("OFF", False), ("no", False)])
+def test_env_bool_reads_the_usual_spellings(monkeypatch: pytest.MonkeyPatch, raw: str, value: bool) -> None:
+    monkeypatch.setenv("X_FLAG", raw)
+    assert env_bool("X_FLAG", not value) is value
+
+
+@pytest.mark.parametrize(
+    ("reader", "raw", "message"),
+    [
+        (lambda: env_bool("X_VAR", False), "maybe", "X_VAR must be a boolean"),
+        (lambda: env_int("X_VAR", 1), "ten", "X_VAR must be an integer, got 'ten'"),
+        (lambda: env_int("X_VAR", 1, minimum=1), "0", "X_VAR must be at least 1"),
+        (lambda: env_list("X_VAR", []), "a,,b", "X_VAR has an empty item"),
+        (lambda: env_choice("X_VAR", "bwrap", ("bwrap", "none")), "docker", "X_VAR must be one of bwrap, none"),
+    ],
+)
+def test_bad_values_fail_loudly(monkeypatch: pytest.MonkeyPatch, reader, raw: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("X_VAR", raw)
+    with pytest.raises(ImproperlyConfigured, match=message):
+        reader()
+
+
+def test_unset_values_take_their_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("X_VAR", raising=False)
+    assert (env_int("X_VAR", 5), env_list("X_VAR", ["a"]), env_str("X_VAR", "d")) == (5, ["a"], "d")
+    with pytest.raises(ImproperlyConfigured, match="X_VAR is required"):
+        env_str("X_VAR")
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DEBUG": "0"}, "SECRET_KEY is required"),
+        ({"DEBUG": "1", "LUDUS_MOVE_MS": "fast"}, "LUDUS_MOVE_MS must be an integer"),
+        ({"DEBUG": "0", "SECRET_KEY": "x", "LUDUS_SANDBOX": "none"}, "refused unless DEBUG=1"),
+    ],
+)
+def test_settings_refuse_to_start_with_bad_environment(env: dict[str, str], message: str) -> None:
+    root = Path(__file__).resolve().parents[2]
+    clean = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "tournaments.settings", **env}
+    done = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=root, env=clean,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and message in done.stderr
