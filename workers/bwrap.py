@@ -1,20 +1,29 @@
-"""The bubblewrap command line for one bot seat, and the interpreter it runs (ARCHITECTURE §4).
+"""The host side of a seat's sandbox: the bwrap command line, the interpreter, the seat's uid and its processes.
 
 The sandbox sees: the interpreter, its stdlib and the shared libraries it loads (read-only), the bot at /bot and the
 SDK at /ludus (read-only), a private size-limited tmpfs at /tmp, its own /proc and a minimal /dev. It shares no
 namespace with the worker: user, pid, net (an empty network namespace with only a loopback), ipc, uts and cgroup.
+
+When the worker runs as root, each live seat also gets an unprivileged uid of its own (`UidLease`), so RLIMIT_NPROC,
+file permissions and the final sweep (`kill_uid`) are per seat. See docs/bots.md for what was verified on which host.
 """
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import json
 import os
+import resource
 import shutil
+import signal
 import stat
 import subprocess
-from collections.abc import Mapping
+import tempfile
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 BOT_DIR = "/bot"
 SDK_DIR = "/ludus"
@@ -135,8 +144,9 @@ def bwrap_path() -> str:
     return path
 
 
-def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: int) -> list[str]:
-    """The full argv: bwrap and its options, then the interpreter running /bot/main.py."""
+def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: int,
+                  program: tuple[str, ...] = (f"{BOT_DIR}/main.py",)) -> list[str]:
+    """The full argv: bwrap and its options, then the interpreter running /bot/main.py (or `program`)."""
     cmd = [bwrap_path(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
            "--new-session", "--as-pid-1", "--hostname", "ludus", "--clearenv"]
     for key, value in SANDBOX_ENV.items():
@@ -148,5 +158,119 @@ def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: in
     cmd += ["--ro-bind", bot_dir, BOT_DIR, "--ro-bind", sdk_dir, SDK_DIR,
             "--size", str(tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
             "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
-            "--chdir", BOT_DIR, "--", interp.executable, *PYTHON_FLAGS, f"{BOT_DIR}/main.py"]
+            "--chdir", BOT_DIR, "--", interp.executable, *PYTHON_FLAGS, *program]
     return cmd
+
+
+# --- uids and processes: one unprivileged uid per live seat -----------------------------------------------------
+
+
+class UidLease:
+    """An exclusive uid for one seat, held by an flock on a lock file so that concurrent workers never share one."""
+
+    def __init__(self, uid_base: int, uid_count: int, lock_dir: str = "") -> None:
+        locks = Path(lock_dir or _default_lock_dir())
+        locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+        start = (os.getpid() * 31 + time.monotonic_ns()) % uid_count
+        for i in range(uid_count):
+            uid = uid_base + (start + i) % uid_count
+            fd = os.open(locks / f"uid-{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            kill_uid(uid)  # whatever a crashed worker left behind under this uid
+            return
+        raise RuntimeError(f"all {uid_count} sandbox uids from {uid_base} are in use")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _default_lock_dir() -> str:
+    return "/run/ludus-sandbox" if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "ludus-uids")
+
+
+def pids_of_uid(uid: int) -> list[int]:
+    """Live (non-zombie) processes whose real uid is uid, from /proc."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                status = Path(entry.path, "status").read_text()
+            except OSError:
+                continue
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").startswith("Z"):
+                found.append(int(entry.name))
+    return found
+
+
+def kill_uid(uid: int, timeout: float = 2.0) -> None:
+    """SIGKILL every process of uid until none is left (a fork bomb may fork while we kill)."""
+    deadline = time.monotonic() + timeout
+    while (pids := pids_of_uid(uid)) and time.monotonic() < deadline:
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.005)
+
+
+def children_of(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def kill_pid(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def killpg(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+# --- starting -------------------------------------------------------------------------------------------------
+
+
+_working: set[tuple[str, ...]] = set()
+
+
+def self_test(argv: list[str], uid: int | None) -> None:
+    """Once per process and command shape: start an empty sandbox. Raises SandboxUnavailable when bwrap fails.
+
+    Without this, a host that refuses user namespaces would look like a bot that died at once, and the bot would
+    forfeit for the host's fault; an infrastructure fault must fail the match instead (ARCHITECTURE §4).
+    """
+    key = (argv[0], str(uid is None))
+    if key in _working:
+        return
+    probe = argv[: argv.index("--") + 2] + ["-S", "-c", "pass"]
+    done = subprocess.run(probe, capture_output=True, env=dict(SANDBOX_ENV), cwd="/", timeout=30,
+                          user=uid, group=uid, extra_groups=[] if uid is not None else None)
+    if done.returncode != 0:
+        raise SandboxUnavailable(f"bwrap cannot start a sandbox here: {done.stderr.decode(errors='replace')}")
+    _working.add(key)
+
+
+def limiter(limits: list[tuple[int, int]]) -> Callable[[], None]:
+    """The preexec_fn: runs in the child after the uid drop, before exec; sets each limit soft = hard."""
+
+    def apply() -> None:
+        for kind, value in limits:
+            resource.setrlimit(kind, (value, value))
+
+    return apply

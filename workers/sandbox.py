@@ -12,28 +12,43 @@ development machines without user namespaces; production settings must refuse it
 
 from __future__ import annotations
 
-import fcntl
 import io
 import os
 import resource
 import selectors
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
 import time
 import weakref
 import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from engine import protocol
 from engine.core import Decision
-from workers.bwrap import SANDBOX_ENV, bwrap_command, find_interpreter
+from workers.bwrap import (
+    SANDBOX_ENV,
+    SandboxUnavailable,
+    UidLease,
+    bwrap_command,
+    children_of,
+    find_interpreter,
+    kill_pid,
+    kill_uid,
+    killpg,
+    limiter,
+    pids_of_uid,
+    self_test,
+)
 from workers.seats import Reply, SeatDied
+
+__all__ = [
+    "BadBotSource", "SandboxConfig", "SandboxUnavailable", "SandboxedSeat", "check_source", "make_sandboxed_seat",
+    "pids_of_uid", "sandbox_kind", "unpack_bot",
+]
 
 SANDBOX_KINDS = ("bwrap", "none")
 SDK_SOURCE = Path(__file__).resolve().parent.parent / "engine" / "sdk.py"
@@ -146,73 +161,6 @@ def _write_file(path: Path, data: bytes) -> None:
     path.chmod(0o444)
 
 
-# --- uids: one unprivileged uid per live seat ---------------------------------------------------------------------
-
-
-class UidLease:
-    """An exclusive uid for one seat, held by an flock on a lock file so that concurrent workers never share one."""
-
-    def __init__(self, config: SandboxConfig) -> None:
-        lock_dir = Path(config.lock_dir or _default_lock_dir())
-        lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        start = (os.getpid() * 31 + time.monotonic_ns()) % config.uid_count
-        for i in range(config.uid_count):
-            uid = config.uid_base + (start + i) % config.uid_count
-            fd = os.open(lock_dir / f"uid-{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self.uid, self._fd = uid, fd
-            kill_uid(uid)  # whatever a crashed worker left behind under this uid
-            return
-        raise RuntimeError(f"all {config.uid_count} sandbox uids from {config.uid_base} are in use")
-
-    def release(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-
-def _default_lock_dir() -> str:
-    return "/run/ludus-sandbox" if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "ludus-uids")
-
-
-def pids_of_uid(uid: int) -> list[int]:
-    """Live (non-zombie) processes whose real uid is uid, from /proc."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                status = Path(entry.path, "status").read_text()
-            except OSError:
-                continue
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").startswith("Z"):
-                found.append(int(entry.name))
-    return found
-
-
-def kill_uid(uid: int, timeout: float = 2.0) -> None:
-    """SIGKILL every process of uid until none is left (a fork bomb may fork while we kill)."""
-    deadline = time.monotonic() + timeout
-    while (pids := pids_of_uid(uid)) and time.monotonic() < deadline:
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.005)
-
-
-def children_of(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
 # --- the seat -----------------------------------------------------------------------------------------------------
 
 
@@ -267,11 +215,11 @@ class _Resources:
         if proc.poll() is None:
             reapers = children_of(proc.pid)
             for child in reapers:
-                _kill(child)
+                kill_pid(child)
             try:
                 proc.wait(timeout=1.0 if reapers else 0.05)
             except subprocess.TimeoutExpired:
-                _killpg(proc.pid)
+                killpg(proc.pid)
                 proc.wait()
         if self.lease is not None:
             kill_uid(self.lease.uid)
@@ -290,20 +238,6 @@ class _Resources:
         shutil.rmtree(self.seat_dir, ignore_errors=True)
         if self.lease is not None:
             self.lease.release()
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def _killpg(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 class SandboxedSeat:
@@ -409,13 +343,14 @@ class SandboxedSeat:
         interp = find_interpreter(self.config.python)
         is_root = os.geteuid() == 0
         if is_root:
-            self._res.lease = UidLease(self.config)
+            self._res.lease = UidLease(self.config.uid_base, self.config.uid_count, self.config.lock_dir)
             os.chown(self.seat_dir, self._res.lease.uid, self._res.lease.uid)
         os.chmod(self.seat_dir, 0o700)
         uid = self._res.lease.uid if self._res.lease else None
         if self.sandbox == "bwrap":
             argv = bwrap_command(interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes)
             env, cwd = dict(SANDBOX_ENV), "/"
+            self_test(argv, uid)
         else:
             argv = [interp.executable, "-S", str(self.seat_dir / "bot" / "main.py")]
             env = {**SANDBOX_ENV, "PYTHONPATH": str(sdk_dir), "HOME": str(self.seat_dir)}
@@ -425,7 +360,7 @@ class SandboxedSeat:
             limits = [(k, v) for k, v in limits if k != resource.RLIMIT_NPROC]
         self._res.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, env=env,
-            cwd=cwd, start_new_session=True, close_fds=True, preexec_fn=_limiter(limits),
+            cwd=cwd, start_new_session=True, close_fds=True, preexec_fn=limiter(limits),
             user=uid, group=uid, extra_groups=[] if uid is not None else None,
         )
         for pipe in (self._res.proc.stdin, self._res.proc.stdout):
@@ -529,16 +464,6 @@ class SandboxedSeat:
 def _wait(sel: selectors.BaseSelector, deadline: float) -> bool:
     remaining = deadline - time.monotonic()
     return remaining > 0 and bool(sel.select(remaining))
-
-
-def _limiter(limits: list[tuple[int, int]]) -> Callable[[], None]:
-    """The preexec_fn: runs in the child after the uid drop, before exec; sets each limit soft = hard."""
-
-    def apply() -> None:
-        for kind, value in limits:
-            resource.setrlimit(kind, (value, value))
-
-    return apply
 
 
 def sandbox_kind(sandbox: str | None) -> str:

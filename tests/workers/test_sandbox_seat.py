@@ -20,6 +20,7 @@ from workers.sandbox import (
     BadBotSource,
     SandboxConfig,
     SandboxedSeat,
+    SandboxUnavailable,
     check_source,
     make_sandboxed_seat,
     pids_of_uid,
@@ -190,3 +191,14 @@ def test_a_bot_gets_the_startup_allowance_only_once() -> None:
     first = seat.decide(1, {}, PICK, bank_ms=200)  # 0.8 s of start-up is not charged
     assert first.fault is None and first.ms < 300
     seat.finish({"type": "result", "outcome": {}})
+
+
+def test_a_host_that_cannot_sandbox_fails_the_match_not_the_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    import workers.bwrap
+
+    monkeypatch.setattr(workers.bwrap, "bwrap_path", lambda: "/bin/false")
+    seat = _seat("import ludus\nludus.run(lambda view, decision: 0)\n")
+    with pytest.raises(SandboxUnavailable, match="bwrap cannot start a sandbox here"):
+        seat.start(HELLO)
+    seat.close()
+    assert not seat.seat_dir.exists()
