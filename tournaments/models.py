@@ -60,6 +60,9 @@ class Bot(models.Model):
     description = models.TextField(blank=True)
     visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set by tournaments.bot_lifecycle.flag_faulty_bots when the bot keeps faulting; shown to its owner.
+    flagged_reason = models.TextField(blank=True)
+    flagged_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "name"], name="bot_name_unique_per_owner")]
@@ -88,6 +91,8 @@ class BotVersion(models.Model):
     size = models.PositiveIntegerField(editable=False, default=0)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
     validation_log = models.TextField(blank=True)
+    # When a validator claimed it; a claim older than the validation lease may be taken over (workers/validation.py).
+    validating_since = models.DateTimeField(null=True, blank=True, editable=False)
     builtin = models.CharField(max_length=32, blank=True, help_text="the engine bot name for trusted built-ins")
     created_at = models.DateTimeField(auto_now_add=True)
 
