@@ -13,9 +13,10 @@ development machines without user namespaces; production settings must refuse it
 from __future__ import annotations
 
 import io
+import math
 import os
 import resource
-import selectors
+import select
 import shutil
 import subprocess
 import tempfile
@@ -398,19 +399,17 @@ class SandboxedSeat:
         assert proc is not None and proc.stdin is not None
         fd = proc.stdin.fileno()
         view = memoryview(data)
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_WRITE)
-            while view:
-                try:
-                    view = view[os.write(fd, view):]
-                    continue
-                except BlockingIOError:
-                    pass
-                except BrokenPipeError:
-                    self._die("the bot exited")
-                    raise SeatDied("the bot exited") from None
-                if not _wait(sel, deadline):
-                    return False
+        while view:
+            try:
+                view = view[os.write(fd, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except BrokenPipeError:
+                self._die("the bot exited")
+                raise SeatDied("the bot exited") from None
+            if not _wait(fd, select.POLLOUT, deadline):
+                return False
         return True
 
     def _read_line(self, deadline: float) -> bytes | protocol.ProtocolFault | None:
@@ -418,22 +417,20 @@ class SandboxedSeat:
         proc = self._res.proc
         assert proc is not None and proc.stdout is not None
         fd = proc.stdout.fileno()
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while True:
-                found = self._take_line()
-                if found is not None:
-                    return found
-                if not _wait(sel, deadline):
-                    return None
-                try:
-                    chunk = os.read(fd, _CHUNK)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    self._die("the bot closed its stdout or exited")
-                    raise SeatDied("the bot exited")
-                self._buf += chunk
+        while True:
+            found = self._take_line()
+            if found is not None:
+                return found
+            if not _wait(fd, select.POLLIN, deadline):
+                return None
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                self._die("the bot closed its stdout or exited")
+                raise SeatDied("the bot exited")
+            self._buf += chunk
 
     def _take_line(self) -> bytes | protocol.ProtocolFault | None:
         """Cut one complete line off the buffer, keeping at most MAX_LINE bytes of an unfinished one."""
@@ -461,9 +458,14 @@ class SandboxedSeat:
         return None
 
 
-def _wait(sel: selectors.BaseSelector, deadline: float) -> bool:
+def _wait(fd: int, event: int, deadline: float) -> bool:
+    """Wait until fd is ready for event (or hung up) or the deadline passes; True when ready."""
     remaining = deadline - time.monotonic()
-    return remaining > 0 and bool(sel.select(remaining))
+    if remaining <= 0:
+        return False
+    poller = select.poll()
+    poller.register(fd, event)
+    return bool(poller.poll(math.ceil(remaining * 1000)))
 
 
 def sandbox_kind(sandbox: str | None) -> str:
