@@ -3,6 +3,9 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The test suite needs PostgreSQL and Redis (never SQLite); point it elsewhere with DATABASE_URL=... make test.
+DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/ludus
+TEST_BROKER_URL ?= redis://127.0.0.1:6379/5
 
 .PHONY: demo test test-engine lint typecheck sysdeps venv
 
@@ -18,12 +21,13 @@ venv: $(STAMP)
 sysdeps:
 	@bash scripts/sysdeps.sh
 
+# SQLite under var/ and the embedded runner unless DATABASE_URL / CELERY_BROKER_URL are set in the environment.
 demo: $(STAMP)
-	$(BIN)/python manage.py demo
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py demo
 
 test: $(STAMP) sysdeps
 	$(BIN)/mypy --strict engine
-	$(BIN)/python -m pytest
+	DEBUG=1 DATABASE_URL=$(DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) $(BIN)/python -m pytest
 
 test-engine: $(STAMP)
 	$(BIN)/python -m pytest tests/engine -m 'not slow'

@@ -1,0 +1,23 @@
+# One image for web, worker and beat; docker-compose.yml picks the command. Configured only by environment variables.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=tournaments.settings
+# bubblewrap sandboxes uploaded bots (LUDUS_SANDBOX=bwrap); the worker container needs user namespaces.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY engine ./engine
+COPY tournaments ./tournaments
+COPY replays ./replays
+COPY workers ./workers
+COPY manage.py ./
+RUN pip install --no-cache-dir . \
+    && DEBUG=1 python manage.py collectstatic --noinput
+
+RUN useradd --create-home --uid 10001 ludus && mkdir -p /app/var && chown ludus /app/var
+USER ludus
+EXPOSE 8000
+CMD ["gunicorn", "tournaments.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]
