@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -53,6 +54,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "tournaments",
@@ -110,8 +112,12 @@ if not DEBUG:
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",  # first, so an anonymous client gets 401 not 403
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_RATES": {"uploads": None},  # set below, once LUDUS_UPLOAD_RATE is read
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Ludus API",
@@ -129,6 +135,19 @@ LUDUS_BANK_MS = env_int("LUDUS_BANK_MS", 10000, minimum=0)
 LUDUS_MAX_FAULTS = env_int("LUDUS_MAX_FAULTS", 3, minimum=1)
 LUDUS_UPLOAD_MAX_BYTES = env_int("LUDUS_UPLOAD_MAX_BYTES", 1024 * 1024, minimum=1)
 LUDUS_UPLOAD_RATE = env_str("LUDUS_UPLOAD_RATE", "20/hour")
+LUDUS_UPLOAD_MAX_UNPACKED_BYTES = env_int("LUDUS_UPLOAD_MAX_UNPACKED_BYTES", 8 * 1024 * 1024, minimum=1,
+                                          maximum=16 * 1024 * 1024)  # the sandbox unpacks at most 16 MiB
+LUDUS_UPLOAD_MAX_FILES = env_int("LUDUS_UPLOAD_MAX_FILES", 200, minimum=1, maximum=256)  # the sandbox's cap: 256
+LUDUS_UPLOAD_MAX_RATIO = env_int("LUDUS_UPLOAD_MAX_RATIO", 100, minimum=2)  # per zip entry, against zip bombs
+if not re.fullmatch(r"\d+/(s|sec|m|min|h|hour|d|day)", LUDUS_UPLOAD_RATE):
+    raise ImproperlyConfigured(f"environment variable LUDUS_UPLOAD_RATE must look like 20/hour, "
+                               f"got {LUDUS_UPLOAD_RATE!r}")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"uploads": LUDUS_UPLOAD_RATE}
+LUDUS_VALIDATION_MAX_FAULTS = env_int("LUDUS_VALIDATION_MAX_FAULTS", 0, minimum=0)  # faults a new version may make
+LUDUS_VALIDATION_LEASE_SECONDS = env_int("LUDUS_VALIDATION_LEASE_SECONDS", 600, minimum=30)
+LUDUS_FLAG_WINDOW = env_int("LUDUS_FLAG_WINDOW", 10, minimum=1)  # a bot's last N finished matches...
+LUDUS_FLAG_FAULT_PERCENT = env_int("LUDUS_FLAG_FAULT_PERCENT", 50, minimum=1, maximum=100)  # ...this many faulty
+LUDUS_FLAG_FORFEITS = env_int("LUDUS_FLAG_FORFEITS", 3, minimum=1)  # or this many forfeits in a row
 LUDUS_WORKER_CONCURRENCY = env_int("LUDUS_WORKER_CONCURRENCY", os.cpu_count() or 1, minimum=1)
 LUDUS_MATCH_ATTEMPTS = env_int("LUDUS_MATCH_ATTEMPTS", 3, minimum=1)
 LUDUS_MATCH_TIME_LIMIT = env_int("LUDUS_MATCH_TIME_LIMIT", 900, minimum=10)  # seconds, the hard kill of one match
@@ -154,6 +173,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "var" / "celerybeat-schedule"))
 CELERY_BEAT_SCHEDULE = {
     "requeue-expired": {"task": "workers.requeue_expired", "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
+    "revalidate-stale": {"task": "workers.revalidate_stale",
+                         "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
+    "flag-faulty-bots": {"task": "workers.flag_faulty_bots", "schedule": env_int("LUDUS_FLAG_SECONDS", 300, minimum=1)},
 }
 
 LOGGING = {

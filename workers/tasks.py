@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import django
 from django.apps import apps
 
@@ -22,6 +24,31 @@ def requeue_expired_task() -> int:
     from tournaments.services import requeue_expired
 
     return requeue_expired()
+
+
+@app.task(name="workers.validate_version", bind=True, max_retries=5, default_retry_delay=30)
+def validate_version_task(self: Any, version_id: int) -> str:
+    """The smoke match of a new bot version; a sandbox failure (not the bot's) is retried."""
+    from workers.validation import ValidationUnavailable, validate_version
+
+    try:
+        return validate_version(version_id)
+    except ValidationUnavailable as exc:
+        raise self.retry(exc=exc) from exc
+
+
+@app.task(name="workers.revalidate_stale")
+def revalidate_stale_task() -> int:
+    from tournaments.bot_lifecycle import revalidate_stale
+
+    return revalidate_stale()
+
+
+@app.task(name="workers.flag_faulty_bots")
+def flag_faulty_bots_task() -> int:
+    from tournaments.bot_lifecycle import flag_faulty_bots
+
+    return flag_faulty_bots()
 
 
 @app.task(name="workers.ping")

@@ -1,0 +1,256 @@
+"""Validating a new bot version: one smoke match in the real sandbox against the built-in bots (ARCHITECTURE §5).
+
+`validate_version(version_id)` is what the Celery task `workers.validate_version` and the embedded pool call:
+- it claims the version by a compare-and-set update, pending → validating (or takes over a claim older than the
+  validation lease, left by a worker that died), so any number of deliveries validate it once;
+- it plays one game with the upload at seat 0 in the sandbox, the same `make_sandboxed_seat` and protocol as every
+  match, against in-process built-in bots;
+- it writes `active` when the bot played the whole game without forfeiting and with at most
+  LUDUS_VALIDATION_MAX_FAULTS faults, else `rejected`. Either way the validation log says why: the result, every
+  fault with its step, code and detail, and the bot's captured stderr.
+An infrastructure failure (the sandbox cannot start on this host) is not the bot's fault: the version goes back to
+`pending` and `ValidationUnavailable` is raised so the caller can retry.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from engine import InvalidOptions, load_game
+from engine.core import Decision
+from tournaments.models import BotVersion
+from workers.play import PlayResult, play_game
+from workers.seats import Clock, InProcessSeat, Reply, SeatDied, SeatPlayer
+
+logger = logging.getLogger(__name__)
+
+Status = BotVersion.Status
+CANDIDATE_SEAT = 0
+OPPONENTS = ("greedy", "random")
+SMOKE_PLAYERS = 3  # clamped to the game's range
+
+
+class ValidationUnavailable(RuntimeError):
+    """The smoke match could not run for a reason that is not the bot's (the sandbox, the host): retry later."""
+
+
+# --- the recording seat ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FaultNote:
+    step: int  # the decision's seq: the step a replay of the smoke match would show
+    kind: str  # the decision kind, e.g. "feed"
+    code: str  # timeout, bad_json, stale_seq, out_of_range, too_long, bad_shape, died
+    detail: str
+
+    def line(self) -> str:
+        return f"  step {self.step} ({self.kind}): {self.code}" + (f": {self.detail}" if self.detail else "")
+
+
+@dataclass
+class RecordingSeat:
+    """A SeatPlayer wrapper that keeps each fault's detail, which the action log reduces to a code."""
+
+    inner: SeatPlayer
+    faults: list[FaultNote] = field(default_factory=list)
+    decisions: int = 0
+    start_failure: str = ""
+
+    @property
+    def needs_view(self) -> bool:
+        return self.inner.needs_view
+
+    def start(self, hello: dict[str, Any]) -> None:
+        try:
+            self.inner.start(hello)
+        except SeatDied as exc:
+            self.start_failure = str(exc) or "the bot died at start"
+            raise
+
+    def decide(self, seq: int, view: dict[str, Any] | None, decision: Decision, bank_ms: int) -> Reply:
+        self.decisions += 1
+        try:
+            reply = self.inner.decide(seq, view, decision, bank_ms)
+        except SeatDied as exc:
+            self.faults.append(FaultNote(seq, decision.kind, "died", str(exc)))
+            raise
+        if reply.fault:
+            self.faults.append(FaultNote(seq, decision.kind, reply.fault, reply.detail))
+        elif not 0 <= reply.choice < len(decision.options):
+            detail = f"choice {reply.choice} of {len(decision.options)} options"
+            self.faults.append(FaultNote(seq, decision.kind, "out_of_range", detail))
+        return reply
+
+    def finish(self, outcome: dict[str, Any]) -> None:
+        self.inner.finish(outcome)
+
+    def log(self) -> str:
+        return self.inner.log()
+
+    def close(self) -> None:
+        close = getattr(self.inner, "close", None)
+        if callable(close):
+            close()
+
+
+# --- the smoke match ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SmokeMatch:
+    """What a version is validated with: derived from the version alone, so a rerun plays the same game."""
+
+    game: str
+    players: int
+    seed: int
+    opponents: tuple[str, ...]
+    clock: Clock
+    max_faults: int
+
+    def describe(self) -> str:
+        return (f"Smoke match: {self.game}, {self.players} players, seed {self.seed}, clock {self.clock.move_ms} ms "
+                f"per move + {self.clock.bank_ms} ms bank; your bot at seat {CANDIDATE_SEAT} against "
+                f"{', '.join(self.opponents)} (built-in).")
+
+
+def smoke_match_for(version: BotVersion) -> SmokeMatch:
+    """Raises InvalidOptions when the bot's game is unknown."""
+    game = load_game(version.bot.game)
+    players = max(game.min_players, min(SMOKE_PLAYERS, game.max_players))
+    opponents = tuple(OPPONENTS[i % len(OPPONENTS)] for i in range(players - 1))
+    clock = Clock(move_ms=settings.LUDUS_MOVE_MS, bank_ms=settings.LUDUS_BANK_MS)
+    return SmokeMatch(game=game.name, players=players, seed=int(version.sha256[:8] or "0", 16),
+                      opponents=opponents, clock=clock, max_faults=settings.LUDUS_MAX_FAULTS)
+
+
+def play_smoke_match(version: BotVersion, spec: SmokeMatch) -> tuple[PlayResult, RecordingSeat]:
+    """Play it; bot faults end up in the result, anything raised is the infrastructure's."""
+    from workers.sandbox import make_sandboxed_seat
+
+    candidate = RecordingSeat(make_sandboxed_seat(version, CANDIDATE_SEAT, None))
+    players: list[SeatPlayer] = [candidate]
+    players += [InProcessSeat(name, spec.game, spec.seed + i + 1) for i, name in enumerate(spec.opponents)]
+    try:
+        result = play_game(spec.game, spec.players, spec.seed, {}, players, spec.clock, spec.max_faults)
+    finally:
+        candidate.close()
+    return result, candidate
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str
+    log: str
+
+
+def judge(spec: SmokeMatch, result: PlayResult, seat: RecordingSeat, allowed_faults: int) -> Verdict:
+    """active or rejected, and the log the author reads."""
+    assert result.outcome is not None
+    faults = result.faults[CANDIDATE_SEAT]
+    forfeited = result.forfeited[CANDIDATE_SEAT]
+    lines = [spec.describe(),
+             f"Result: rank {result.outcome.ranks[CANDIDATE_SEAT]} of {spec.players}, score "
+             f"{result.outcome.scores[CANDIDATE_SEAT]}; the bot answered {seat.decisions} decision(s), "
+             f"{faults} fault(s), {'forfeited' if forfeited else 'no forfeit'}."]
+    if seat.start_failure:
+        lines.append(f"The bot did not start: {seat.start_failure}")
+    if seat.faults:
+        lines.append("Faults (step, decision kind, code, detail):")
+        lines += [note.line() for note in seat.faults]
+    if forfeited:
+        status, why = Status.REJECTED, "the bot forfeited the smoke match (it died, or faulted too often)"
+    elif faults > allowed_faults:
+        status, why = Status.REJECTED, f"{faults} fault(s), more than the {allowed_faults} allowed"
+    else:
+        status, why = Status.ACTIVE, "the bot played the whole game" + (
+            f" with {faults} fault(s), within the {allowed_faults} allowed" if faults else " without a fault")
+    lines.append(f"Verdict: {status}: {why}.")
+    stderr = result.logs[CANDIDATE_SEAT] if result.logs else seat.log()
+    lines += ["--- the bot's stderr ---", stderr.rstrip("\n") or "(empty)"]
+    return Verdict(status=status, log="\n".join(lines) + "\n")
+
+
+# --- claiming and recording --------------------------------------------------------------------------------------
+
+
+def lease() -> timedelta:
+    return timedelta(seconds=settings.LUDUS_VALIDATION_LEASE_SECONDS)
+
+
+def claim_version(version_id: int, now: datetime | None = None) -> datetime | None:
+    """pending → validating (or a stale validating claim taken over); the claim's time, or None if not claimed."""
+    now = now or timezone.now()
+    claimable = Q(status=Status.PENDING) | Q(status=Status.VALIDATING, validating_since__lt=now - lease())
+    claimed = BotVersion.objects.filter(claimable, pk=version_id, builtin="").update(
+        status=Status.VALIDATING, validating_since=now
+    )
+    return now if claimed == 1 else None
+
+
+def record_verdict(version_id: int, claimed_at: datetime, verdict: Verdict) -> bool:
+    """validating → active or rejected, only for the claim we hold."""
+    return BotVersion.objects.filter(pk=version_id, status=Status.VALIDATING, validating_since=claimed_at).update(
+        status=verdict.status, validation_log=verdict.log, validating_since=None
+    ) == 1
+
+
+def release_claim(version_id: int, claimed_at: datetime, cause: str) -> bool:
+    """validating → pending, for a retry: the infrastructure failed, not the bot."""
+    log = f"Validation could not run (an infrastructure problem, not your bot's); it will be retried.\n{cause}\n"
+    return BotVersion.objects.filter(pk=version_id, status=Status.VALIDATING, validating_since=claimed_at).update(
+        status=Status.PENDING, validation_log=log, validating_since=None
+    ) == 1
+
+
+def validate_version(version_id: int) -> str:
+    """Validate one version; return what happened ("active", "rejected", "already active"...).
+
+    Raises ValidationUnavailable when the sandbox itself failed; the version is then pending again.
+    """
+    claimed_at = claim_version(version_id)
+    if claimed_at is None:
+        status = BotVersion.objects.filter(pk=version_id).values_list("status", flat=True).first()
+        return "missing" if status is None else f"already {status}"
+    version = BotVersion.objects.select_related("bot").get(pk=version_id)
+    try:
+        spec = smoke_match_for(version)
+    except InvalidOptions as exc:
+        record_verdict(version_id, claimed_at, Verdict(Status.REJECTED, f"Verdict: rejected: {exc}.\n"))
+        return Status.REJECTED
+    try:
+        result, seat = play_smoke_match(version, spec)
+    except Exception as exc:  # the bot's failures are faults inside the result; anything raised is ours
+        logger.exception("validating bot version %s failed", version_id)
+        release_claim(version_id, claimed_at, f"{type(exc).__name__}: {exc}")
+        raise ValidationUnavailable(f"bot version {version_id}: {type(exc).__name__}: {exc}\n"
+                                    f"{traceback.format_exc(limit=6)}") from exc
+    verdict = judge(spec, result, seat, settings.LUDUS_VALIDATION_MAX_FAULTS)
+    if not record_verdict(version_id, claimed_at, verdict):
+        return "claim lost"
+    return verdict.status
+
+
+def run_embedded(version_id: int) -> str:
+    """The embedded pool's entry point: an infrastructure failure leaves the version pending for the sweeper."""
+    try:
+        return validate_version(version_id)
+    except ValidationUnavailable as exc:
+        return f"pending: {exc}"
+
+
+def stale_versions(now: datetime | None = None) -> list[int]:
+    """Versions whose validation was lost: pending for longer than the lease, or a claim older than the lease."""
+    cutoff = (now or timezone.now()) - lease()
+    stale = BotVersion.objects.filter(builtin="").filter(
+        Q(status=Status.PENDING, created_at__lt=cutoff) | Q(status=Status.VALIDATING, validating_since__lt=cutoff)
+    )
+    return list(stale.order_by("pk").values_list("pk", flat=True))
