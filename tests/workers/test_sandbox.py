@@ -116,7 +116,7 @@ def _rss() -> int:
 def _seat_dirs() -> set[str]:
     import tempfile
 
-    return {p.name for p in Path(tempfile.gettempdir()).glob("ludus-*") if p.name != "ludus-uids"}
+    return {p.name for p in Path(tempfile.gettempdir()).glob("ludus-seat-*")}
 
 
 def _log_lines(log: str, prefix: str) -> dict[str, str]:

@@ -202,3 +202,34 @@ def test_a_host_that_cannot_sandbox_fails_the_match_not_the_bot(monkeypatch: pyt
         seat.start(HELLO)
     seat.close()
     assert not seat.seat_dir.exists()
+
+
+WORKER = """
+import sys, time
+from workers.sandbox import SandboxedSeat
+seat = SandboxedSeat(b"import time\\nwhile True: time.sleep(1)\\n", "main.py")
+seat.start({"type": "hello", "clock": {"move_ms": 100, "bank_ms": 100}})
+print(seat.uid, seat.pid, seat.seat_dir, flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="finds the sandbox by its per-seat uid")
+def test_the_sandbox_dies_with_its_worker() -> None:
+    import signal
+    import subprocess
+    import sys
+
+    worker = subprocess.Popen([sys.executable, "-c", WORKER], stdout=subprocess.PIPE, cwd=ROOT)
+    assert worker.stdout is not None
+    uid_text, _, seat_dir = worker.stdout.readline().decode().split()
+    uid = int(uid_text)
+    assert pids_of_uid(uid)
+    worker.send_signal(signal.SIGKILL)  # no finish(), no finalizer: only the kernel and bwrap can clean up
+    worker.wait()
+    worker.stdout.close()
+    deadline = time.monotonic() + 5
+    while pids_of_uid(uid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pids_of_uid(uid) == []
+    shutil.rmtree(seat_dir)  # a killed worker leaves its seat's files; the next lease of the uid kills processes only
