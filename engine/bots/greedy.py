@@ -1,32 +1,37 @@
 """`greedy`: a one-ply heuristic that sees exactly what an uploaded bot sees: its seat's view and the decision.
 
-Each game has a scorer `score(view, decision) -> list[float]` (one score per option); the bot takes a best-scored
-option, ties broken by its own seeded rng. A game without a scorer gets the generic rule: every option scores 0,
-except pass-like options (`"pass"`, `null`, `false`, or an object whose "type"/"action"/"kind" is "pass"), which
-score -1, so the bot acts whenever it can and otherwise picks uniformly.
+Each game may have a scorer (engine/bots/greedy_<game>.py) that gives one score per option; the bot takes a
+best-scored option, ties broken by its own seeded rng, then tells the scorer what it chose (a scorer may remember
+its own plan, as any bot may). A game without a scorer gets the generic rule: every option scores 0, except
+pass-like options (`"pass"`, `"done"`, `"no"`, `null`, `false`, or an object whose "type", "action" or "kind" is
+one of those words), which score -1; so the bot acts whenever it can and otherwise picks uniformly.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from engine.core import Decision
 
-Scorer = Callable[[dict[str, Any], Decision], list[float]]
+
+class Scorer(Protocol):
+    def score(self, view: dict[str, Any], decision: Decision) -> list[float]: ...
+
+    def chosen(self, index: int) -> None: ...
 
 
 def _evolution_scorer() -> Scorer:
-    from engine.bots.greedy_evolution import score_options
+    from engine.bots.greedy_evolution import EvolutionGreedy
 
-    return score_options
+    return EvolutionGreedy()
 
 
-# game name -> a function that returns the scorer (imported lazily: the bot module stays light)
+# game name -> a factory for a fresh scorer per bot (imported lazily: the bot module stays light)
 SCORERS: dict[str, Callable[[], Scorer]] = {"evolution": _evolution_scorer}
 
-_PASS_WORDS = ("pass", "done", "stop", "skip")
+_PASS_WORDS = ("pass", "done", "no", "stop", "skip")
 
 
 def is_pass_like(option: Any) -> bool:
@@ -44,6 +49,14 @@ def generic_scores(view: dict[str, Any], decision: Decision) -> list[float]:
     return [-1.0 if is_pass_like(option) else 0.0 for option in decision.options]
 
 
+class GenericScorer:
+    def score(self, view: dict[str, Any], decision: Decision) -> list[float]:
+        return generic_scores(view, decision)
+
+    def chosen(self, index: int) -> None:
+        pass
+
+
 class GreedyBot:
     needs_view = True
 
@@ -51,13 +64,15 @@ class GreedyBot:
         self.game = game
         self._rng = random.Random(seed)
         factory = SCORERS.get(game)
-        self._score: Scorer = factory() if factory is not None else generic_scores
+        self._scorer: Scorer = factory() if factory is not None else GenericScorer()
 
     def act(self, view: dict[str, Any] | None, decision: Decision) -> int:
         """The index of a best-scored option; ties broken by the seeded rng."""
         if len(decision.options) == 1:
             return 0
-        scores = self._score(view or {}, decision)
+        scores = self._scorer.score(view or {}, decision)
         best = max(scores)
         top = [i for i, s in enumerate(scores) if s >= best - 1e-9]
-        return top[0] if len(top) == 1 else top[self._rng.randrange(len(top))]
+        choice = top[0] if len(top) == 1 else top[self._rng.randrange(len(top))]
+        self._scorer.chosen(choice)
+        return choice

@@ -91,11 +91,16 @@ def pretty_json(view: dict[str, Any]) -> str:
 
 
 def describe(value: Any) -> str:
-    """A short one-line text for an option or an event."""
+    """A short one-line text for an option or an event: `new_species: seat=1, species=2` for a typed event."""
     if isinstance(value, str):
         return value
-    if isinstance(value, dict) and isinstance(value.get("text"), str):
-        return str(value["text"])
+    if isinstance(value, dict):
+        if isinstance(value.get("text"), str):
+            return str(value["text"])
+        kind = next((k for k in ("event", "type") if isinstance(value.get(k), str)), None)
+        if kind is not None:
+            rest = ", ".join(f"{k}={json.dumps(v)}" for k, v in value.items() if k != kind)
+            return f"{value[kind]}: {rest}" if rest else str(value[kind])
     return json.dumps(value, sort_keys=True, separators=(", ", ": "))
 
 

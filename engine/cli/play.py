@@ -63,8 +63,10 @@ class HumanSession:
     def ask_human(self, decision: Decision) -> int | None:
         """Show the seat's view and the options; read until a valid index. None on EOF or quit."""
         self.say("")
-        self.say(self.render(self.state.view(decision.seat)))
-        self.say(format_decision(decision))
+        rendered = self.render(self.state.view(decision.seat))
+        self.say(rendered)
+        if "[0] " not in rendered:  # the game's own rendering may already list the numbered options
+            self.say(format_decision(decision))
         while True:
             self.stdout.write(f"your choice [0-{len(decision.options) - 1}, q to quit]: ")
             self.stdout.flush()

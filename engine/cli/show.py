@@ -40,19 +40,35 @@ def _split(data: dict[str, Any], game_name: str | None, path: str) -> tuple[str,
     return game_name, data
 
 
+def seat_count(state: State) -> int | None:
+    """The number of seats, from the omniscient view's "num_players", "players" or "seats", when it has one."""
+    view = state.view(None)
+    for key in ("num_players", "players", "seats"):
+        value = view.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, list):
+            return len(value)
+    return None
+
+
 def show_text(game: Game, state: State, seat: int | None) -> str:
     """The rendering of view(seat) (omniscient when seat is None), then the decision or the outcome."""
-    if seat is not None and seat < 0:
-        raise CliError(f"--seat must be 0 or more, got {seat}")
+    seats = seat_count(state)
+    if seat is not None and not (0 <= seat and (seats is None or seat < seats)):
+        raise CliError(f"--seat must be a seat of this state (0-{(seats or 1) - 1}), got {seat}")
     try:
         view = state.view(seat)
     except (IndexError, KeyError, ValueError) as exc:
         raise CliError(f"--seat {seat} is not a seat of this state ({exc})") from exc
-    parts = [load_renderer(game)(view)]
+    rendered = load_renderer(game)(view)
+    parts = [rendered]
     decision = state.decision()
     if decision is not None:
         visible = seat is None or seat == decision.seat
-        parts.append(format_decision(decision) if visible else f"seat {decision.seat} to act: {decision.kind}")
+        listed = "[0] " in rendered  # the game's own rendering may already list the numbered options
+        parts.append(format_decision(decision) if visible and not listed
+                     else f"seat {decision.seat} to act: {decision.kind}")
     else:
         outcome = state.outcome()
         if outcome is not None:

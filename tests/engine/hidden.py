@@ -1,8 +1,8 @@
 """What the generic conformance suite must know about each game's hidden information and scoring.
 
-- `perturb_hidden(game, state_dict, seat, rng) -> state_dict`: a copy of the state that differs from it only in
-  information hidden from `seat` (deck order, other hands, face-down cards, secret choices). A game package may
-  provide its own `perturb_hidden(state_dict, seat, rng)`; otherwise the function registered here is used.
+- `perturbations(game, state_dict, seat, rng)`: copies of the state that differ from it only in information hidden
+  from `seat` (deck order, other hands, face-down cards, secret choices, the seed of later shuffles). A game
+  package may provide its own `perturb_hidden(state_dict, seat, rng)`; it is used beside the one registered here.
 - `hidden_card_tokens(game, state_dict, seat)`: strings that name cards hidden from seat and nowhere public, to
   check that a view holds none of them.
 - `score_parts(game, final_view)`: each seat's score breakdown (name -> points) and total from the final
@@ -29,13 +29,20 @@ SCORE_PARTS: dict[str, ScoreParts] = {}
 HIDDEN_TOKENS: dict[str, Callable[[StateDict, int], set[str]]] = {}
 
 
-def perturb_hidden(game_name: str, state_dict: StateDict, seat: int, rng: random.Random) -> StateDict:
+def perturbations(game_name: str, state_dict: StateDict, seat: int, rng: random.Random) -> list[tuple[str, StateDict]]:
+    """Every available perturbation of state_dict for seat: the game's own hook and the one written here.
+
+    Two authors' perturbations catch more than one: the game's own may share a blind spot with its views.
+    """
+    found = []
     hook = _game_hook(game_name, "perturb_hidden")
     if hook is not None:
-        return hook(copy.deepcopy(state_dict), seat, rng)  # type: ignore[no-any-return]
-    if game_name not in PERTURBERS:
+        found.append((f"engine.{game_name} perturb_hidden", hook(copy.deepcopy(state_dict), seat, rng)))
+    if game_name in PERTURBERS:
+        found.append(("tests/engine/hidden.py", PERTURBERS[game_name](copy.deepcopy(state_dict), seat, rng)))
+    if not found:
         raise LookupError(f"no hidden-information perturbation for {game_name!r}: add one to tests/engine/hidden.py")
-    return PERTURBERS[game_name](copy.deepcopy(state_dict), seat, rng)
+    return found
 
 
 def _game_hook(game_name: str, attribute: str) -> Callable[..., Any] | None:
@@ -66,3 +73,67 @@ NEGATIVE_COUNT_PATHS: dict[str, list[tuple[Any, ...]]] = {}
 
 def negative_count_paths(game_name: str) -> list[tuple[Any, ...]]:
     return NEGATIVE_COUNT_PATHS.get(game_name, [])
+
+
+# -- evolution ---------------------------------------------------------------------------------------------------
+# Read from engine/evolution/serial.py: cards are "Name:food" strings; "deck" and "reserve" list cards, each seat has
+# "hand", "food_card" (secret until the reveal) and "species" with "face_down" traits (secret until the reveal);
+# "seed" drives every later shuffle, so it is hidden from every seat too.
+
+
+def _evolution_perturb(data: StateDict, seat: int, rng: random.Random) -> StateDict:
+    """Deal every card seat cannot see afresh: deck, reserve, other hands, other food cards, other face-down
+    traits (as far as the trait rules allow); and change the seed, which fixes every later shuffle."""
+    from engine.evolution.cards import CARD_BIT, EVENT_BITS, FLIGHT, parse_card
+
+    others = [data["seats"][s] for s in range(len(data["seats"])) if s != seat]
+    places: list[tuple[list[Any], int]] = [(data[k], i) for k in ("deck", "reserve") for i in range(len(data[k]))]
+    places += [(o["hand"], i) for o in others for i in range(len(o["hand"]))]
+    food = [o for o in others if o.get("food_card") is not None]
+    pool = [where[i] for where, i in places] + [o["food_card"] for o in food]
+    rng.shuffle(pool)
+    for o in others:
+        for sp in o["species"]:
+            for j, card in enumerate(sp.get("face_down", [])):
+                taken = {CARD_BIT[parse_card(c)] for c in sp["traits"] + sp["face_down"] if c != card}
+                fits = [k for k, c in enumerate(pool)
+                        if not CARD_BIT[parse_card(c)] & (EVENT_BITS | FLIGHT) and CARD_BIT[parse_card(c)] not in taken]
+                if fits:
+                    k = rng.choice(fits)
+                    sp["face_down"][j], pool[k] = pool[k], card
+    for (where, i), card in zip(places, pool, strict=False):
+        where[i] = card
+    for o, card in zip(food, pool[len(places):], strict=True):
+        o["food_card"] = card
+    for o in others:
+        o["hand"].sort(key=parse_card)
+    data["seed"] = rng.randrange(1 << 30)
+    return data
+
+
+def _evolution_hidden_tokens(data: StateDict, seat: int) -> set[str]:
+    """Cards seat cannot see that are nowhere in sight: no view of seat may spell them."""
+    me = data["seats"][seat]
+    seen = set(me["hand"] + [me.get("food_card")] + data["discard"])
+    seen |= {c for s in data["seats"] for sp in s["species"] for c in sp["traits"]}
+    seen |= {c for sp in me["species"] for c in sp.get("face_down", [])}
+    hidden = set(data["deck"] + data["reserve"])
+    for s, other in enumerate(data["seats"]):
+        if s != seat:
+            hidden |= set(other["hand"]) | {other.get("food_card")}
+            hidden |= {c for sp in other["species"] for c in sp.get("face_down", [])}
+    return {f'"{card}"' for card in hidden - seen if card is not None}
+
+
+def _evolution_score_parts(view: dict[str, Any]) -> list[tuple[dict[str, int], int]]:
+    return [(dict(parts), total) for parts, total in zip(view["score_parts"], view["scores"], strict=True)]
+
+
+PERTURBERS["evolution"] = _evolution_perturb
+HIDDEN_TOKENS["evolution"] = _evolution_hidden_tokens
+SCORE_PARTS["evolution"] = _evolution_score_parts
+NEGATIVE_COUNT_PATHS["evolution"] = [
+    ("watering_hole",), ("cliff",), ("round",), ("shuffles",), ("passes",), ("next_species_id",),
+    ("seats", 0, "bag"), ("seats", 0, "species", 0, "population"), ("seats", 0, "species", 0, "body_size"),
+    ("seats", 0, "species", 0, "food"), ("seats", 0, "species", 0, "fat"), ("seats", 0, "species", 0, "upkeep"),
+]

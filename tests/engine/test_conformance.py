@@ -24,8 +24,13 @@ from engine.registry import load_game
 
 Play = Callable[..., Any]  # conftest.play_random
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
+
+# Two budgets. The fast loop (`-m 'not slow'`) plays a few games per case and probes a sample of their steps;
+# the thorough twins (marked slow) play more games and probe every step or many more of them.
 light = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-heavy = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+heavy = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+thorough = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST_RATE, THOROUGH_RATE = 0.02, 0.2  # the share of steps probed by the per-step checks
 json_junk = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8),
@@ -120,48 +125,54 @@ def test_it_always_ends_with_a_consistent_outcome(play: Play, game_name: str, pl
         run.state.choose(0)
 
 
-def try_every_option(state: State, cap: int, rng: random.Random) -> None:
-    decision = state.decision()
-    assert decision is not None
-    indices = list(range(len(decision.options)))
-    for index in rng.sample(indices, min(cap, len(indices))):
-        events = state.clone().choose(index)
-        json.dumps(events)
+# -- every offered option applies ---------------------------------------------------------------------------------
+
+def every_option_applies(play: Play, game_name: str, players: int, seed: int, choice_seed: int,
+                         rate: float) -> None:
+    rng = random.Random(choice_seed)
+
+    def try_every_option(state: State, step: int) -> None:
+        if rng.random() >= rate:
+            return
+        decision = state.decision()
+        assert decision is not None
+        for index in range(len(decision.options)):
+            events = state.clone().choose(index)
+            json.dumps(events)
+
+    play(load_game(game_name), players, seed, choice_seed, on_step=try_every_option)
 
 
 @heavy
 @given(seed=seeds, choice_seed=seeds)
 def test_no_offered_option_ever_raises(play: Play, game_name: str, players: int, seed: int,
                                        choice_seed: int) -> None:
-    rng = random.Random(choice_seed)
-    play(load_game(game_name), players, seed, choice_seed,
-         on_step=lambda state, step: try_every_option(state, 12, rng) if rng.random() < 0.15 else None)
+    every_option_applies(play, game_name, players, seed, choice_seed, rate=5 * FAST_RATE)
 
 
 @pytest.mark.slow
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@thorough
 @given(seed=seeds, choice_seed=seeds)
-def test_no_offered_option_ever_raises_exhaustively(play: Play, game_name: str, players: int, seed: int,
-                                                    choice_seed: int) -> None:
-    rng = random.Random(choice_seed)
-    play(load_game(game_name), players, seed, choice_seed,
-         on_step=lambda state, step: try_every_option(state, 10_000, rng))
+def test_no_offered_option_ever_raises_at_any_step(play: Play, game_name: str, players: int, seed: int,
+                                                   choice_seed: int) -> None:
+    every_option_applies(play, game_name, players, seed, choice_seed, rate=1.0)
 
 
-@heavy
-@given(seed=seeds, choice_seed=seeds, data=st.data())
-def test_actions_not_offered_raise_illegal_action_and_change_nothing(
-        play: Play, game_name: str, players: int, seed: int, choice_seed: int, data: st.DataObject) -> None:
+# -- what was not offered is refused ------------------------------------------------------------------------------
+
+def not_offered_is_refused(play: Play, game_name: str, players: int, seed: int, choice_seed: int,
+                           data: st.DataObject, rate: float) -> None:
     rng = random.Random(choice_seed)
 
     def probe(state: State, step: int) -> None:
-        if rng.random() >= 0.1:
+        if rng.random() >= rate:
             return
         decision = state.decision()
         assert decision is not None
         candidates = [data.draw(json_junk, label="junk") for _ in range(3)]
         for option in rng.sample(list(decision.options), min(3, len(decision.options))):
-            candidates += rng.sample(near_misses(option), min(6, len(near_misses(option))))
+            misses = near_misses(option)
+            candidates += rng.sample(misses, min(6, len(misses)))
         for action in candidates:
             if not is_offered(action, decision):
                 assert_refused(state, action)
@@ -170,21 +181,39 @@ def test_actions_not_offered_raise_illegal_action_and_change_nothing(
 
 
 @heavy
+@given(seed=seeds, choice_seed=seeds, data=st.data())
+def test_actions_not_offered_raise_illegal_action_and_change_nothing(
+        play: Play, game_name: str, players: int, seed: int, choice_seed: int, data: st.DataObject) -> None:
+    not_offered_is_refused(play, game_name, players, seed, choice_seed, data, rate=FAST_RATE)
+
+
+@pytest.mark.slow
+@thorough
+@given(seed=seeds, choice_seed=seeds, data=st.data())
+def test_actions_not_offered_raise_illegal_action_and_change_nothing_thoroughly(
+        play: Play, game_name: str, players: int, seed: int, choice_seed: int, data: st.DataObject) -> None:
+    not_offered_is_refused(play, game_name, players, seed, choice_seed, data, rate=THOROUGH_RATE)
+
+
+@light
 @given(seed=seeds, choice_seed=seeds)
 def test_lookalike_actions_with_float_or_bool_numbers_are_refused(
         play: Play, game_name: str, players: int, seed: int, choice_seed: int) -> None:
     rng = random.Random(choice_seed)
 
     def probe(state: State, step: int) -> None:
+        if rng.random() >= FAST_RATE:
+            return
         decision = state.decision()
         assert decision is not None
-        if rng.random() < 0.2:
-            for action in [m for option in decision.options[:5] for m in lookalikes(option)][:10]:
-                if not is_offered(action, decision):
-                    assert_refused(state, action)
+        for action in [m for option in decision.options[:5] for m in lookalikes(option)][:10]:
+            if not is_offered(action, decision):
+                assert_refused(state, action)
 
     play(load_game(game_name), players, seed, choice_seed, on_step=probe)
 
+
+# -- dicts, JSON, replays and seeds ---------------------------------------------------------------------------------
 
 def assert_same_state(copy: State, state: State, players: int, with_views: bool) -> None:
     assert copy.to_dict() == state.to_dict()
@@ -196,25 +225,39 @@ def assert_same_state(copy: State, state: State, players: int, with_views: bool)
             assert copy.view(seat) == state.view(seat), f"view({seat}) differs after the round trip"
 
 
-@heavy
-@given(seed=seeds, choice_seed=seeds)
-def test_states_round_trip_through_dicts_and_json_at_every_step(play: Play, game_name: str, players: int,
-                                                                seed: int, choice_seed: int) -> None:
+def round_trips(play: Play, game_name: str, players: int, seed: int, choice_seed: int, rate: float) -> None:
+    """A dict round trip at every step; through JSON text, and with every view compared, at a share of them."""
     game = load_game(game_name)
     rng = random.Random(choice_seed)
 
     def round_trip(state: State, step: int) -> None:
         data = state.to_dict()
-        text = json.dumps(data, allow_nan=False)
         assert_same_state(game.state_from_dict(data), state, players, with_views=False)
-        assert_same_state(game.state_from_dict(json.loads(text)), state, players, with_views=rng.random() < 0.1)
         assert state.to_dict() == data, "from_dict changed the state it was copied from"
+        if rng.random() < rate:
+            text = json.dumps(data, allow_nan=False)
+            assert_same_state(game.state_from_dict(json.loads(text)), state, players, with_views=True)
 
     run = play(game, players, seed, choice_seed, on_step=round_trip)
     round_trip(run.state, len(run.choices))
 
 
 @heavy
+@given(seed=seeds, choice_seed=seeds)
+def test_states_round_trip_through_dicts_and_json_at_every_step(play: Play, game_name: str, players: int,
+                                                                seed: int, choice_seed: int) -> None:
+    round_trips(play, game_name, players, seed, choice_seed, rate=5 * FAST_RATE)
+
+
+@pytest.mark.slow
+@thorough
+@given(seed=seeds, choice_seed=seeds)
+def test_states_round_trip_through_dicts_and_json_at_every_step_thoroughly(
+        play: Play, game_name: str, players: int, seed: int, choice_seed: int) -> None:
+    round_trips(play, game_name, players, seed, choice_seed, rate=1.0)
+
+
+@light
 @given(seed=seeds, choice_seed=seeds, cut=st.floats(min_value=0, max_value=1))
 def test_a_json_copy_mid_game_plays_on_exactly_like_the_original(
         play: Play, replay_choices: Callable[..., Any], game_name: str, players: int, seed: int,
@@ -258,34 +301,52 @@ def test_the_same_seed_gives_the_same_game(play: Play, game_name: str, players: 
     assert game_trace(play(game, players, 99, choice_seed=5)) == game_trace(play(game, players, 99, choice_seed=5))
 
 
-@heavy
-@given(seed=seeds, choice_seed=seeds)
-def test_a_seat_view_ignores_information_hidden_from_it(play: Play, game_name: str, players: int, seed: int,
-                                                        choice_seed: int) -> None:
+# -- hidden information -------------------------------------------------------------------------------------------
+
+def views_hide(play: Play, game_name: str, players: int, seed: int, choice_seed: int, rate: float) -> None:
+    """At a share of the steps, every seat's view survives every perturbation of what is hidden from it."""
     game = load_game(game_name)
     rng = random.Random(choice_seed)
     changed = []
 
     def check(state: State, step: int) -> None:
-        if rng.random() >= 0.1:
+        if rng.random() >= rate:
             return
         data = state.to_dict()
+        decision = state.decision()
         for seat in range(players):
             view = state.view(seat)
             assert as_json(view) == view, f"view({seat}) is not plain JSON"
-            perturbed = hidden.perturb_hidden(game_name, data, seat, rng)
-            changed.append(perturbed != data)
-            other = game.state_from_dict(perturbed)
-            assert other.view(seat) == view, f"view({seat}) at step {step} shows information hidden from it"
-            decision = state.decision()
-            if decision is not None and decision.seat == seat:
-                assert other.decision() == decision, f"decision of seat {seat} depends on hidden information"
+            for author, perturbed in hidden.perturbations(game_name, data, seat, rng):
+                changed.append(perturbed != data)
+                other = game.state_from_dict(perturbed)
+                assert other.view(seat) == view, (
+                    f"view({seat}) at step {step} shows information hidden from it (perturbed by {author})")
+                if decision is not None and decision.seat == seat:
+                    assert other.decision() == decision, f"decision of seat {seat} depends on hidden information"
             leaked = [t for t in hidden.hidden_card_tokens(game_name, data, seat) if t in json.dumps(view)]
             assert not leaked, f"view({seat}) at step {step} names hidden cards {leaked}"
 
     play(game, players, seed, choice_seed, on_step=check)
     assert not changed or any(changed), "the perturbation never changed anything: the check was empty"
 
+
+@heavy
+@given(seed=seeds, choice_seed=seeds)
+def test_a_seat_view_ignores_information_hidden_from_it(play: Play, game_name: str, players: int, seed: int,
+                                                        choice_seed: int) -> None:
+    views_hide(play, game_name, players, seed, choice_seed, rate=FAST_RATE)
+
+
+@pytest.mark.slow
+@thorough
+@given(seed=seeds, choice_seed=seeds)
+def test_a_seat_view_ignores_information_hidden_from_it_thoroughly(play: Play, game_name: str, players: int,
+                                                                   seed: int, choice_seed: int) -> None:
+    views_hide(play, game_name, players, seed, choice_seed, rate=THOROUGH_RATE)
+
+
+# -- scores and snapshots -------------------------------------------------------------------------------------------
 
 @light
 @given(seed=seeds, choice_seed=seeds)
@@ -321,7 +382,7 @@ def test_views_and_dicts_handed_out_are_snapshots_a_bot_cannot_corrupt(
     taken: list[tuple[int, Any, Any]] = []
 
     def hand_out_and_mutate(state: State, step: int) -> None:
-        if rng.random() >= 0.05:
+        if rng.random() >= FAST_RATE:
             return
         decision = state.decision()
         assert decision is not None

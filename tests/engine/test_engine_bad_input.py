@@ -159,8 +159,30 @@ def test_a_state_that_is_not_an_object_raises_invalid_state(game_name: str, bad:
 
 
 @pytest.mark.parametrize(("game_name", "bad", "key"), state_rows("missing"))
-def test_a_state_missing_a_key_raises_invalid_state_naming_it(game_name: str, bad: Any, key: str) -> None:
-    assert_refused_state(game_name, bad, key)
+def test_a_state_missing_a_key_is_refused_naming_it_or_gets_a_working_default(game_name: str, bad: Any,
+                                                                              key: str) -> None:
+    """A required key must be named in an InvalidState; an optional one must default to a state that plays on."""
+    before = copy.deepcopy(bad)
+    try:
+        state = load_game(game_name).state_from_dict(bad)
+    except InvalidState as exc:
+        assert key in str(exc), f"the message {str(exc)!r} does not name {key!r}"
+        return
+    finally:
+        assert bad == before, "state_from_dict changed its input"
+    assert load_game(game_name).state_from_dict(state.to_dict()) == state
+    rng = random.Random(0)
+    for _ in range(50_000):
+        decision = state.decision()
+        if decision is None:
+            break
+        state.choose(rng.randrange(len(decision.options)))
+    assert state.outcome() is not None
+
+
+def test_a_state_of_another_game_is_refused(game_name: str) -> None:
+    data = sample_state(game_name).to_dict()
+    assert_refused_state(game_name, {**data, "game": "no_such_game"}, "game")
 
 
 @pytest.mark.parametrize(("game_name", "bad", "key"), state_rows("wrong_type"))

@@ -156,3 +156,10 @@ def test_play_exits_cleanly_on_eof(game_name: str) -> None:
 def test_play_rejects_a_seat_out_of_range(game_name: str) -> None:
     done = run_cli("play", "--game", game_name, "--players", players_of(game_name), "--seat", "9")
     assert done.returncode == 2 and "--seat" in done.stderr
+
+
+def test_show_rejects_a_seat_that_is_not_in_the_state(game_name: str, tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps({"game": game_name, "state": saved_state(game_name)}))
+    done = run_cli("show", str(path), "--seat", "42")
+    assert done.returncode == 2 and "--seat" in done.stderr and "Traceback" not in done.stderr

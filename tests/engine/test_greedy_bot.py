@@ -8,10 +8,10 @@ import random
 import pytest
 
 from engine.bots import make_bot
-from engine.bots.greedy import GreedyBot, generic_scores, is_pass_like
+from engine.bots.greedy import SCORERS, GreedyBot, generic_scores, is_pass_like
 from engine.cli.simulate import simulate
 from engine.core import Decision
-from engine.registry import load_game
+from engine.registry import game_names, load_game
 
 
 def test_greedy_plays_only_offered_options_and_never_changes_its_view(game_name: str, players: int) -> None:
@@ -60,3 +60,16 @@ def test_for_an_unknown_game_greedy_passes_when_passing_is_all_there_is() -> Non
     rng = random.Random(0)
     decision = Decision(0, "turn", ["pass"])
     assert GreedyBot("no_such_game", rng.randrange(100)).act({}, decision) == 0
+
+
+def games_with_a_heuristic() -> list[str]:
+    return [name for name in game_names() if name in SCORERS]
+
+
+@pytest.mark.parametrize("heuristic_game", games_with_a_heuristic())
+def test_greedy_in_one_seat_clearly_beats_three_random_bots(heuristic_game: str) -> None:
+    game = load_game(heuristic_game)
+    players = max(game.min_players, min(4, game.max_players))
+    result = simulate(game, players, 24, 500, game.validate_options({}), ["greedy"] + ["random"] * (players - 1))
+    assert result["win_rate_by_bot"]["greedy"] >= 0.6, result
+    assert result["mean_score_by_bot"]["greedy"] > result["mean_score_by_bot"]["random"]
