@@ -9,6 +9,7 @@ from engine.evolution.species import MAX_POPULATION, Species
 from engine.evolution.state import EvolutionState, distinct_cards
 from engine.evolution.tasks import Task, always, ask, task
 
+
 @task("round_start")
 def round_start(st: EvolutionState, t: Task) -> None:
     """Phase 1: a land species for every player without one, then 3 cards plus 1 per species (seed 001)."""
