@@ -170,6 +170,16 @@ def test_the_example_bot_plays_from_a_zipped_folder() -> None:
     assert_contained(result, seat)
 
 
+def test_the_readme_bot_is_complete_short_and_plays_without_faults() -> None:
+    section = (ROOT / "README.md").read_text().split("## Writing a bot", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(code.strip().splitlines()) < 20
+    seat = SandboxedSeat(code.encode(), "bot.py", CONFIG)
+    result = play(seat)
+    assert faults(result) == [] and not any(result.forfeited), result.logs[0]
+    assert_contained(result, seat)
+
+
 # --- the clock ----------------------------------------------------------------------------------------------------
 
 
