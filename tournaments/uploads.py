@@ -274,5 +274,6 @@ def read_capped(name: str, archive: zipfile.ZipFile, entry: zipfile.ZipInfo, bud
                                     f"{entry.file_size} bytes")
                 chunks.append(chunk)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
-        raise BadUpload(f"{name}: {entry.filename!r} cannot be read: {exc}") from None
+        raise BadUpload(f"{name}: {entry.filename!r} cannot be read ({exc}): the archive is corrupt or lies about "
+                        "its sizes") from None
     return b"".join(chunks)
