@@ -98,11 +98,12 @@ class BadBotSource(ValueError):
 def unpack_bot(source: bytes, filename: str, dest: Path, config: SandboxConfig = SandboxConfig()) -> None:
     """Write an upload into dest as main.py (a .py) or its files (a .zip with main.py). Raises BadBotSource."""
     dest.mkdir(mode=0o755, exist_ok=True)
-    if filename.endswith(".py"):
+    suffix = filename.lower().rsplit(".", 1)[-1]
+    if suffix == "py":
         if len(source) > config.upload_bytes:
             raise BadBotSource(f"{filename} is {len(source)} bytes, over the {config.upload_bytes} limit")
         _write_file(dest / "main.py", source)
-    elif filename.endswith(".zip"):
+    elif suffix == "zip":
         _unpack_zip(source, filename, dest, config)
     else:
         raise BadBotSource(f"a bot is a .py file or a .zip with main.py, got {filename!r}")
@@ -123,17 +124,28 @@ def _unpack_zip(source: bytes, filename: str, dest: Path, config: SandboxConfig)
     if len(members) > config.upload_files:
         raise BadBotSource(f"{filename} holds {len(members)} files, over the {config.upload_files} limit")
     names = [_safe_name(m.filename, filename) for m in members]
+    if len(set(names)) != len(names):
+        raise BadBotSource(f"{filename} holds the same path twice")
     strip = _common_folder(names)
     if "main.py" not in {"/".join(n[strip:]) for n in names}:
         raise BadBotSource(f"{filename} has no main.py at its top level")
-    budget = config.upload_bytes
+    try:
+        _extract(archive, members, [n[strip:] for n in names], dest, config.upload_bytes, filename)
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, OSError) as exc:
+        raise BadBotSource(f"{filename} cannot be unpacked: {exc}") from None
+
+
+def _extract(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], names: list[tuple[str, ...]], dest: Path,
+             limit: int, filename: str) -> None:
+    budget = limit
     with archive:
         for member, name in zip(members, names, strict=True):
-            data = archive.open(member).read(budget + 1)
+            with archive.open(member) as stream:
+                data = stream.read(budget + 1)  # never more than the budget, whatever the header claims
             budget -= len(data)
             if budget < 0:
-                raise BadBotSource(f"{filename} unpacks to more than {config.upload_bytes} bytes")
-            target = dest.joinpath(*name[strip:])
+                raise BadBotSource(f"{filename} unpacks to more than {limit} bytes")
+            target = dest.joinpath(*name)
             _make_dirs(dest, target.parent)
             _write_file(target, data)
 

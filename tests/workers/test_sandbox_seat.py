@@ -93,6 +93,7 @@ def test_the_unsandboxed_mode_still_plays_a_game() -> None:
 
 GOOD_UPLOADS = [
     ("bot.py", b"import ludus\n"),
+    ("BOT.PY", b"import ludus\n"),
     ("bot.zip", _zip({"main.py": b"x = 1\n", "lib/util.py": b"y = 2\n"})),
     ("bot.zip", _zip({"folder/main.py": b"x = 1\n", "folder/data.json": b"{}"})),
 ]
@@ -105,6 +106,8 @@ BAD_UPLOADS = [
     ("bot.zip", _zip({"main.py": b"x", "big.bin": b"\0" * (17 << 20)}), "unpacks to more than"),
     ("bot.zip", _zip({"main.py": b"x", **{f"f{i}.py": b"" for i in range(300)}}), "holds 301 files"),
     ("bot.py", b"#" * (17 << 20), "over the"),
+    ("bot.zip", _zip({"main.py": b"x", "a": b"x", "a/b.py": b"x"}), "cannot be unpacked"),
+    ("bot.zip", _zip({"main.py": b"x"})[:-30] + b"\0" * 30, "not a zip file"),
 ]
 
 
