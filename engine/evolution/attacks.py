@@ -131,7 +131,7 @@ def negate_answer(st: EvolutionState, t: Task, card: Any) -> None:
     st.event(event="negate", seat=seat, trait=t[2], card=card)
 
 
-ask("ask_negate", "negate_card", "Choose a card to discard to negate the defence.", ("trait",),
+ask("ask_negate", "negate_card", "Choose a card to discard to negate {2}.", ("trait",),
     negate_options, negate_answer, always)
 
 

@@ -15,10 +15,16 @@ _FLIGHT_KIND = KIND["Flight"]
 
 def same_json(a: Any, b: Any) -> bool:
     """Equality that tells 1, 1.0 and True apart, as JSON does."""
-    if type(a) is not type(b):
+    kind = type(a)
+    if kind is not type(b):
         return False
-    if type(a) is list:
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    if kind is list:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):
+            if not same_json(x, y):
+                return False
+        return True
     return bool(a == b)
 
 
@@ -69,14 +75,12 @@ class EvolutionState(State):
         d = self._decision
         if d is None:
             raise IllegalAction(f"action {action!r}: the game is over")
-        if isinstance(action, tuple):
+        if type(action) is tuple:
             action = list(action)
-        options = d.options
-        try:
-            chosen = options[options.index(action)] if action in options else None
-        except TypeError:
-            chosen = None
-        if chosen is None or not same_json(action, chosen):
+        for chosen in d.options:
+            if chosen == action and same_json(chosen, action):
+                break
+        else:
             raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
         events: list[JSON] = []
         self._events = events
@@ -98,7 +102,8 @@ class EvolutionState(State):
                 continue
             options = ask.options(self, task)
             if len(options) > 1 or (options and ask.always is not None and ask.always(self, task)):
-                self._decision = Decision(task[1], ask.kind, options, ask.prompt)
+                prompt = ask.prompt.format(*task) if "{" in ask.prompt else ask.prompt
+                self._decision = Decision(task[1], ask.kind, options, prompt)
                 return
             stack.pop()
             ask.answer(self, task, options[0] if options else None)
@@ -173,18 +178,15 @@ class EvolutionState(State):
         """A card is needed from an empty deck (ruling 31). With Flight the reserve becomes the deck once; without
         it the discard pile is reshuffled (ruling 22). In the deal this round is the last, else the next one is."""
         last = self.round if dealing else self.round + 1
-        if self.flight:
-            if self.reserve_used:
-                return
+        if self.flight and not self.reserve_used:
             self.reserve_used = True
             self.deck, self.reserve = self.reserve, []
-        else:
-            if not self.discard:
-                return
+        elif not self.flight and self.discard:
             self.deck, self.discard = self.discard, []
             self.shuffle(self.deck)
-        self.last_round = last if self.last_round is None else min(self.last_round, last)
-        self.event(event="deck_exhausted", last_round=self.last_round)
+        if self.last_round is None or last < self.last_round:
+            self.last_round = last
+            self.event(event="deck_exhausted", last_round=last)
 
     def take_from_hand(self, seat: int, card: str) -> int:
         cid = CARD_ID[card]
