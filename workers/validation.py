@@ -159,7 +159,7 @@ def judge(spec: SmokeMatch, result: PlayResult, seat: RecordingSeat, allowed_fau
     forfeited = result.forfeited[CANDIDATE_SEAT]
     lines = [spec.describe(),
              f"Result: rank {result.outcome.ranks[CANDIDATE_SEAT]} of {spec.players}, score "
-             f"{result.outcome.scores[CANDIDATE_SEAT]}; the bot answered {seat.decisions} decision(s), "
+             f"{result.outcome.scores[CANDIDATE_SEAT]}; the bot was asked {seat.decisions} decision(s), "
              f"{faults} fault(s), {'forfeited' if forfeited else 'no forfeit'}."]
     if seat.start_failure:
         lines.append(f"The bot did not start: {seat.start_failure}")
