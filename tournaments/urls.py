@@ -1,10 +1,11 @@
 """URL routes. The REST API and the pages come in later issues; the admin and the schema are served now."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/", include("tournaments.api.urls")),
 ]

@@ -1,0 +1,149 @@
+"""Uploading a bot version, and reading one back (ARCHITECTURE §8).
+
+- `POST /api/bots/upload/` (multipart: name, game, file, description): the author's new version. Token or session
+  authentication, throttled by the `uploads` scope (LUDUS_UPLOAD_RATE), capped at LUDUS_UPLOAD_MAX_BYTES.
+- `GET /api/versions/{id}/`: a version's metadata for everyone who may see the bot; its validation log and its
+  source only for the bot's owner and for staff.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q, QuerySet
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import generics, permissions, serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from tournaments.bot_lifecycle import BadUpload, upload_bot_version
+from tournaments.models import Bot, BotVersion
+
+UPLOAD_SLACK = 64 * 1024  # multipart framing and the form fields around the file
+
+
+class UploadSerializer(serializers.Serializer):
+    """The multipart form of an upload."""
+
+    name = serializers.CharField(max_length=64, help_text="the bot's name, a slug; new names create a bot")
+    game = serializers.CharField(max_length=32, help_text="a registered game, e.g. evolution")
+    file = serializers.FileField(help_text="a .py file, or a .zip with main.py at its root or in one top folder")
+    description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
+
+    def validate_file(self, value: Any) -> Any:
+        limit = settings.LUDUS_UPLOAD_MAX_BYTES
+        if value.size > limit:
+            raise serializers.ValidationError(f"{value.name} is {value.size} bytes, over the upload limit of "
+                                              f"{limit} bytes")
+        return value
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    """What anyone who may see the bot sees of a version."""
+
+    bot = serializers.CharField(source="bot.name", read_only=True)
+    owner = serializers.CharField(source="bot.owner.get_username", read_only=True)
+    game = serializers.CharField(source="bot.game", read_only=True)
+    flagged_reason = serializers.CharField(source="bot.flagged_reason", read_only=True)
+
+    class Meta:
+        model = BotVersion
+        fields = ["id", "bot", "owner", "game", "number", "filename", "sha256", "size", "status", "flagged_reason",
+                  "created_at"]
+        read_only_fields = fields
+
+
+class OwnerVersionSerializer(VersionSerializer):
+    """The owner's (and staff's) view: also the validation log and the source."""
+
+    source_base64 = serializers.SerializerMethodField(help_text="the uploaded file, base64-encoded")
+
+    class Meta(VersionSerializer.Meta):
+        fields = [*VersionSerializer.Meta.fields, "validation_log", "source_base64"]
+        read_only_fields = fields
+
+    def get_source_base64(self, version: BotVersion) -> str:
+        return base64.b64encode(bytes(version.source)).decode("ascii")
+
+
+ERROR = inline_serializer("Error", fields={"detail": serializers.CharField()})
+
+
+def can_see_private(user: Any, version: BotVersion) -> bool:
+    """The bot's owner and staff see the validation log and the source."""
+    return bool(user.is_authenticated and (user.is_staff or version.bot.owner_id == user.pk))
+
+
+class UploadView(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+    parser_classes = [MultiPartParser, FormParser]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "uploads"
+
+    @extend_schema(
+        operation_id="bots_upload",
+        tags=["bots"],
+        summary="Upload a new version of one of your bots",
+        description="Creates the bot on first upload. The new version is `pending` until a smoke match in the "
+                    "sandbox makes it `active` or `rejected`; an upload that does not compile is `rejected` at once, "
+                    "with the compile error in `validation_log`. Earlier versions stay as they are.",
+        request={"multipart/form-data": UploadSerializer},
+        responses={
+            201: OwnerVersionSerializer,
+            400: OpenApiResponse(ERROR, description="a malformed upload, an unknown game or a bad name"),
+            401: OpenApiResponse(ERROR, description="no credentials"),
+            413: OpenApiResponse(ERROR, description="the request is larger than the upload limit"),
+            429: OpenApiResponse(ERROR, description="too many uploads; retry later"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+        if length > settings.LUDUS_UPLOAD_MAX_BYTES + UPLOAD_SLACK:  # refused before the body is read
+            return Response({"detail": f"the request is {length} bytes; uploads are limited to "
+                                       f"{settings.LUDUS_UPLOAD_MAX_BYTES} bytes"},
+                            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        form = UploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["file"]
+        try:
+            version = upload_bot_version(request.user, form.validated_data["name"], form.validated_data["game"],
+                                         upload.name, upload.read(), form.validated_data["description"])
+        except BadUpload as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        location = reverse("api:version-detail", kwargs={"pk": version.pk}, request=request)
+        body = OwnerVersionSerializer(version, context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})
+
+
+class VersionDetailView(generics.RetrieveAPIView):
+    permission_classes = [permissions.AllowAny]  # anonymous users read public metadata
+    serializer_class = VersionSerializer
+
+    def get_queryset(self) -> QuerySet[BotVersion]:
+        versions = BotVersion.objects.select_related("bot__owner")
+        user = self.request.user
+        if user.is_authenticated and user.is_staff:
+            return versions
+        visible = Q(bot__visibility=Bot.Visibility.PUBLIC)
+        if user.is_authenticated:
+            visible |= Q(bot__owner=user)
+        return versions.filter(visible)
+
+    @extend_schema(
+        operation_id="versions_retrieve",
+        tags=["bots"],
+        summary="A bot version",
+        description="Metadata for everyone who may see the bot. `validation_log` and `source_base64` only for the "
+                    "bot's owner and for staff. A private bot's versions are not found for others.",
+        responses={200: OwnerVersionSerializer, 404: OpenApiResponse(ERROR, description="no such visible version")},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        version = self.get_object()
+        serializer = OwnerVersionSerializer if can_see_private(request.user, version) else VersionSerializer
+        return Response(serializer(version, context={"request": request}).data)
