@@ -33,8 +33,9 @@ BIT_NAME = {bit: name for name, bit in BIT.items()}
 AVIAN_NEGATABLE = SYMBIOSIS | WARNING_CALL | CLIMBING  # seed 000, ruling 16 and 28
 
 
-def blockers(st: EvolutionState, a: Species, d: Species) -> int:
-    """The defences that stop a from attacking d unless negated, as bits; -1 when nothing can make it legal."""
+def blockers(st: EvolutionState, a: Species, d: Species, row: list[Species] | None = None, i: int = -1) -> int:
+    """The defences that stop a from attacking d unless negated, as bits; -1 when nothing can make it legal.
+    row and i (d's row and index) may be passed when known."""
     if a is d:
         return -1  # ruling 16: never itself
     am, dm = a.mask, d.mask
@@ -55,8 +56,9 @@ def blockers(st: EvolutionState, a: Species, d: Species) -> int:
     if dm & FLIGHT and not am & FLIGHT:
         found |= FLIGHT
     if dm & SYMBIOSIS or not am & AMBUSH:
-        row = st.rows[d.owner]
-        i = row.index(d)
+        if row is None:
+            row = st.rows[d.owner]
+            i = row.index(d)
         right = row[i + 1] if i + 1 < len(row) else None
         if dm & SYMBIOSIS and right is not None and right.body > d.body:
             found |= SYMBIOSIS
@@ -76,8 +78,8 @@ def negatable(a: Species) -> int:
     return 0
 
 
-def is_target(st: EvolutionState, a: Species, d: Species, can: int, cards: int) -> bool:
-    found = blockers(st, a, d)
+def is_target(st: EvolutionState, a: Species, d: Species, can: int, cards: int, row: list[Species], i: int) -> bool:
+    found = blockers(st, a, d, row, i)
     if found <= 0:
         return found == 0
     return found & ~can == 0 and found.bit_count() <= cards
@@ -85,13 +87,17 @@ def is_target(st: EvolutionState, a: Species, d: Species, can: int, cards: int) 
 
 def targets(st: EvolutionState, a: Species) -> list[list[int]]:
     can, cards = negatable(a), len(st.hands[a.owner])
-    return [[seat, i] for seat in range(st.n) for i, d in enumerate(st.rows[seat])
-            if is_target(st, a, d, can, cards)]
+    return [[seat, i] for seat, row in enumerate(st.rows) for i, d in enumerate(row)
+            if is_target(st, a, d, can, cards, row, i)]
 
 
 def has_target(st: EvolutionState, a: Species) -> bool:
     can, cards = negatable(a), len(st.hands[a.owner])
-    return any(is_target(st, a, d, can, cards) for row in st.rows for d in row)
+    for row in st.rows:
+        for i, d in enumerate(row):
+            if is_target(st, a, d, can, cards, row, i):
+                return True
+    return False
 
 
 def target_options(st: EvolutionState, t: Task) -> list[Any]:

@@ -10,7 +10,7 @@ from engine.evolution.cards import CARD_BIT, EVENT_BITS, FLIGHT, parse_card
 
 def perturb_hidden(data: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
     """Reshuffle the cards seat cannot see (deck, reserve, other hands and food cards) among their places, swap
-    some of other seats' face-down traits with them, and change other seats' bags before the end."""
+    some of other seats' face-down traits with them, change other seats' bags before the end, and the seed."""
     others = [s for s in range(len(data["seats"])) if s != seat]
     slots: list[tuple[list[Any], int]] = []
     for key in ("deck", "reserve"):
@@ -32,6 +32,7 @@ def perturb_hidden(data: dict[str, Any], seat: int, rng: random.Random) -> dict[
             seat_data["bag"] = seat_data.get("bag", 0) + rng.randrange(3)
     for s in others:
         data["seats"][s]["hand"].sort(key=parse_card)
+    data["seed"] = rng.randrange(1 << 30)  # the seed fixes every later shuffle: no seat may see it
     return data
 
 

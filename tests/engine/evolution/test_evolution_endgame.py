@@ -95,6 +95,7 @@ def test_it_does_not_score_fat_or_upkeep() -> None:
 
 
 def test_it_breaks_ties_by_trait_cards_then_population() -> None:
+    # ruling 23, 32: trait cards on surviving species first, then Population
     s = make(seat(species("Horns", pop=1), bag=3), seat(species(pop=2), bag=3), phase="over")
     out = s.outcome()
     assert out.scores == (5, 5) and out.ranks == (1, 2)  # type: ignore[union-attr]

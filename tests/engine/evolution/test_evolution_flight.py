@@ -116,7 +116,7 @@ def test_it_lets_nesting_on_a_land_species_take_plant_food_per_population_gained
     s = make(seat(species("Nesting", "Foraging", body=2, pop=1), species(pop=6), hand=["Horns:1", "Horns:2"]),
              seat(species()), phase="play", wh=3)
     do(s, ["card", "Horns:1"], "population")  # the only species that can grow: chosen for the player
-    assert kind(s) == "nesting_source" and options(s) == ["watering_hole", "bank"]
+    assert kind(s) == "nesting_source" and options(s) == ["watering_hole", "bank"]  # ruling 18: owner's choice
     do(s, "watering_hole")
     assert sp(s, 0, 0)["population"] == 2 and sp(s, 0, 0)["food"] == 2 and s.wh == 1  # Foraging too (ruling 26)
 
