@@ -73,6 +73,8 @@ def _check_counts(players: int, actions: list[dict[str, Any]], footer: dict[str,
     for record in actions:
         if record.get("fault"):
             counted[record["seat"]] += 1
+    if len(footer.get("forfeited") or [False] * players) != players:
+        raise ReplayMismatch(f"footer forfeited has {len(footer['forfeited'])} entries for {players} seats")
     if "faults" in footer and list(footer["faults"]) != counted:
         raise ReplayMismatch(f"footer faults {footer['faults']} but the action log has {counted}")
 
@@ -80,6 +82,5 @@ def _check_counts(players: int, actions: list[dict[str, Any]], footer: dict[str,
 def _compare(expected: dict[str, Any], recorded: dict[str, Any]) -> None:
     for key in ("scores", "ranks", "tiebreaks", "termination"):
         if expected.get(key) != recorded.get(key):
-            raise ReplayMismatch(
-                f"outcome {key} differs: re-simulation gives {expected.get(key)!r}, the replay says {recorded.get(key)!r}"
-            )
+            raise ReplayMismatch(f"outcome {key} differs: re-simulation gives {expected.get(key)!r}, "
+                                 f"the replay says {recorded.get(key)!r}")

@@ -173,7 +173,7 @@ def tournament(tinynim: Any, make_tournament: Callable[..., Any]) -> Any:
     return make_tournament()
 
 
-# --- a real Celery worker ----------------------------------------------------------------------------------------------
+# --- a real Celery worker ---------------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
@@ -183,7 +183,8 @@ def celery_broker_url() -> str:
     return settings.CELERY_BROKER_URL or os.environ.get("LUDUS_TEST_BROKER_URL", TEST_BROKER_URL)
 
 
-@pytest.fixture(scope="session")
+# Module scope: the worker is a child of the test process, and other tests check that no children are left over.
+@pytest.fixture(scope="module")
 def celery_worker_process(
     django_db_setup: None, django_db_blocker: Any, celery_broker_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[subprocess.Popen[bytes]]:

@@ -44,7 +44,7 @@ def rate_seats(match: Match, seats: Sequence[Seat]) -> None:
     before = [ratings[seat.bot_version_id] for seat in seats]
     teams = [[MODEL.rating(mu=rating.mu, sigma=rating.sigma)] for rating in before]
     after = MODEL.rate(teams, ranks=[seat.rank for seat in seats])
-    for seat, rating, [new] in zip(seats, before, after):
+    for seat, rating, [new] in zip(seats, before, after, strict=True):
         seat.rating_mu_before, seat.rating_sigma_before = rating.mu, rating.sigma
         seat.rating_mu_after, seat.rating_sigma_after = new.mu, new.sigma
         rating.mu, rating.sigma = new.mu, new.sigma

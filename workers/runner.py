@@ -74,7 +74,8 @@ def _not_claimed(match_id: int) -> str:
 def play_match(match: Match, seats: list[Seat]) -> tuple[dict[str, Any], list[str]]:
     """Play the match with one player per seat; return the replay document (not yet verified) and seat logs."""
     if [seat.number for seat in seats] != list(range(match.num_players)):
-        raise PermanentFailure(f"match {match.pk} has seats {[s.number for s in seats]}, not 0..{match.num_players - 1}")
+        numbers = [s.number for s in seats]
+        raise PermanentFailure(f"match {match.pk} has seats {numbers}, not 0..{match.num_players - 1}")
     game = load_game(match.game)
     options = game.validate_options(match.options)
     clock = Clock(move_ms=match.move_ms, bank_ms=match.bank_ms)

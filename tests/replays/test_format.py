@@ -8,8 +8,15 @@ from typing import Any
 import pytest
 
 from replays.format import (
-    FORMAT_VERSION, ReplayFormatError, decode_actions, decode_replay, encode_actions, encode_replay, make_footer,
-    make_header, ranks_with_forfeits,
+    FORMAT_VERSION,
+    ReplayFormatError,
+    decode_actions,
+    decode_replay,
+    encode_actions,
+    encode_replay,
+    make_footer,
+    make_header,
+    ranks_with_forfeits,
 )
 
 

@@ -35,9 +35,9 @@ def test_two_processes_racing_on_the_same_matches_record_each_once(
         for _ in range(2)
     ]
     outputs = [runner.communicate(timeout=300) for runner in runners]
-    for runner, (out, err) in zip(runners, outputs):
+    for runner, (_, err) in zip(runners, outputs, strict=True):
         assert runner.returncode == 0, err
-    results = list(zip(*[json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]))
+    results = list(zip(*[json.loads(out.strip().splitlines()[-1]) for out, _ in outputs], strict=True))
     assert all(sorted(pair).count("finished") == 1 for pair in results), results
     assert Match.objects.filter(tournament=tournament, status="finished").count() == len(ids)
     assert Replay.objects.filter(match__tournament=tournament).count() == len(ids)

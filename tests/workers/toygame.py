@@ -69,7 +69,7 @@ class TinyNimState(State):
     def outcome(self) -> Outcome | None:
         if self.d["pile"] > 0:
             return None
-        return Outcome.from_keys([(t + b,) for t, b in zip(self.d["taken"], self.d["bonus"])])
+        return Outcome.from_keys([(t + b,) for t, b in zip(self.d["taken"], self.d["bonus"], strict=True)])
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, list) else v) for k, v in self.d.items()}

@@ -1,4 +1,4 @@
-"""manage.py replay verify ID|--all, replay show ID, replay export ID [-o FILE]. ID is a match id or an exported file."""
+"""manage.py replay verify ID|--all, replay show ID, replay export ID [-o FILE]; ID: a match id or an exported file."""
 
 from __future__ import annotations
 

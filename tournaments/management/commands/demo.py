@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
 from engine.bots import bot_names
-from tournaments.cli import make_console, Entrant, create_and_start, print_standings, run_to_end
+from tournaments.cli import Entrant, create_and_start, make_console, print_standings, run_to_end
 
 ADMIN_USER = "admin"
 

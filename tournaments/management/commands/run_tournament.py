@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tournaments.cli import make_console, create_and_start, parse_entrants, print_standings, run_to_end
+from tournaments.cli import create_and_start, make_console, parse_entrants, print_standings, run_to_end
 
 
 class Command(BaseCommand):
