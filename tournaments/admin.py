@@ -8,9 +8,12 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import reverse
+from django.utils.html import format_html
 
 from tournaments import services
+from tournaments.admin_uploads import BotVersionUploadForm
 from tournaments.models import Bot, BotVersion, Entry, Ladder, Match, Rating, Seat, Tournament
 from tournaments.scheduling import start_tournament
 
@@ -23,11 +26,27 @@ class BotVersionInline(admin.TabularInline):
     show_change_link = True
 
 
+class FlaggedFilter(admin.SimpleListFilter):
+    title = "flagged"
+    parameter_name = "flagged"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "flagged"), ("no", "not flagged")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Bot]) -> QuerySet[Bot]:
+        if self.value() == "yes":
+            return queryset.exclude(flagged_reason="")
+        if self.value() == "no":
+            return queryset.filter(flagged_reason="")
+        return queryset
+
+
 @admin.register(Bot)
 class BotAdmin(admin.ModelAdmin):
-    list_display = ("name", "owner", "game", "visibility", "created_at")
-    list_filter = ("game", "visibility")
+    list_display = ("name", "owner", "game", "visibility", "flagged_reason", "created_at")
+    list_filter = ("game", "visibility", FlaggedFilter)
     search_fields = ("name", "owner__username", "description")
+    readonly_fields = ("flagged_reason", "flagged_at")
     inlines = [BotVersionInline]
 
 
@@ -36,9 +55,46 @@ class BotVersionAdmin(admin.ModelAdmin):
     list_display = ("__str__", "bot", "number", "status", "builtin", "size", "created_at")
     list_filter = ("status", "bot__game")
     search_fields = ("bot__name", "bot__owner__username", "sha256", "filename")
-    readonly_fields = ("sha256", "size", "created_at")
-    exclude = ("source",)  # bytes: shown by size and hash; a version's source never changes
+    readonly_fields = ("bot", "number", "filename", "builtin", "sha256", "size", "created_at", "log")
+    exclude = ("source", "validation_log")  # bytes: shown by size and hash; a version's source never changes
     actions = ["retire_versions"]
+    add_form = BotVersionUploadForm
+
+    @admin.display(description="validation log")
+    def log(self, obj: BotVersion) -> str:
+        return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', obj.validation_log or "(none yet)")
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        """Adding a version means uploading one: through upload_bot_version, never by editing fields."""
+        if obj is None:
+            kwargs["form"] = self.add_form
+            kwargs["fields"] = list(self.add_form.base_fields)
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return () if obj is None else self.readonly_fields
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is None:
+            return [(None, {"fields": list(self.add_form.base_fields),
+                            "description": "The upload is checked, stored as the bot's next version and validated "
+                                           "by a smoke match in the sandbox; the version's page shows the log."})]
+        return super().get_fieldsets(request, obj)
+
+    def save_form(self, request: HttpRequest, form: Any, change: bool) -> Any:
+        return form.upload() if not change else super().save_form(request, form, change)
+
+    def save_model(self, request: HttpRequest, obj: BotVersion, form: Any, change: bool) -> None:
+        if change:  # an added version was stored by form.upload()
+            super().save_model(request, obj, form, change)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        if change:
+            super().save_related(request, form, formsets, change)
+
+    def response_add(self, request: HttpRequest, obj: BotVersion, post_url_continue: str | None = None) -> Any:
+        self.message_user(request, f"Uploaded {obj.label}: {obj.status}. Its validation log is below.")
+        return HttpResponseRedirect(reverse("admin:tournaments_botversion_change", args=[obj.pk]))
 
     @admin.action(description="Retire the selected versions")
     def retire_versions(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
