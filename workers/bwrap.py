@@ -10,6 +10,7 @@ file permissions and the final sweep (`kill_uid`) are per seat. See docs/bots.md
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import functools
 import json
@@ -171,6 +172,9 @@ class UidLease:
     def __init__(self, uid_base: int, uid_count: int, lock_dir: str = "") -> None:
         locks = Path(lock_dir or _default_lock_dir())
         locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if (key := (uid_base, uid_count, str(locks))) not in _swept:
+            sweep_orphans(range(uid_base, uid_base + uid_count), locks)
+            _swept.add(key)
         start = (os.getpid() * 31 + time.monotonic_ns()) % uid_count
         for i in range(uid_count):
             uid = uid_base + (start + i) % uid_count
@@ -189,6 +193,37 @@ class UidLease:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+_swept: set[tuple[int, int, str]] = set()
+
+
+def sweep_orphans(uids: range, locks: Path) -> None:
+    """Kill the processes of every sandbox uid that no live seat holds: what a crashed worker left behind.
+
+    A worker killed in the few milliseconds between starting bwrap and bwrap arming --die-with-parent leaves an
+    orphaned bot; this runs once per worker process, and each lease also sweeps its own uid.
+    """
+    for uid in sorted({u for u in _uids_in_use() if u in uids}):
+        fd = os.open(locks / f"uid-{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            kill_uid(uid)
+        except BlockingIOError:
+            pass  # a live seat holds it
+        finally:
+            os.close(fd)
+
+
+def _uids_in_use() -> set[int]:
+    found = set()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                found.add(entry.stat().st_uid)
+            except OSError:
+                pass
+    return found
 
 
 def _default_lock_dir() -> str:
@@ -266,11 +301,20 @@ def self_test(argv: list[str], uid: int | None) -> None:
     _working.add(key)
 
 
+_PR_SET_PDEATHSIG = 1
+
+
 def limiter(limits: list[tuple[int, int]]) -> Callable[[], None]:
-    """The preexec_fn: runs in the child after the uid drop, before exec; sets each limit soft = hard."""
+    """The preexec_fn: runs in the child after the uid drop, before exec. Sets each limit soft = hard, and has the
+    kernel SIGKILL the child if the worker dies before bwrap's own --die-with-parent is in place."""
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded here, in the worker: the child only makes the call
+    worker = os.getpid()
 
     def apply() -> None:
         for kind, value in limits:
             resource.setrlimit(kind, (value, value))
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != worker:  # the worker died between fork and prctl
+            os._exit(1)
 
     return apply

@@ -208,10 +208,13 @@ def test_a_host_that_cannot_sandbox_fails_the_match_not_the_bot(monkeypatch: pyt
 
 
 WORKER = """
-import sys, time
+import os, sys, time
+from workers.bwrap import children_of, find_interpreter
 from workers.sandbox import SandboxedSeat
 seat = SandboxedSeat(b"import time\\nwhile True: time.sleep(1)\\n", "main.py")
 seat.start({"type": "hello", "clock": {"move_ms": 100, "bank_ms": 100}})
+while not any(os.readlink(f"/proc/{p}/exe") == find_interpreter().executable for p in children_of(seat.pid)):
+    time.sleep(0.005)  # bwrap has exec'd the bot: the worker dies mid-match, not in the middle of a spawn
 print(seat.uid, seat.pid, seat.seat_dir, flush=True)
 time.sleep(600)
 """
