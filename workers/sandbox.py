@@ -221,16 +221,16 @@ class _Resources:
     closed: bool = False
 
     def kill(self) -> None:
-        """Kill the whole sandbox: its pid-1 reaper first (the kernel then kills the rest), then bwrap, then reap."""
+        """Kill the sandbox: the bot first, pid 1 of its namespace (the kernel kills the rest), then reap bwrap."""
         proc = self.proc
         if proc is None:
             return
         if proc.poll() is None:
-            reapers = children_of(proc.pid)
-            for child in reapers:
+            bots = children_of(proc.pid)  # none yet if bwrap is still setting up
+            for child in bots:
                 kill_pid(child)
             try:
-                proc.wait(timeout=1.0 if reapers else 0.05)
+                proc.wait(timeout=1.0 if bots else 0.05)
             except subprocess.TimeoutExpired:
                 killpg(proc.pid)
                 proc.wait()
@@ -309,9 +309,10 @@ class SandboxedSeat:
         clock = {"move_ms": self.move_ms, "bank_ms": bank_ms}
         allowance = self.config.startup_ms if self._first else 0
         self._first = False
+        line_out = protocol.encode(protocol.decide(seq, view, decision, clock))  # the engine's time, not the bot's
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
-        sent = self._send(protocol.encode(protocol.decide(seq, view, decision, clock)), deadline)
+        sent = self._send(line_out, deadline)
         line = self._read_line(deadline) if sent else None
         ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
         if line is None:
