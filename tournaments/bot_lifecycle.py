@@ -26,8 +26,10 @@ from tournaments.uploads import BadUpload, CheckedUpload, UploadLimits, check_up
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["BadUpload", "check_bot_upload", "dispatch_validation", "flag_faulty_bots", "revalidate_stale",
-           "upload_bot_version", "upload_limits"]
+TRYOUT_USER = "tryout"  # owns the unrated versions of manage.py try_bot; never flagged, never in a competition
+
+__all__ = ["TRYOUT_USER", "BadUpload", "check_bot_upload", "dispatch_validation", "flag_faulty_bots",
+           "revalidate_stale", "upload_bot_version", "upload_limits"]
 
 
 def upload_limits() -> UploadLimits:
@@ -58,8 +60,10 @@ def check_bot_upload(owner: Any, bot_name: str, game: str, filename: str, data: 
 
 
 def upload_bot_version(owner: Any, bot_name: str, game: str, filename: str, data: bytes,
-                       description: str = "") -> BotVersion:
+                       description: str = "", dispatch: bool = True) -> BotVersion:
     """Store the next version of owner's bot (created if needed); validation is enqueued on commit.
+
+    dispatch=False leaves a pending version for a caller that validates it itself (manage.py upload_bot).
 
     Raises BadUpload (nothing stored) for a malformed upload, a bad name or an unknown game. Source that does not
     compile is stored as a rejected version with the compile errors as its validation log.
@@ -79,7 +83,7 @@ def upload_bot_version(owner: Any, bot_name: str, game: str, filename: str, data
             status=BotVersion.Status.PENDING if checked.compiles() else BotVersion.Status.REJECTED,
             validation_log="" if checked.compiles() else checked.rejection_log(),
         )
-        if version.status == BotVersion.Status.PENDING:
+        if dispatch and version.status == BotVersion.Status.PENDING:
             version_id = version.pk
             transaction.on_commit(lambda: dispatch_validation(version_id))
     return version
@@ -123,7 +127,7 @@ def flag_faulty_bots(bot_ids: Iterable[int] | None = None) -> int:
     LUDUS_FLAG_FAULT_PERCENT % of its last LUDUS_FLAG_WINDOW matches (once it has played that many) had faults.
     Built-in bots are never flagged. Call it after results are recorded, or periodically (workers.flag_faulty_bots).
     """
-    bots = Bot.objects.filter(versions__builtin="").distinct()
+    bots = Bot.objects.filter(versions__builtin="").exclude(owner__username=TRYOUT_USER).distinct()
     if bot_ids is not None:
         bots = bots.filter(pk__in=list(bot_ids))
     flagged = 0

@@ -68,7 +68,7 @@ class CheckedUpload:
 
     def rejection_log(self) -> str:
         """The validation log of a version rejected for its compile errors."""
-        head = f"rejected: {self.filename} does not compile, so it was not run. Fix the error and upload again.\n"
+        head = f"rejected: {self.filename} does not compile, so it was not run. Fix the error and try again.\n"
         return head + "\n".join(self.syntax_errors) + "\n"
 
 

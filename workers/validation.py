@@ -47,7 +47,7 @@ class ValidationUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class FaultNote:
-    step: int  # the decision's seq: the step a replay of the smoke match would show
+    step: int  # numbered as `manage.py replay show` numbers steps: the first decision is step 0
     kind: str  # the decision kind, e.g. "feed"
     code: str  # timeout, bad_json, stale_seq, out_of_range, too_long, bad_shape, died
     detail: str
@@ -81,13 +81,13 @@ class RecordingSeat:
         try:
             reply = self.inner.decide(seq, view, decision, bank_ms)
         except SeatDied as exc:
-            self.faults.append(FaultNote(seq, decision.kind, "died", str(exc)))
+            self.faults.append(FaultNote(seq - 1, decision.kind, "died", str(exc)))
             raise
         if reply.fault:
-            self.faults.append(FaultNote(seq, decision.kind, reply.fault, reply.detail))
+            self.faults.append(FaultNote(seq - 1, decision.kind, reply.fault, reply.detail))
         elif not 0 <= reply.choice < len(decision.options):
             detail = f"choice {reply.choice} of {len(decision.options)} options"
-            self.faults.append(FaultNote(seq, decision.kind, "out_of_range", detail))
+            self.faults.append(FaultNote(seq - 1, decision.kind, "out_of_range", detail))
         return reply
 
     def finish(self, outcome: dict[str, Any]) -> None:
