@@ -216,33 +216,31 @@ def sweep_orphans(uids: range, locks: Path) -> None:
 
 
 def _uids_in_use() -> set[int]:
-    found = set()
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                found.add(entry.stat().st_uid)
-            except OSError:
-                pass
-    return found
+    return {uid for uid, state in processes().values() if state != "Z"}
 
 
 def _default_lock_dir() -> str:
     return "/run/ludus-sandbox" if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "ludus-uids")
 
 
-def pids_of_uid(uid: int) -> list[int]:
-    """Live (non-zombie) processes whose real uid is uid, from /proc."""
-    found = []
+def processes() -> dict[int, tuple[int, str]]:
+    """Every process as pid -> (real uid, state letter), from /proc/<pid>/status (the directory's owner can lie)."""
+    found = {}
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
                 status = Path(entry.path, "status").read_text()
             except OSError:
                 continue
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").startswith("Z"):
-                found.append(int(entry.name))
+            state = status[status.index("\nState:\t") + 8]
+            uid = int(status[status.index("\nUid:\t") + 6:].split("\t", 1)[0])
+            found[int(entry.name)] = (uid, state)
     return found
+
+
+def pids_of_uid(uid: int) -> list[int]:
+    """Live (non-zombie) processes whose real uid is uid."""
+    return [pid for pid, (owner, state) in processes().items() if owner == uid and state != "Z"]
 
 
 def kill_uid(uid: int, timeout: float = 2.0) -> None:
