@@ -8,7 +8,9 @@ from engine import Decision
 from replays.verify import initial_state, step
 
 
-def frames(document: dict[str, Any], start: int = 0, stop: int | None = None, seat: int | None = None) -> list[dict]:
+def frames(
+    document: dict[str, Any], start: int = 0, stop: int | None = None, seat: int | None = None
+) -> list[dict[str, Any]]:
     """Frames start..stop-1; frame 0 is the position before the first action, frame k the one after action k-1.
 
     Each frame holds the view (seat's, or omniscient when seat is None), the events of the action that led

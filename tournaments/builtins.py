@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from engine.bots import bot_names
@@ -12,7 +12,7 @@ from tournaments.models import Bot, BotVersion
 SYSTEM_USER = "ludus"
 
 
-def system_user() -> AbstractBaseUser:
+def system_user() -> User:
     user, created = get_user_model().objects.get_or_create(username=SYSTEM_USER)
     if created:
         user.set_unusable_password()

@@ -43,7 +43,8 @@ def rate_seats(match: Match, seats: Sequence[Seat]) -> None:
     ratings = {rating.bot_version_id: rating for rating in locked.order_by("pk")}
     before = [ratings[seat.bot_version_id] for seat in seats]
     teams = [[MODEL.rating(mu=rating.mu, sigma=rating.sigma)] for rating in before]
-    after = MODEL.rate(teams, ranks=[seat.rank for seat in seats])
+    ranks: list[float] = [float(seat.rank or 0) for seat in seats]  # record_result sets every rank first
+    after = MODEL.rate(teams, ranks=ranks)
     for seat, rating, [new] in zip(seats, before, after, strict=True):
         seat.rating_mu_before, seat.rating_sigma_before = rating.mu, rating.sigma
         seat.rating_mu_after, seat.rating_sigma_after = new.mu, new.sigma

@@ -161,10 +161,11 @@ def requeue_match(match: Match) -> bool:
         requeued = Match.objects.filter(pk=match.pk, status__in=[Status.FAILED, Status.CANCELLED]).update(
             status=Status.QUEUED, attempts=0, lease_owner="", lease_expires=None, rated=True, finished_at=None
         )
-        if requeued:
+        if requeued and match.tournament_id is not None:
             Tournament.objects.filter(pk=match.tournament_id, state=Tournament.State.FINISHED).update(
                 state=Tournament.State.RUNNING
             )
+        if requeued:
             enqueue_match(match)
     return requeued == 1
 

@@ -72,7 +72,8 @@ def submit_match(match_id: int) -> Future[str] | None:
 
 def errors() -> list[BaseException]:
     """Exceptions that escaped run_match in a child (a crash, not a failed match: those are in the database)."""
-    return [f.exception() for f in _futures if f.done() and not f.cancelled() and f.exception() is not None]
+    done = [f.exception() for f in _futures if f.done() and not f.cancelled()]
+    return [exc for exc in done if exc is not None]
 
 
 def shutdown() -> None:
