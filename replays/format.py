@@ -3,7 +3,8 @@
 A replay document is {"header": ..., "actions": [...], "footer": ...}:
 - header: format, game, rules_version, options (complete), seed, players, clock, seats -> bot versions;
 - actions: one record per decision, {"seat", "choice", "ms"} plus "fault" when the seat faulted;
-- footer: the outcome (forfeited seats ranked last) and each seat's faults and forfeit flag.
+- footer: the outcome (forfeited seats ranked last), each seat's faults and forfeit flag, and the digest (sha256)
+  of all events and the final omniscient view, which later verifications must reproduce.
 """
 
 from __future__ import annotations

@@ -5,10 +5,11 @@ Needs only the engine, so replays verify offline and before a result is committe
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from engine import IllegalAction, InvalidOptions, State, load_game
-from replays.format import ReplayFormatError, check_document, ranks_with_forfeits
+from replays.format import ReplayFormatError, canonical_json, check_document, ranks_with_forfeits
 
 
 class ReplayMismatch(Exception):
@@ -46,15 +47,20 @@ def step(state: State, index: int, record: dict[str, Any]) -> list[Any]:
 
 
 def verify_document(document: dict[str, Any]) -> dict[str, Any]:
-    """Re-simulate the whole log; return the outcome, or raise ReplayMismatch naming the first difference."""
+    """Re-simulate the whole log; return the outcome, or raise ReplayMismatch naming the first difference.
+
+    The returned outcome carries "digest": the sha256 of every event and the final omniscient view. The runner
+    stores it in the footer, so later verifications also prove that events and views replay byte for byte.
+    """
     try:
         check_document(document)
     except ReplayFormatError as exc:
         raise ReplayMismatch(str(exc)) from exc
     header, actions, footer = document["header"], document["actions"], document["footer"]
     state = initial_state(header)
+    digest = hashlib.sha256()
     for index, record in enumerate(actions):
-        step(state, index, record)
+        digest.update(canonical_json(step(state, index, record)))
     if state.decision() is not None:
         raise ReplayMismatch(f"the action log ends after {len(actions)} action(s) but the game is not over")
     engine_outcome = state.outcome()
@@ -65,7 +71,11 @@ def verify_document(document: dict[str, Any]) -> dict[str, Any]:
     if any(forfeited):
         expected = dict(expected, ranks=ranks_with_forfeits(expected["ranks"], forfeited), termination="forfeit")
     _compare(expected, footer["outcome"])
-    return expected
+    digest.update(canonical_json(state.view(None)))
+    if "digest" in footer and footer["digest"] != digest.hexdigest():
+        raise ReplayMismatch("the events or the final position differ from the recorded digest "
+                             "(the engine no longer replays this game byte for byte)")
+    return dict(expected, digest=digest.hexdigest())
 
 
 def _check_counts(players: int, actions: list[dict[str, Any]], footer: dict[str, Any]) -> None:

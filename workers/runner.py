@@ -45,7 +45,7 @@ def run_match(match_id: int) -> str:
     seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
     try:
         document, logs = play_match(match, seats)
-        verify_document(document)
+        document["footer"]["digest"] = verify_document(document)["digest"]
     except PermanentFailure as exc:
         return fail_match(match_id, owner, f"{type(exc).__name__}: {exc}", permanent=True)
     except ReplayMismatch as exc:

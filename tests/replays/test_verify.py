@@ -32,7 +32,18 @@ def played(game: str = "tinynim", players: int = 3, seed: int = 4) -> dict[str, 
 
 def test_it_verifies_a_true_replay() -> None:
     document = played()
-    assert verify_document(document) == document["footer"]["outcome"]
+    verified = verify_document(document)
+    assert verified == dict(document["footer"]["outcome"], digest=verified["digest"])
+    assert verify_document(document)["digest"] == verified["digest"]  # deterministic
+
+
+def test_it_names_events_or_a_final_position_that_differ_from_the_digest() -> None:
+    document = played()
+    document["footer"]["digest"] = verify_document(document)["digest"]
+    verify_document(document)
+    document["footer"]["digest"] = "0" * 64
+    with pytest.raises(ReplayMismatch, match="differ from the recorded digest"):
+        verify_document(document)
 
 
 def test_it_names_a_changed_outcome() -> None:

@@ -57,6 +57,7 @@ def test_it_records_a_result_with_seats_replay_and_ratings(match: Match) -> None
         assert expected == (seat.rating_mu_after > 25.0) - (seat.rating_mu_after < 25.0)
     replay = Replay.objects.get(match=match)
     assert verify_document(replay.document())["ranks"] == [seat.rank for seat in seats]
+    assert len(replay.footer["digest"]) == 64
     ratings = Rating.objects.filter(tournament=match.tournament, bot_version__seats__match=match)
     assert sorted(r.games for r in ratings) == [1, 1]
 
