@@ -9,6 +9,7 @@ from engine.core import Game, InvalidOptions
 # name -> module that defines GAME; a new game is one line here.
 _GAMES: dict[str, str] = {
     "evolution": "engine.evolution",
+    "marine": "engine.marine",
 }
 _loaded: dict[str, Game] = {}
 

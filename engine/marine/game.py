@@ -1,0 +1,91 @@
+"""The Marine game: metadata, options and the published setup (RULINGS "Dominant Species: Marine" (b))."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from engine.core import JSON, Game, InvalidOptions, OptionSpec
+from engine.marine import actions, evolution, placement  # noqa: F401 - they register the steps
+from engine.marine.board import hex_corners
+from engine.marine.data import (
+    ASTEROID_DEPTH,
+    ASTEROID_ID,
+    CENTRE_ELEMENTS,
+    DECK_SIZE,
+    ELEMENT_INDEX,
+    LENGTH_REMOVED,
+    PAWNS_PER_PLAYER,
+    SLOTS,
+    STANDARD_EARTH,
+    START_SPECIES,
+    TERRAIN_INDEX,
+    TERRAINS,
+    TILE_STACKS,
+    TILE_SUPPLY,
+)
+from engine.marine.placement import draw_markers
+from engine.marine.serial import state_from_dict
+from engine.marine.state import MarineState
+
+
+class MarineGame(Game):
+    name = "marine"
+    title = "Marine: Evolution & Domination"
+    rules_version = "1"
+    min_players = 2
+    max_players = 4
+    options_schema = {
+        "length": OptionSpec("choice", "standard", "Evolution cards removed from the 34: short 15, standard 10, "
+                             "long 5, epic 0 (published)", choices=tuple(LENGTH_REMOVED)),
+        "reset_discard": OptionSpec("bool", True, "Project-defined: at each round's end the card in slot 1 is "
+                                    "discarded and the cards slide down, so the Asteroid always comes"),
+    }
+
+    def new_state(self, num_players: int, seed: int, options: Mapping[str, JSON] | None = None) -> MarineState:
+        self.check_players(num_players)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise InvalidOptions(f"seed must be an integer, got {seed!r}")
+        full = self.validate_options(options)
+        st = MarineState(full, seed, num_players)
+        setup(st)
+        st.run()
+        return st
+
+    def state_from_dict(self, data: Mapping[str, Any]) -> MarineState:
+        return state_from_dict(self, data)
+
+
+def setup(st: MarineState) -> None:
+    """Animals by seat from the seed (project-defined), the standard earth, pawns, deck, slots, stacks, markers."""
+    n, seed = st.n, st.seed
+    animals = list(range(4))
+    random.Random(f"{seed}:animals:0").shuffle(animals)
+    st.animals = animals[:n]
+    st.first = random.Random(f"{seed}:first:0").randrange(n)
+    for q, r, terrain in STANDARD_EARTH:
+        st.add_tile((q, r), TERRAIN_INDEX[terrain])
+    for corner, element in zip(hex_corners((0, 0)), CENTRE_ELEMENTS, strict=True):
+        st.set_element(corner, ELEMENT_INDEX[element])
+    for seat in range(n):
+        st.add_species(seat, (0, 0), START_SPECIES)
+    st.pawns = [PAWNS_PER_PLAYER[n]] * n
+    rng = random.Random(f"{seed}:deck:0")
+    cards = list(range(DECK_SIZE))
+    rng.shuffle(cards)
+    deck = cards[LENGTH_REMOVED[st.options["length"]]:]  # the top card is the last one
+    deck.insert(rng.randrange(min(ASTEROID_DEPTH, len(deck) + 1)), ASTEROID_ID)
+    st.deck = deck
+    for slot in range(SLOTS):  # the first deal triggers no event (project-defined)
+        st.slots[slot] = st.deck.pop() if st.deck else None
+    tiles = [TERRAIN_INDEX[t] for t in TERRAINS for _ in range(TILE_SUPPLY[t])]
+    random.Random(f"{seed}:tiles:0").shuffle(tiles)
+    st.stacks = [tiles[i::TILE_STACKS] for i in range(TILE_STACKS)]
+    draw_markers(st)
+    st.stack = [["placement", st.first, 0]]
+
+
+GAME = MarineGame()
+MarineState.game = GAME
+

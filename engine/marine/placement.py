@@ -1,0 +1,169 @@
+"""Pawn placement (project-defined): turns in seat order from the first player, one pawn at a time, each action
+resolving when its pawn is placed; then the end of the round (retrieve, Asteroid check, reset)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine.marine.data import (
+    ACTION_SPACES,
+    ASTEROID_ID,
+    CARD_NAMES,
+    DOMINATION_MIN_PLAYERS,
+    ELEMENTS,
+    EVOLUTION_SPACES,
+    PAWNS_PER_PLAYER,
+    SLOTS,
+    TERRAIN_INDEX,
+    TERRAIN_MARKERS,
+)
+from engine.marine.state import DISPLAY, READY, MarineState
+from engine.marine.tasks import Task, ask, task
+
+ACTIONS = tuple(action for action, _count in ACTION_SPACES)
+COUNTS = dict(ACTION_SPACES)
+
+
+def free_space(st: MarineState, action: str) -> str | None:
+    """The first free space of an action (Domination spaces only where open for the player count)."""
+    for k in range(1, COUNTS[action] + 1):
+        if action == "domination" and DOMINATION_MIN_PLAYERS[k] > st.n:
+            break
+        space = f"{action}_{k}"
+        if space not in st.display:
+            return space
+    return None
+
+
+def ready_specials(st: MarineState, seat: int) -> list[int]:
+    return [e for e, sp in enumerate(st.special) if sp[0] == seat and sp[1] == READY]
+
+
+def dominated(st: MarineState, seat: int) -> list[int]:
+    leaders = st.dominance()[1]
+    return [e for e in range(len(ELEMENTS)) if leaders[e] == seat]
+
+
+def place_options(st: MarineState, seat: int) -> list[Any]:
+    if st.pawns[seat] <= 0 and not ready_specials(st, seat):
+        return []
+    options: list[Any] = []
+    for action in ACTIONS:
+        if action == "evolution":
+            options += [["evolution", k] for k in range(1, EVOLUTION_SPACES + 1)
+                        if f"evolution_{k}" not in st.display]
+        elif free_space(st, action) is not None and (action != "domination" or dominated(st, seat)):
+            options.append([action])
+    return options
+
+
+@task("placement", "seat", "int")
+def placement(st: MarineState, t: Task) -> None:
+    """Seat t[1] places a pawn if it can; the round's placement ends when every seat in a row could not."""
+    seat, idle = t[1], t[2]
+    nxt = (seat + 1) % st.n
+    if place_options(st, seat):
+        st.stack += [["placement", nxt, 0], ["ask_place", seat]]
+    elif idle + 1 >= st.n:
+        st.stack.append(["reset"])
+    else:
+        st.stack.append(["placement", nxt, idle + 1])
+
+
+def place_answer(st: MarineState, t: Task, option: Any) -> None:
+    seat = t[1]
+    space = f"evolution_{option[1]}" if option[0] == "evolution" else free_space(st, option[0])
+    assert space is not None
+    st.stack += [["act", seat, space], ["ask_pawn", seat, space]]
+
+
+ask("ask_place", "place", "Place a pawn on an action space.", (),
+    lambda st, t: place_options(st, t[1]), place_answer)
+
+
+def pawn_options(st: MarineState, t: Task) -> list[Any]:
+    seat = t[1]
+    return (["pawn"] if st.pawns[seat] > 0 else []) + [ELEMENTS[e] for e in ready_specials(st, seat)]
+
+
+def pawn_answer(st: MarineState, t: Task, pawn: Any) -> None:
+    seat, space = t[1], t[2]
+    if pawn == "pawn":
+        st.pawns[seat] -= 1
+    else:
+        st.special[ELEMENTS.index(pawn)][1] = DISPLAY
+    st.display[space] = (seat, pawn)
+    st.event(event="placed", seat=seat, space=space, pawn=pawn)
+
+
+ask("ask_pawn", "pawn", "Which pawn: an action pawn or a special pawn?", ("space",), pawn_options, pawn_answer)
+
+
+@task("act", "seat", "space")
+def act(st: MarineState, t: Task) -> None:
+    seat, space = t[1], t[2]
+    action, _, number = space.rpartition("_")
+    if action == "speciation":
+        st.stack.append(["ask_speciate_element", seat])
+    elif action == "migration":
+        st.stack.append(["ask_move_from", seat, 0])
+    elif action == "wanderlust":
+        st.stack.append(["ask_stack", seat])
+    elif action == "evolution":
+        st.stack.append(["ask_evolution_tile", seat, int(number)])
+    else:
+        st.stack.append(["ask_dominate", seat])
+
+
+# -- the end of a round ---------------------------------------------------------------------------------------------
+
+@task("reset")
+def reset(st: MarineState, t: Task) -> None:
+    """Retrieve the pawns; after the Asteroid was taken the game ends; otherwise discard slot 1 (option
+    `reset_discard`), draw new terrain markers, pass the first-player marker and start the next round."""
+    retrieve(st)
+    if not st.asteroid_taken and st.options["reset_discard"] and st.slots[0] is not None:
+        card = st.slots[0]
+        st.discard.append(card)
+        st.event(event="card_discarded", slot=1, card=CARD_NAMES[card])
+        st.slide_and_refill(0)
+        if card == ASTEROID_ID:
+            st.asteroid_taken = True
+    if st.asteroid_taken:
+        st.stack.append(["final_scoring"])
+        return
+    st.round += 1
+    st.first = (st.first + 1) % st.n
+    draw_markers(st)
+    st.event(event="round", round=st.round, first_player=st.first)
+    st.stack.append(["placement", st.first, 0])
+
+
+def retrieve(st: MarineState) -> None:
+    """Every pawn comes back; a special pawn on the display goes in front of its controller (the seed)."""
+    st.display.clear()
+    st.pawns = [PAWNS_PER_PLAYER[st.n]] * st.n
+    for sp in st.special:
+        if sp[1] == DISPLAY:
+            sp[1] = READY
+
+
+def draw_markers(st: MarineState) -> None:
+    """5 of the 16 terrain markers for the Evolution spaces, sorted by rank: space 1 holds the best."""
+    drawn = random.Random(f"{st.seed}:markers:{st.round}").sample(range(len(TERRAIN_MARKERS)), EVOLUTION_SPACES)
+    st.markers = sorted(TERRAIN_INDEX[TERRAIN_MARKERS[i]] for i in drawn)
+
+
+@task("final_scoring")
+def final_scoring(st: MarineState, t: Task) -> None:
+    """The end (project-defined): every tile is scored once as Evolution scores it; control markers score."""
+    for h in st.tile_order:
+        got = st.score(h, 2)
+        if got:
+            st.event(event="final_score", tile=list(h), vp=got)
+    st.phase = "over"
+    st.event(event="game_over", scores=[sum(st.score_parts(s).values()) for s in range(st.n)])
+
+
+assert SLOTS == 5

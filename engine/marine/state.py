@@ -1,0 +1,282 @@
+"""The Marine state: the earth, the action display, the cards, and the step stack that drives the rules."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from engine.core import JSON, Decision, Game, IllegalAction, Outcome, State
+from engine.marine.board import Corner, Hex, corner_hexes, hex_corners, is_thriving, score_tile
+from engine.marine.data import (
+    ANIMALS,
+    ASTEROID_ID,
+    CARD_EVENTS,
+    CARD_NAMES,
+    ELEMENTS,
+    SLOTS,
+    SPECIES_SUPPLY,
+    TERRAIN_INDEX,
+    TERRAINS,
+)
+from engine.marine.tasks import ASKS, TASKS, Task
+
+SETUP, READY, DISPLAY = "setup", "ready", "display"  # where a special pawn is
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equality that tells 1, 1.0 and True apart, as JSON does."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def deep(value: Any) -> Any:
+    return [deep(x) for x in value] if type(value) is list else value
+
+
+class MarineState(State):
+    game: ClassVar[Game]
+
+    def __init__(self, options: dict[str, Any], seed: int, num_players: int) -> None:
+        self.options = options
+        self.seed = seed
+        self.n = num_players
+        self.animals: list[int] = list(range(num_players))  # seat -> animal index (food-chain rank)
+        self.round = 1
+        self.first = 0
+        self.phase = "play"
+        self.terrain: dict[Hex, int] = {}
+        self.species: dict[Hex, list[int]] = {}  # per seat
+        self.tile_order: list[Hex] = []  # sorted
+        self.elements: dict[Corner, int] = {}
+        self.vp: list[list[int]] = [[0, 0, 0] for _ in range(num_players)]  # evolution, cards, final
+        self.pawns = [0] * num_players
+        self.display: dict[str, tuple[int, str]] = {}
+        self.markers: list[int] = []
+        self.deck: list[int] = []  # the top card is the last one
+        self.slots: list[int | None] = [None] * SLOTS
+        self.discard: list[int] = []
+        self.asteroid_taken = False
+        self.stacks: list[list[int]] = []  # Wanderlust tile stacks; the top tile is the last one
+        self.special: list[list[Any]] = [[None, SETUP, 0] for _ in ELEMENTS]  # controller, place, target
+        self.on_board = [0] * num_players
+        self.stack: list[Task] = []
+        self._decision: Decision | None = None
+        self._events: list[JSON] = []
+        self._dominance: tuple[list[list[int]], list[int | None]] | None = None
+
+    # -- the engine contract --------------------------------------------------------------------------------------
+
+    def decision(self) -> Decision | None:
+        return self._decision
+
+    def apply(self, action: JSON) -> list[JSON]:
+        d = self._decision
+        if d is None:
+            raise IllegalAction(f"action {action!r}: the game is over")
+        if type(action) is tuple:
+            action = list(action)
+        for chosen in d.options:
+            if chosen == action and same_json(chosen, action):
+                break
+        else:
+            raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
+        events: list[JSON] = []
+        self._events = events
+        self._decision = None
+        task = self.stack.pop()
+        ASKS[task[0]].answer(self, task, chosen)
+        self.run()
+        return events
+
+    def run(self) -> None:
+        """Run steps until a decision with two or more options is pending (forced ones are taken) or the end."""
+        stack = self.stack
+        while stack:
+            task = stack[-1]
+            ask = ASKS.get(task[0])
+            if ask is None:
+                stack.pop()
+                TASKS[task[0]](self, task)
+                continue
+            options = ask.options(self, task)
+            if len(options) > 1:
+                self._decision = Decision(task[1], ask.kind, options, ask.prompt)
+                return
+            stack.pop()
+            if options:
+                ask.answer(self, task, options[0])
+        self._decision = None
+
+    def view(self, seat: int | None) -> dict[str, JSON]:
+        from engine.marine.views import build_view
+
+        return build_view(self, seat)
+
+    def outcome(self) -> Outcome | None:
+        if self.phase != "over":
+            return None
+        keys = [(sum(self.score_parts(s).values()), len(ANIMALS) - self.animals[s]) for s in range(self.n)]
+        return Outcome.from_keys(keys)  # ties on VP go up the food chain: the key never ties
+
+    def to_dict(self) -> dict[str, JSON]:
+        from engine.marine.serial import state_to_dict
+
+        return state_to_dict(self)
+
+    def clone(self) -> MarineState:
+        other = MarineState.__new__(MarineState)
+        other.__dict__.update(self.__dict__)
+        other.options = dict(self.options)
+        other.animals = self.animals[:]
+        other.terrain = dict(self.terrain)
+        other.species = {h: c[:] for h, c in self.species.items()}
+        other.tile_order = self.tile_order[:]
+        other.elements = dict(self.elements)
+        other.vp = [v[:] for v in self.vp]
+        other.pawns = self.pawns[:]
+        other.display = dict(self.display)
+        other.markers = self.markers[:]
+        other.deck, other.slots, other.discard = self.deck[:], self.slots[:], self.discard[:]
+        other.stacks = [s[:] for s in self.stacks]
+        other.special = [s[:] for s in self.special]
+        other.on_board = self.on_board[:]
+        other.stack = deep(self.stack)
+        other._events = []
+        other._dominance = None
+        return other
+
+    def score_parts(self, seat: int) -> dict[str, int]:
+        """VP by source; control markers score their target markers' values only at the end."""
+        evolution, cards, final = self.vp[seat]
+        domination = 0
+        if self.phase == "over":
+            domination = sum(sp[2] for sp in self.special if sp[0] == seat)
+        return {"evolution": evolution, "cards": cards, "final": final, "domination": domination}
+
+    # -- shared board operations ----------------------------------------------------------------------------------
+
+    def event(self, **fields: JSON) -> None:
+        self._events.append(fields)
+
+    def order_from(self, seat: int) -> list[int]:
+        return [(seat + i) % self.n for i in range(self.n)]
+
+    def add_tile(self, h: Hex, terrain: int) -> None:
+        self.terrain[h] = terrain
+        self.species[h] = [0] * self.n
+        self.tile_order.append(h)
+        self.tile_order.sort()
+        self._dominance = None
+
+    def tile_elements(self, h: Hex) -> list[int | None]:
+        get = self.elements.get
+        return [get(c) for c in hex_corners(h)]
+
+    def is_thriving(self, seat: int, h: Hex) -> bool:
+        return self.species[h][seat] > 0 and is_thriving(self.animals[seat], self.tile_elements(h))
+
+    def supply(self, seat: int) -> int:
+        return SPECIES_SUPPLY - self.on_board[seat]
+
+    def add_species(self, seat: int, h: Hex, count: int) -> int:
+        """Add up to count species from the supply; return how many came."""
+        count = min(count, self.supply(seat))
+        if count > 0:
+            self.species[h][seat] += count
+            self.on_board[seat] += count
+            self._dominance = None
+        return max(count, 0)
+
+    def remove_species(self, seat: int, h: Hex, count: int) -> int:
+        count = min(count, self.species[h][seat])
+        if count > 0:
+            self.species[h][seat] -= count
+            self.on_board[seat] -= count
+            self._dominance = None
+        return max(count, 0)
+
+    def move_species(self, seat: int, a: Hex, b: Hex) -> None:
+        self.species[a][seat] -= 1
+        self.species[b][seat] += 1
+        self._dominance = None
+
+    def set_element(self, corner: Corner, element: int) -> None:
+        self.elements[corner] = element
+        self._dominance = None
+
+    def dominance(self) -> tuple[list[list[int]], list[int | None]]:
+        """Per element type: each seat's domination value (its species on tiles touching that type), and the
+        dominating seat: strictly the highest value, ties up the food chain, none at 0 (project-defined). Cached
+        until species, elements or tiles change."""
+        if self._dominance is None:
+            touching: list[set[Hex]] = [set() for _ in ELEMENTS]
+            terrain = self.terrain
+            for c, e in self.elements.items():
+                touching[e].update(h for h in corner_hexes(c) if h in terrain)
+            values: list[list[int]] = []
+            leaders: list[int | None] = []
+            rank = self.animals
+            for tiles in touching:
+                v = [0] * self.n
+                for h in tiles:
+                    for s, count in enumerate(self.species[h]):
+                        v[s] += count
+                best = max(range(self.n), key=lambda s: (v[s], -rank[s]))
+                values.append(v)
+                leaders.append(best if v[best] > 0 else None)
+            self._dominance = (values, leaders)
+        return self._dominance
+
+    def domination_values(self, element: int) -> list[int]:
+        return self.dominance()[0][element][:]
+
+    def dominant(self, element: int) -> int | None:
+        return self.dominance()[1][element]
+
+    def score(self, h: Hex, part: int) -> list[list[int]]:
+        """Score one tile into VP part (0 evolution, 2 final); return [[seat, VP]]."""
+        got = score_tile(self.terrain[h], self.species[h], self.animals)
+        for seat, value in got:
+            self.vp[seat][part] += value
+        return [[seat, value] for seat, value in got]
+
+    def deal(self, slot: int) -> None:
+        """Deal the top card of the draw pile into a slot; an event on it triggers at once (the seed)."""
+        if not self.deck:
+            return
+        card = self.deck.pop()
+        self.slots[slot] = card
+        self.event(event="card_dealt", slot=slot + 1, card=CARD_NAMES[card])
+        for effect in CARD_EVENTS[card]:
+            self.trigger(effect)
+
+    def trigger(self, effect: tuple[object, ...]) -> None:
+        verb, terrain_name, amount = effect
+        assert isinstance(terrain_name, str) and isinstance(amount, int)
+        terrain = TERRAIN_INDEX[terrain_name]
+        seats = sorted(range(self.n), key=lambda s: self.animals[s])  # food-chain order
+        for h in self.tile_order:
+            if self.terrain[h] != terrain:
+                continue
+            for s in seats:
+                if verb == "all_lose":
+                    self.remove_species(s, h, amount)
+                elif self.species[h][s] > 0:
+                    self.add_species(s, h, amount)
+        self.event(event=str(verb), terrain=TERRAINS[terrain], amount=amount)
+
+    def slide_and_refill(self, slot: int) -> None:
+        """The card in slot left: the cards above slide down one slot, and a new card goes into slot 5."""
+        del self.slots[slot]
+        self.slots.append(None)
+        self.deal(SLOTS - 1)
+
+    def take_card(self, slot: int) -> int:
+        card = self.slots[slot]
+        assert card is not None
+        self.discard.append(card)
+        if card == ASTEROID_ID:
+            self.asteroid_taken = True
+        return card

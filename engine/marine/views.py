@@ -1,0 +1,68 @@
+"""What a seat may see: everything but the order of the Evolution draw pile (a count) and the Wanderlust tile stacks
+below their top tiles (counts); view(None) adds both. The seed, which fixes later terrain-marker draws, is hidden."""
+
+from __future__ import annotations
+
+from engine.core import JSON
+from engine.marine.board import hex_corners
+from engine.marine.data import ANIMALS, CARD_EFFECTS, CARD_EVENTS, CARD_NAMES, ELEMENTS, TERRAINS
+from engine.marine.state import MarineState, deep
+
+
+def card_view(card: int | None) -> JSON:
+    if card is None:
+        return None
+    return {"card": CARD_NAMES[card], "effects": [list(e) for e in CARD_EFFECTS[card]],
+            "event": [list(e) for e in CARD_EVENTS[card]]}
+
+
+def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
+    d = st.decision()
+    parts = [st.score_parts(s) for s in range(st.n)]
+    view: dict[str, JSON] = {
+        "game": "marine",
+        "you": seat,
+        "num_players": st.n,
+        "round": st.round,
+        "phase": st.phase,
+        "first_player": st.first,
+        "animals": [ANIMALS[a] for a in st.animals],
+        "tiles": [_tile_view(st, h) for h in st.tile_order],
+        "elements": [[c[0], c[1], c[2], ELEMENTS[st.elements[c]]] for c in sorted(st.elements)],
+        "dominance": {ELEMENTS[e]: {"values": st.domination_values(e), "dominant": st.dominant(e)}
+                      for e in range(len(ELEMENTS))},
+        "special_pawns": {ELEMENTS[e]: {"controller": sp[0], "place": sp[1], "target": sp[2]}
+                          for e, sp in enumerate(st.special)},
+        "pawns": st.pawns[:],
+        "species_supply": [st.supply(s) for s in range(st.n)],
+        "display": {space: [s, pawn] for space, (s, pawn) in sorted(st.display.items())},
+        "markers": [TERRAINS[m] for m in st.markers],
+        "slots": [card_view(c) for c in st.slots],
+        "discard": [CARD_NAMES[c] for c in st.discard],
+        "deck_count": len(st.deck),
+        "asteroid_taken": st.asteroid_taken,
+        "tile_stacks": [{"top": TERRAINS[s[-1]] if s else None, "count": len(s)} for s in st.stacks],
+        "score_parts": parts,
+        "scores": [sum(p.values()) for p in parts],
+        "decision": None,
+    }
+    if seat is None:
+        view["deck"] = [CARD_NAMES[c] for c in reversed(st.deck)]
+        view["tile_stacks_full"] = [[TERRAINS[t] for t in reversed(s)] for s in st.stacks]
+    if d is not None:
+        shown: dict[str, JSON] = {"seat": d.seat, "kind": d.kind, "prompt": d.prompt}
+        if seat is None or seat == d.seat:
+            shown["options"] = deep(list(d.options))
+        view["decision"] = shown
+    outcome = st.outcome()
+    if outcome is not None:
+        view["outcome"] = outcome.to_dict()
+    return view
+
+
+def _tile_view(st: MarineState, h: tuple[int, int]) -> JSON:
+    get = st.elements.get
+    corners = [get(c) for c in hex_corners(h)]
+    return {"hex": [h[0], h[1]], "terrain": TERRAINS[st.terrain[h]], "species": st.species[h][:],
+            "elements": [None if e is None else ELEMENTS[e] for e in corners],
+            "thriving": [st.is_thriving(s, h) for s in range(st.n)]}
