@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from django.db.models import Q
@@ -53,3 +54,36 @@ def rate_seats(match: Match, seats: Sequence[Seat]) -> None:
         rating.wins += 1 if seat.rank == 1 else 0
         rating.updated_at = timezone.now()  # bulk_update skips auto_now
     Rating.objects.bulk_update(before, ["mu", "sigma", "games", "wins", "updated_at"])
+
+
+def recompute_ratings(match_filter: Q) -> dict[int, tuple[float, float, int, int]]:
+    """Ratings replayed from match history: bot version id → (mu, sigma, games, wins).
+
+    Rated finished matches are applied in replay-id order, which is the order the live updates were serialized in
+    (record_result inserts the replay after locking the ratings), so the result must equal the live ratings.
+    """
+    ratings: dict[int, tuple[float, float, int, int]] = {}
+    matches = (Match.objects.filter(match_filter, status=Match.Status.FINISHED, rated=True)
+               .order_by("replay__id").prefetch_related("seats"))
+    for match in matches:
+        seats = sorted(match.seats.all(), key=lambda seat: seat.number)
+        before = [ratings.get(seat.bot_version_id, (MODEL.mu, MODEL.sigma, 0, 0)) for seat in seats]
+        teams = [[MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma, _, _ in before]
+        after = MODEL.rate(teams, ranks=[float(seat.rank or 0) for seat in seats])
+        for seat, (_, _, games, wins), [new] in zip(seats, before, after, strict=True):
+            ratings[seat.bot_version_id] = (new.mu, new.sigma, games + 1, wins + (seat.rank == 1))
+    return ratings
+
+
+def rating_differences(competition: Q, match_filter: Q) -> list[str]:
+    """Where the live ratings of a competition differ from the recomputed ones (empty when they agree)."""
+    recomputed = recompute_ratings(match_filter)
+    problems = []
+    for rating in Rating.objects.filter(competition).select_related("bot_version__bot"):
+        expected = recomputed.pop(rating.bot_version_id, (MODEL.mu, MODEL.sigma, 0, 0))
+        live = (rating.mu, rating.sigma, rating.games, rating.wins)
+        if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(live, expected, strict=True)):
+            problems.append(f"{rating.bot_version.label}: live {live}, recomputed {expected}")
+    problems.extend(f"bot version {version_id}: no live rating, recomputed {values}"
+                    for version_id, values in recomputed.items())
+    return problems

@@ -75,11 +75,13 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
         if finished != 1:
             raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
         match = Match.objects.select_related("tournament", "ladder").get(pk=match_id)
-        Replay.from_document(match, document).save()
         seats = _seats_with_outcome(match, document, logs or [])
         if match.rated:
             rate_seats(match, seats)
         Seat.objects.bulk_update(seats, _SEAT_RESULT_FIELDS)
+        # Inserted after the rating rows are locked, so replay ids follow the serial order of rating updates
+        # (for matches that share a rating), which lets ratings be recomputed from history exactly.
+        Replay.from_document(match, document).save()
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match

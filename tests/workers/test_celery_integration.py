@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +46,9 @@ def test_a_worker_runs_every_match_of_a_tournament_once(
         assert rating.games == played == 12  # each entrant sits at C(4,2)=6 tables, 2 games each
     tournament.refresh_from_db()
     assert tournament.state == Tournament.State.FINISHED
+    out = io.StringIO()
+    call_command("recompute_ratings", "--tournament", str(tournament.pk), stdout=out)
+    assert "ratings agree with history" in out.getvalue()
 
 
 def test_sending_a_match_three_times_to_the_worker_keeps_one_result(
@@ -77,3 +81,28 @@ def test_run_tournament_runs_through_the_worker_and_prints_standings(
         assert name in out
     assert "wins by seat" in out
     assert Match.objects.filter(status="finished").count() == 3
+
+
+def test_the_reaper_task_hands_a_vanished_workers_match_to_a_live_worker(
+    celery_worker_process: Any, wait_until: Callable[..., Any], settings: Any
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.builtins import ensure_builtin
+    from tournaments.scheduling import create_tournament, start_tournament
+    from tournaments.services import claim_match
+    from workers.tasks import requeue_expired_task
+
+    versions = [ensure_builtin(e.name, e.builtin) for e in ENTRANTS[:2]]
+    tournament = create_tournament(versions, name="reaped", game="evolution", players_per_table=2, seed=1)
+    [match] = start_tournament(tournament, enqueue=False)
+    long_ago = timezone.now() - timedelta(seconds=settings.LUDUS_LEASE_SECONDS + 60)
+    assert claim_match(match.pk, "ghost-worker", now=long_ago)  # a worker that took it and died
+
+    requeue_expired_task.delay()
+    wait_until(lambda: unfinished(tournament) == 0, 300, "the reaped match to be run again")
+    match.refresh_from_db()
+    assert (match.status, match.attempts) == ("finished", 2)
+    assert Replay.objects.filter(match=match).count() == 1

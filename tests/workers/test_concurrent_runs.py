@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.db.models import Q
 
 from replays.models import Replay
 from tournaments.models import Match, Rating, Seat
+from tournaments.ratings import rating_differences
 from tournaments.scheduling import start_tournament
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
@@ -45,3 +47,4 @@ def test_two_processes_racing_on_the_same_matches_record_each_once(
         played = Seat.objects.filter(match__tournament=tournament, bot_version=rating.bot_version).count()
         assert rating.games == played
     assert not Seat.objects.filter(match__tournament=tournament, rating_mu_after__isnull=True).exists()
+    assert rating_differences(Q(tournament=tournament), Q(tournament=tournament)) == []

@@ -125,3 +125,19 @@ def test_the_reaper_requeues_matches_whose_lease_expired(match: Match) -> None:
     match.refresh_from_db()
     assert match.status == "queued" and "vanished-worker" in match.error
     assert run_match(match.pk) == "finished"
+
+
+def test_recomputed_ratings_equal_the_live_ones_and_a_changed_rating_is_named(tournament: Any) -> None:
+    import io
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    for match in start_tournament(tournament, enqueue=False):
+        assert run_match(match.pk) == "finished"
+    out = io.StringIO()
+    call_command("recompute_ratings", "--tournament", str(tournament.pk), stdout=out)
+    assert "ratings agree with history" in out.getvalue()
+    Rating.objects.filter(tournament=tournament, bot_version__bot__name="random").update(mu=99.0)
+    with pytest.raises(CommandError, match="differ from their history"):
+        call_command("recompute_ratings", stdout=io.StringIO())
