@@ -342,9 +342,9 @@ def test_each_seat_runs_as_its_own_unprivileged_uid_with_a_bare_environment() ->
 
     class Watch(InProcessSeat):
         def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
-            for seat in seats:  # the processes as the host sees them, while they run
+            for seat in seats:  # the processes as the host sees them, mid-game (not while bwrap sets up)
                 assert seat.uid is not None
-                if seat.uid not in seen:
+                if seat.uid not in seen and seq > 30:
                     seen[seat.uid] = [Path(f"/proc/{p}/status").read_text() for p in pids_of_uid(seat.uid)]
             return super().decide(seq, view, decision, bank_ms)
 
@@ -354,6 +354,7 @@ def test_each_seat_runs_as_its_own_unprivileged_uid_with_a_bare_environment() ->
     assert len(uids) == 2 and 0 not in uids and all(i["euid"] == i["uid"] == i["gid"] for i in ids)
     assert uids == {s.uid for s in seats}
     assert all(CONFIG.uid_base <= uid < CONFIG.uid_base + CONFIG.uid_count for uid in uids)
+    assert set(seen) == uids
     for uid, statuses in seen.items():  # in the host's namespace too: bwrap and the bot, never root
         assert statuses and all(re.search(rf"^Uid:\t{uid}\t{uid}\t{uid}\t{uid}$", s, re.M) for s in statuses)
         assert all(re.search(r"^Groups:\s*$", s, re.M) for s in statuses)

@@ -145,7 +145,7 @@ def test_it_answers_and_charges_only_the_bots_time() -> None:
     seat.start(HELLO)
     replies = [seat.decide(seq, {"n": seq}, PICK, bank_ms=200) for seq in (1, 2, 3)]
     assert [r.choice for r in replies] == [2, 2, 2] and all(r.fault is None for r in replies)
-    assert all(45 <= r.ms < 150 for r in replies[1:])
+    assert all(45 <= r.ms < 400 for r in replies[1:])  # 50 ms of sleep, on a possibly busy machine
     seat.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
     assert not seat.seat_dir.exists()
 
