@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import load_game
+from engine import load_game, protocol
 from engine.core import Outcome
 from workers.seats import Clock, Reply, SeatDied, SeatPlayer
 
+DEFAULT_CLOCK = Clock()
 DEFAULT_CHOICE = 0  # the documented default on a fault: the first option (ARCHITECTURE §4)
 
 
@@ -30,7 +31,7 @@ def play_game(
     seed: int,
     options: dict[str, Any],
     players: Sequence[SeatPlayer],
-    clock: Clock = Clock(),
+    clock: Clock = DEFAULT_CLOCK,
     max_faults: int = 3,
 ) -> PlayResult:
     """Play one game to the end. Bot faults never raise: the seat plays the default, then forfeits."""
@@ -40,8 +41,7 @@ def play_game(
     result = PlayResult(faults=[0] * num_players, forfeited=[False] * num_players)
     banks = [clock.bank_ms] * num_players
     for seat, player in enumerate(players):
-        hello = {"type": "hello", "protocol": 1, "game": game.name, "rules_version": game.rules_version,
-                 "seat": seat, "players": num_players, "options": full_options, "clock": clock.to_dict()}
+        hello = protocol.hello(game.name, game.rules_version, seat, num_players, full_options, clock.to_dict())
         try:
             player.start(hello)
         except SeatDied:
@@ -58,16 +58,24 @@ def play_game(
             result.faults[seat] += 1
             if result.faults[seat] >= max_faults:
                 result.forfeited[seat] = True
+                _stop(players[seat])
         result.actions.append(record)
         state.choose(reply.choice)
     result.outcome = forfeit_last(state.outcome(), result.forfeited)
-    for seat, player in enumerate(players):
+    for player in players:
         try:
             player.finish({"type": "result", "outcome": result.outcome.to_dict()})
         except SeatDied:
             pass
         result.logs.append(player.log())
     return result
+
+
+def _stop(player: SeatPlayer) -> None:
+    """A forfeited seat only plays defaults from now on: stop its process now, not at the end of the match."""
+    close = getattr(player, "close", None)
+    if callable(close):
+        close()
 
 
 def _ask(player: SeatPlayer, seq: int, state: Any, decision: Any, bank_ms: int, result: PlayResult) -> Reply:
@@ -90,6 +98,6 @@ def forfeit_last(outcome: Outcome | None, forfeited: Sequence[bool]) -> Outcome:
     assert outcome is not None, "the game loop ended without an outcome"
     if not any(forfeited):
         return outcome
-    keys = [((0,) if lost else (1,)) + (-rank,) for rank, lost in zip(outcome.ranks, forfeited)]
+    keys = [((0,) if lost else (1,)) + (-rank,) for rank, lost in zip(outcome.ranks, forfeited, strict=True)]
     ranks = tuple(1 + sum(1 for other in keys if other > key) for key in keys)
     return Outcome(scores=outcome.scores, ranks=ranks, tiebreaks=outcome.tiebreaks, termination="forfeit")

@@ -402,11 +402,20 @@ def test_a_stderr_flood_is_capped_and_costs_no_fault() -> None:
     assert_contained(result, seat)
 
 
-def test_stale_seq_replies_are_faults_until_the_seat_forfeits() -> None:
+def test_stale_seq_replies_are_faults_until_the_seat_forfeits_and_is_stopped() -> None:
     seat = bot("stale_seq.py")
-    result = play(seat, max_faults=3)
+    stopped_mid_game: list[list[int]] = []
+
+    class Watch(InProcessSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            if not stopped_mid_game and not seat.seat_dir.exists() and seat.uid is not None:
+                stopped_mid_game.append(pids_of_uid(seat.uid))
+            return super().decide(seq, view, decision, bank_ms)
+
+    result = play(seat, Watch("random", GAME, 2), max_faults=3)
     assert faults(result) == ["stale_seq"] * 3
     assert_forfeited_last(result)
+    assert stopped_mid_game == [[]]  # the forfeited bot was stopped at once, not at the end of the match
     assert_contained(result, seat)
 
 
