@@ -13,7 +13,7 @@ import traceback
 import uuid
 from typing import Any
 
-from django.db import IntegrityError
+from django.db import DatabaseError
 
 from engine import load_game
 from replays import format as replay_format
@@ -57,8 +57,8 @@ def run_match(match_id: int) -> str:
         record_result(match_id, owner, document, logs)
     except ResultRefused as exc:
         return f"result refused: {exc}"
-    except IntegrityError as exc:
-        return fail_match(match_id, owner, f"recording the result broke an invariant: {exc}")
+    except DatabaseError as exc:  # a broken invariant, a deadlock, a locked SQLite file: the whole write rolled back
+        return fail_match(match_id, owner, f"recording the result failed: {type(exc).__name__}: {exc}")
     return "finished"
 
 

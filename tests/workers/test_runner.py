@@ -141,3 +141,25 @@ def test_recomputed_ratings_equal_the_live_ones_and_a_changed_rating_is_named(to
     Rating.objects.filter(tournament=tournament, bot_version__bot__name="random").update(mu=99.0)
     with pytest.raises(CommandError, match="differ from their history"):
         call_command("recompute_ratings", stdout=io.StringIO())
+
+
+def test_a_result_that_does_not_re_simulate_is_requeued_unrated_with_the_cause(
+    match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import workers.runner
+
+    real_play_game = workers.runner.play_game
+
+    def play_game_with_a_corrupted_log(*args: Any, **kwargs: Any) -> Any:
+        result = real_play_game(*args, **kwargs)
+        result.actions[0]["seat"] = 1 - result.actions[0]["seat"]  # as if a record went to the wrong seat
+        return result
+
+    monkeypatch.setattr(workers.runner, "play_game", play_game_with_a_corrupted_log)
+    assert run_match(match.pk) == "requeued"
+    match.refresh_from_db()
+    assert match.status == "queued" and match.error.startswith("replay verification failed: action 0: recorded for")
+    assert not Replay.objects.filter(match=match).exists()
+    assert not match.seats.filter(rating_mu_after__isnull=False).exists()
+    monkeypatch.setattr(workers.runner, "play_game", real_play_game)
+    assert run_match(match.pk) == "finished"
