@@ -22,7 +22,8 @@ GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "engine" / "gold
 GOLDEN_SEED = 7
 MAX_STEPS = 100_000
 # Options per game that keep the files small (short games); the default options otherwise.
-GOLDEN_OPTIONS: dict[str, dict[str, Any]] = {"evolution": {"deck": "short"}}
+GOLDEN_OPTIONS: dict[str, dict[str, Any]] = {"evolution": {"deck": "short"},
+                                             "marine": {"length": "short", "max_rounds": 2}}
 
 
 def golden_path(game_name: str, players: int, directory: Path = GOLDEN_DIR) -> Path:

@@ -28,8 +28,14 @@ def _evolution_scorer() -> Scorer:
     return EvolutionGreedy()
 
 
+def _marine_scorer() -> Scorer:
+    from engine.bots.greedy_marine import MarineGreedy
+
+    return MarineGreedy()
+
+
 # game name -> a factory for a fresh scorer per bot (imported lazily: the bot module stays light)
-SCORERS: dict[str, Callable[[], Scorer]] = {"evolution": _evolution_scorer}
+SCORERS: dict[str, Callable[[], Scorer]] = {"evolution": _evolution_scorer, "marine": _marine_scorer}
 
 _PASS_WORDS = ("pass", "done", "no", "stop", "skip")
 

@@ -8,7 +8,6 @@ from typing import Any
 from engine.marine.board import Hex, corner_hexes, hex_corners, neighbours
 from engine.marine.data import (
     ELEMENTS,
-    MIGRATION_MOVES,
     SPECIATION_PER_TILE,
     TERRAINS,
     WANDERLUST_MIN_NEIGHBOURS,
@@ -86,12 +85,8 @@ def move_to_answer(st: MarineState, t: Task, option: Any) -> None:
     seat, moved = t[1], t[3] + 1
     st.move_species(seat, as_hex(t[2]), as_hex(option))
     st.event(event="moved", seat=seat, source=list(t[2]), target=list(option))
-    if moved < limit_of(st, t):
+    if moved < st.options["migration_moves"]:
         st.stack.append(["ask_move_from", seat, moved])
-
-
-def limit_of(st: MarineState, t: Task) -> int:
-    return MIGRATION_MOVES
 
 
 ask("ask_move_from", "move_from", "Move a species from which tile (or done)?", ("int",), move_from_options,

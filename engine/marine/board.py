@@ -17,9 +17,16 @@ Corner = tuple[int, int, str]
 DIRECTIONS: tuple[Hex, ...] = ((1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1))  # clockwise from north-east
 
 
-def neighbours(h: Hex) -> list[Hex]:
-    q, r = h
-    return [(q + dq, r + dr) for dq, dr in DIRECTIONS]
+_NEIGHBOURS: dict[Hex, tuple[Hex, ...]] = {}
+
+
+def neighbours(h: Hex) -> tuple[Hex, ...]:
+    """The 6 hexes next to h, clockwise from the north-east (memoised: the earth stays small)."""
+    found = _NEIGHBOURS.get(h)
+    if found is None:
+        q, r = h
+        found = _NEIGHBOURS[h] = tuple((q + dq, r + dr) for dq, dr in DIRECTIONS)
+    return found
 
 
 def hex_corners(h: Hex) -> list[Corner]:

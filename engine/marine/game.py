@@ -16,6 +16,7 @@ from engine.marine.data import (
     DECK_SIZE,
     ELEMENT_INDEX,
     LENGTH_REMOVED,
+    MIGRATION_MOVES,
     PAWNS_PER_PLAYER,
     SLOTS,
     STANDARD_EARTH,
@@ -39,6 +40,10 @@ class MarineGame(Game):
     options_schema = {
         "length": OptionSpec("choice", "standard", "Evolution cards removed from the 34: short 15, standard 10, "
                              "long 5, epic 0 (published)", choices=tuple(LENGTH_REMOVED)),
+        "migration_moves": OptionSpec("int", MIGRATION_MOVES, "Project-defined: species a Migration action moves, "
+                                      "each one tile", minimum=1, maximum=8),
+        "max_rounds": OptionSpec("int", 0, "Project-defined: the game also ends after this round (0: only the "
+                                 "Asteroid ends it); for quick matches and golden files", minimum=0, maximum=100),
         "reset_discard": OptionSpec("bool", True, "Project-defined: at each round's end the card in slot 1 is "
                                     "discarded and the cards slide down, so the Asteroid always comes"),
     }

@@ -22,16 +22,19 @@ from engine.marine.state import DISPLAY, READY, MarineState
 from engine.marine.tasks import Task, ask, task
 
 ACTIONS = tuple(action for action, _count in ACTION_SPACES)
-COUNTS = dict(ACTION_SPACES)
+
+
+SPACES = {action: tuple(f"{action}_{k}" for k in range(1, count + 1)) for action, count in ACTION_SPACES}
 
 
 def free_space(st: MarineState, action: str) -> str | None:
     """The first free space of an action (Domination spaces only where open for the player count)."""
-    for k in range(1, COUNTS[action] + 1):
-        if action == "domination" and DOMINATION_MIN_PLAYERS[k] > st.n:
-            break
-        space = f"{action}_{k}"
-        if space not in st.display:
+    spaces = SPACES[action]
+    if action == "domination":
+        spaces = tuple(s for k, s in enumerate(spaces, 1) if DOMINATION_MIN_PLAYERS[k] <= st.n)
+    display = st.display
+    for space in spaces:
+        if space not in display:
             return space
     return None
 
@@ -51,8 +54,8 @@ def place_options(st: MarineState, seat: int) -> list[Any]:
     options: list[Any] = []
     for action in ACTIONS:
         if action == "evolution":
-            options += [["evolution", k] for k in range(1, EVOLUTION_SPACES + 1)
-                        if f"evolution_{k}" not in st.display]
+            options += [["evolution", k] for k, space in enumerate(SPACES["evolution"], 1)
+                        if space not in st.display]
         elif free_space(st, action) is not None and (action != "domination" or dominated(st, seat)):
             options.append([action])
     return options
@@ -120,8 +123,8 @@ def act(st: MarineState, t: Task) -> None:
 
 @task("reset")
 def reset(st: MarineState, t: Task) -> None:
-    """Retrieve the pawns; after the Asteroid was taken the game ends; otherwise discard slot 1 (option
-    `reset_discard`), draw new terrain markers, pass the first-player marker and start the next round."""
+    """Retrieve the pawns; after the Asteroid was taken (or in round `max_rounds`) the game ends; otherwise
+    discard slot 1 (option `reset_discard`), draw new terrain markers, pass the first player, start a round."""
     retrieve(st)
     if not st.asteroid_taken and st.options["reset_discard"] and st.slots[0] is not None:
         card = st.slots[0]
@@ -130,7 +133,8 @@ def reset(st: MarineState, t: Task) -> None:
         st.slide_and_refill(0)
         if card == ASTEROID_ID:
             st.asteroid_taken = True
-    if st.asteroid_taken:
+    limit = st.options["max_rounds"]
+    if st.asteroid_taken or (limit and st.round >= limit):
         st.stack.append(["final_scoring"])
         return
     st.round += 1

@@ -13,11 +13,14 @@ def render(view: dict[str, Any]) -> str:
     lines.append("Players: " + "; ".join(
         f"{s}{' (you)' if view.get('you') == s else ''} {a}: {view['scores'][s]} VP, pawns {view['pawns'][s]}, "
         f"supply {view['species_supply'][s]}" for s, a in enumerate(animals)))
-    lines.append("Tiles (species per animal; elements on the corners from the top, clockwise; * thriving):")
+    lines.append("Tiles (species per animal, * thriving; elements on the corners from the top, clockwise):")
+    corners = {(e[0], e[1], e[2]): e[3] for e in view["elements"]}
     for tile in view["tiles"]:
+        q, r = tile["hex"]
+        around = [(q, r, "N"), (q + 1, r - 1, "S"), (q, r + 1, "N"), (q, r, "S"), (q - 1, r + 1, "N"), (q, r - 1, "S")]
         species = ", ".join(f"{animals[s][:4]} {c}{'*' if tile['thriving'][s] else ''}"
                             for s, c in enumerate(tile["species"]) if c) or "-"
-        elements = " ".join((e or ".")[:4] for e in tile["elements"])
+        elements = " ".join(corners.get(c, ".")[:4] for c in around)
         lines.append(f"  ({tile['hex'][0]:>2},{tile['hex'][1]:>2}) {tile['terrain']:<17} [{elements}]  {species}")
     lines.append("Evolution spaces: " + ", ".join(f"{k + 1}: {t}" for k, t in enumerate(view["markers"])))
     lines.append("Action display: " + (", ".join(f"{space} <- seat {s} ({pawn})"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.core import JSON, Decision, Game, IllegalAction, Outcome, State
-from engine.marine.board import Corner, Hex, corner_hexes, hex_corners, is_thriving, score_tile
+from engine.marine.board import Corner, Hex, hex_corners, is_thriving, score_tile
 from engine.marine.data import (
     ANIMALS,
     ASTEROID_ID,
@@ -64,7 +64,9 @@ class MarineState(State):
         self.stack: list[Task] = []
         self._decision: Decision | None = None
         self._events: list[JSON] = []
-        self._dominance: tuple[list[list[int]], list[int | None]] | None = None
+        self._values: list[list[int]] | None = None  # a cache: see dominance()
+        self._leaders: list[int | None] | None = None
+        self._types: dict[Hex, tuple[int, ...]] = {}
 
     # -- the engine contract --------------------------------------------------------------------------------------
 
@@ -144,7 +146,8 @@ class MarineState(State):
         other.on_board = self.on_board[:]
         other.stack = deep(self.stack)
         other._events = []
-        other._dominance = None
+        other._values = other._leaders = None
+        other._types = {}
         return other
 
     def score_parts(self, seat: int) -> dict[str, int]:
@@ -168,7 +171,8 @@ class MarineState(State):
         self.species[h] = [0] * self.n
         self.tile_order.append(h)
         self.tile_order.sort()
-        self._dominance = None
+        self._values = self._leaders = None
+        self._types = {}
 
     def tile_elements(self, h: Hex) -> list[int | None]:
         get = self.elements.get
@@ -186,7 +190,7 @@ class MarineState(State):
         if count > 0:
             self.species[h][seat] += count
             self.on_board[seat] += count
-            self._dominance = None
+            self._changed(h, seat, count)
         return max(count, 0)
 
     def remove_species(self, seat: int, h: Hex, count: int) -> int:
@@ -194,40 +198,57 @@ class MarineState(State):
         if count > 0:
             self.species[h][seat] -= count
             self.on_board[seat] -= count
-            self._dominance = None
+            self._changed(h, seat, -count)
         return max(count, 0)
 
     def move_species(self, seat: int, a: Hex, b: Hex) -> None:
         self.species[a][seat] -= 1
         self.species[b][seat] += 1
-        self._dominance = None
+        self._changed(a, seat, -1)
+        self._changed(b, seat, 1)
 
     def set_element(self, corner: Corner, element: int) -> None:
         self.elements[corner] = element
-        self._dominance = None
+        self._values = self._leaders = None
+        self._types = {}
 
     def dominance(self) -> tuple[list[list[int]], list[int | None]]:
         """Per element type: each seat's domination value (its species on tiles touching that type), and the
-        dominating seat: strictly the highest value, ties up the food chain, none at 0 (project-defined). Cached
-        until species, elements or tiles change."""
-        if self._dominance is None:
-            touching: list[set[Hex]] = [set() for _ in ELEMENTS]
-            terrain = self.terrain
-            for c, e in self.elements.items():
-                touching[e].update(h for h in corner_hexes(c) if h in terrain)
-            values: list[list[int]] = []
-            leaders: list[int | None] = []
+        dominating seat: strictly the highest value, ties up the food chain, none at 0 (project-defined). The
+        values are kept up to date as species change; tiles and elements changes recompute them."""
+        values = self._values
+        if values is None:
+            values = self._values = [[0] * self.n for _ in ELEMENTS]
+            for h in self.tile_order:
+                counts = self.species[h]
+                for e in self.types_at(h):
+                    v = values[e]
+                    for s in range(self.n):
+                        v[s] += counts[s]
+        leaders = self._leaders
+        if leaders is None:
             rank = self.animals
-            for tiles in touching:
-                v = [0] * self.n
-                for h in tiles:
-                    for s, count in enumerate(self.species[h]):
-                        v[s] += count
+            leaders = []
+            for v in values:
                 best = max(range(self.n), key=lambda s: (v[s], -rank[s]))
-                values.append(v)
                 leaders.append(best if v[best] > 0 else None)
-            self._dominance = (values, leaders)
-        return self._dominance
+            self._leaders = leaders
+        return values, leaders
+
+    def types_at(self, h: Hex) -> tuple[int, ...]:
+        """The element types touching a tile (cached until elements or tiles change)."""
+        types = self._types.get(h)
+        if types is None:
+            get = self.elements.get
+            types = self._types[h] = tuple({e for e in (get(c) for c in hex_corners(h)) if e is not None})
+        return types
+
+    def _changed(self, h: Hex, seat: int, delta: int) -> None:
+        values = self._values
+        if values is not None:
+            for e in self.types_at(h):
+                values[e][seat] += delta
+        self._leaders = None
 
     def domination_values(self, element: int) -> list[int]:
         return self.dominance()[0][element][:]

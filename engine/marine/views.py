@@ -4,7 +4,6 @@ below their top tiles (counts); view(None) adds both. The seed, which fixes late
 from __future__ import annotations
 
 from engine.core import JSON
-from engine.marine.board import hex_corners
 from engine.marine.data import ANIMALS, CARD_EFFECTS, CARD_EVENTS, CARD_NAMES, ELEMENTS, TERRAINS
 from engine.marine.state import MarineState, deep
 
@@ -61,8 +60,5 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
 
 
 def _tile_view(st: MarineState, h: tuple[int, int]) -> JSON:
-    get = st.elements.get
-    corners = [get(c) for c in hex_corners(h)]
     return {"hex": [h[0], h[1]], "terrain": TERRAINS[st.terrain[h]], "species": st.species[h][:],
-            "elements": [None if e is None else ELEMENTS[e] for e in corners],
             "thriving": [st.is_thriving(s, h) for s in range(st.n)]}

@@ -137,3 +137,44 @@ NEGATIVE_COUNT_PATHS["evolution"] = [
     ("seats", 0, "bag"), ("seats", 0, "species", 0, "population"), ("seats", 0, "species", 0, "body_size"),
     ("seats", 0, "species", 0, "food"), ("seats", 0, "species", 0, "fat"), ("seats", 0, "species", 0, "upkeep"),
 ]
+
+
+# -- marine ------------------------------------------------------------------------------------------------------
+# Read from engine/marine/serial.py: "deck" lists the Evolution draw pile top first (hidden from every seat but its
+# count; the Asteroid is known to lie in its bottom 5); "tile_stacks" list the Wanderlust stacks top first (only the
+# top tiles are shown); "seed" fixes later terrain-marker draws.
+
+
+def _marine_perturb(data: StateDict, seat: int, rng: random.Random) -> StateDict:
+    """Swap two cards of the draw pile above its bottom 5, swap two tiles below the stack tops, change the seed."""
+    deck = data["deck"]
+    top = len(deck) - 5
+    if top >= 2:
+        i, j = rng.sample(range(top), 2)
+        deck[i], deck[j] = deck[j], deck[i]
+    below = [(s, k) for s, stack in enumerate(data["tile_stacks"]) for k in range(1, len(stack))]
+    if len(below) >= 2:
+        (s1, k1), (s2, k2) = rng.sample(below, 2)
+        stacks = data["tile_stacks"]
+        stacks[s1][k1], stacks[s2][k2] = stacks[s2][k2], stacks[s1][k1]
+    data["seed"] = rng.randrange(1 << 30)
+    return data
+
+
+def _marine_hidden_tokens(data: StateDict, seat: int) -> set[str]:
+    """Cards of the draw pile that are nowhere in sight (the Asteroid is public knowledge: it is in every game)."""
+    seen = set(data["discard"]) | {c for c in data["slots"] if c is not None} | {"Asteroid"}
+    return {f'"{card}"' for card in set(data["deck"]) - seen}
+
+
+def _marine_score_parts(view: dict[str, Any]) -> list[tuple[dict[str, int], int]]:
+    return [(dict(parts), total) for parts, total in zip(view["score_parts"], view["scores"], strict=True)]
+
+
+PERTURBERS["marine"] = _marine_perturb
+HIDDEN_TOKENS["marine"] = _marine_hidden_tokens
+SCORE_PARTS["marine"] = _marine_score_parts
+NEGATIVE_COUNT_PATHS["marine"] = [
+    ("round",), ("pawns", 0), ("vp", 0, "evolution"), ("vp", 0, "cards"), ("tiles", 0, "species", 0),
+    ("special_pawns", "Sun", "target"),
+]

@@ -1,0 +1,154 @@
+"""The greedy heuristic for Marine: score every option by the VP margin it buys now, from the seat's view only.
+
+The margin of a tile is my Evolution-scoring VP there minus the best rival's: the tile will be scored at least once
+more at the end. Placing weighs the best Evolution tile of each space, the value of a Domination and a flat value
+for the other actions; species go where they raise a margin; the Asteroid is taken only when leading.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core import Decision
+from engine.marine.board import corner_hexes, neighbours, score_tile
+from engine.marine.data import ANIMAL_INDEX, ASTEROID, ELEMENT_INDEX, MATCHES, TERRAIN_INDEX, TILE_SCORES
+
+Hex = tuple[int, int]
+CARD_WORTH = {"vp": 1.0, "species": 1.3, "species_near": 1.4, "element": 0.6, "move": 0.4, "remove": 0.9}
+FLAT = {"speciation": 2.5, "migration": 1.0, "wanderlust": 1.2}
+
+
+class MarineGreedy:
+    def __init__(self) -> None:
+        self.view: dict[str, Any] = {}
+
+    def chosen(self, index: int) -> None:
+        pass
+
+    def score(self, view: dict[str, Any], decision: Decision) -> list[float]:
+        self.read(view)
+        method = getattr(self, "score_" + decision.kind, None)
+        if method is None:
+            return [0.0] * len(decision.options)
+        return [float(method(option)) for option in decision.options]
+
+    # -- reading the view ------------------------------------------------------------------------------------------
+
+    def read(self, view: dict[str, Any]) -> None:
+        self.view = view
+        self.me: int = view["you"]
+        self.animals = [ANIMAL_INDEX[a] for a in view["animals"]]
+        self.terrain: dict[Hex, int] = {}
+        self.species: dict[Hex, list[int]] = {}
+        self.thriving: dict[Hex, bool] = {}
+        for t in view["tiles"]:
+            h = (t["hex"][0], t["hex"][1])
+            self.terrain[h] = TERRAIN_INDEX[t["terrain"]]
+            self.species[h] = list(t["species"])
+            self.thriving[h] = t["thriving"][self.me]
+        self.elements = {(e[0], e[1], e[2]): ELEMENT_INDEX[e[3]] for e in view["elements"]}
+        self.matches = MATCHES[self.animals[self.me]]
+
+    def margin(self, h: Hex, species: list[int] | None = None) -> float:
+        got = dict(score_tile(self.terrain[h], species or self.species[h], self.animals))
+        mine = got.get(self.me, 0)
+        best = max((v for s, v in got.items() if s != self.me), default=0)
+        return mine - best
+
+    def gain_adding(self, h: Hex, count: int) -> float:
+        if h not in self.species:
+            return 0.0
+        after = self.species[h][:]
+        after[self.me] += count
+        return self.margin(h, after) - self.margin(h) + 0.3 * count
+
+    def gain_moving(self, a: Hex, b: Hex) -> float:
+        before = self.margin(a) + self.margin(b)
+        sa, sb = self.species[a][:], self.species[b][:]
+        sa[self.me] -= 1
+        sb[self.me] += 1
+        return self.margin(a, sa) + self.margin(b, sb) - before
+
+    def leading(self) -> bool:
+        scores = self.view["scores"]
+        return all(scores[self.me] > s for i, s in enumerate(scores) if i != self.me)
+
+    def domination_gain(self, element: str) -> float:
+        info = self.view["special_pawns"][element]
+        value: int = self.view["dominance"][element]["values"][self.me]
+        now: int = info["target"]
+        target = max(now, value)
+        if info["controller"] == self.me:
+            return float(target - now)
+        return target + (now if info["controller"] is not None else 0) + 1.5
+
+    # -- per decision kind ---------------------------------------------------------------------------------------
+
+    def score_place(self, option: list[Any]) -> float:
+        action = option[0]
+        if action == "evolution":
+            terrain = TERRAIN_INDEX[self.view["markers"][option[1] - 1]]
+            tiles = [h for h, t in self.terrain.items() if t == terrain]
+            return max((self.score_evolution_tile([h[0], h[1]]) for h in tiles), default=-1.0)
+        if action == "domination":
+            return 0.8 * max(self.domination_gain(e) for e, d in self.view["dominance"].items()
+                         if d["dominant"] == self.me)
+        return FLAT[action]
+
+    def score_pawn(self, option: str) -> float:
+        return 0.0 if option == "pawn" else 1.0  # a special pawn on the display is safe from rivals' Domination
+
+    def score_evolution_tile(self, option: list[int]) -> float:
+        h = (option[0], option[1])
+        got = dict(score_tile(self.terrain[h], self.species[h], self.animals))
+        rivals = sorted((v for s, v in got.items() if s != self.me), reverse=True)
+        return got.get(self.me, 0) - 0.5 * sum(rivals[:1]) + (2.0 if self.thriving[h] else 0.0)
+
+    def score_evolution_card(self, slot: int) -> float:
+        card = self.view["slots"][slot - 1]
+        if card["card"] == ASTEROID:
+            return 5.0 if self.leading() else -20.0
+        return float(sum(CARD_WORTH.get(e[0], 0.0) * e[1] for e in card["effects"]))
+
+    def score_speciate_element(self, element: str) -> float:
+        corners = [c for c, e in self.elements.items() if e == ELEMENT_INDEX[element]]
+        return max((self.score_speciate_corner(list(c)) for c in corners), default=0.0)
+
+    def score_speciate_corner(self, corner: list[Any]) -> float:
+        hexes = corner_hexes((corner[0], corner[1], corner[2]))
+        return sum(self.gain_adding(h, 1) for h in hexes if h in self.terrain)
+
+    def score_move_from(self, option: Any) -> float:
+        if option == "done":
+            return 0.05
+        a = (option[0], option[1])
+        return max((self.gain_moving(a, b) for b in neighbours(a) if b in self.terrain), default=-1.0)
+
+    def score_move_to(self, option: list[int]) -> float:
+        return float(self.margin((option[0], option[1])))  # the margin before: join where it is close
+
+    def score_wanderlust_stack(self, index: int) -> float:
+        top = self.view["tile_stacks"][index]["top"]
+        return float(TILE_SCORES[top][0] or 0) if top else 0.0
+
+    def score_wanderlust_hex(self, option: list[int]) -> float:
+        h = (option[0], option[1])
+        return sum(self.species[n][self.me] for n in neighbours(h) if n in self.species)
+
+    def score_wanderlust_element(self, element: str) -> float:
+        return 1.0 if ELEMENT_INDEX[element] in self.matches else 0.0
+
+    score_card_element = score_wanderlust_element
+
+    def score_wanderlust_move(self, option: Any) -> float:
+        return 0.05 if option == "done" else 0.5
+
+    def score_card_species_tile(self, option: list[int]) -> float:
+        return self.gain_adding((option[0], option[1]), 1)
+
+    def score_card_remove(self, animal: str) -> float:
+        seat = self.animals.index(ANIMAL_INDEX[animal])
+        return float(self.view["scores"][seat])
+
+    def score_dominate(self, element: str) -> float:
+        return self.domination_gain(element)
