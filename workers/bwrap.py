@@ -170,7 +170,7 @@ class UidLease:
     """An exclusive uid for one seat, held by an flock on a lock file so that concurrent workers never share one."""
 
     def __init__(self, uid_base: int, uid_count: int, lock_dir: str = "") -> None:
-        locks = Path(lock_dir or _default_lock_dir())
+        locks = Path(lock_dir or default_lock_dir())
         locks.mkdir(mode=0o700, parents=True, exist_ok=True)
         if (key := (uid_base, uid_count, str(locks))) not in _swept:
             sweep_orphans(range(uid_base, uid_base + uid_count), locks)
@@ -199,27 +199,43 @@ _swept: set[tuple[int, int, str]] = set()
 
 
 def sweep_orphans(uids: range, locks: Path) -> None:
-    """Kill the processes of every sandbox uid that no live seat holds: what a crashed worker left behind.
+    """Kill the processes and remove the seat dirs of every sandbox uid that no live seat holds.
 
-    A worker killed in the few milliseconds between starting bwrap and bwrap arming --die-with-parent leaves an
-    orphaned bot; this runs once per worker process, and each lease also sweeps its own uid.
+    That is what a crashed worker leaves behind: its seats' temp dirs (each owned by its seat's uid) and, if it was
+    killed in the few milliseconds between starting bwrap and bwrap arming --die-with-parent, an orphaned bot.
+    This runs once per worker process; each lease also kills leftovers of its own uid.
     """
-    for uid in sorted({u for u in _uids_in_use() if u in uids}):
+    dirs = _seat_dirs_by_owner(uids)
+    for uid in sorted({u for u in _uids_in_use() if u in uids} | set(dirs)):
         fd = os.open(locks / f"uid-{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            kill_uid(uid)
         except BlockingIOError:
-            pass  # a live seat holds it
+            os.close(fd)
+            continue  # a live seat holds it
+        try:
+            kill_uid(uid)
+            for path in dirs.get(uid, []):
+                shutil.rmtree(path, ignore_errors=True)
         finally:
             os.close(fd)
+
+
+def _seat_dirs_by_owner(uids: range) -> dict[int, list[str]]:
+    found: dict[int, list[str]] = {}
+    for entry in os.scandir(tempfile.gettempdir()):
+        if entry.name.startswith("ludus-") and entry.is_dir(follow_symlinks=False):
+            owner = entry.stat(follow_symlinks=False).st_uid
+            if owner in uids:
+                found.setdefault(owner, []).append(entry.path)
+    return found
 
 
 def _uids_in_use() -> set[int]:
     return {uid for uid, state in processes().values() if state != "Z"}
 
 
-def _default_lock_dir() -> str:
+def default_lock_dir() -> str:
     return "/run/ludus-sandbox" if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "ludus-uids")
 
 

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from engine.core import Decision
+from workers.bwrap import default_lock_dir, sweep_orphans
 from workers.play import play_game
 from workers.sandbox import (
     BadBotSource,
@@ -238,4 +239,6 @@ def test_the_sandbox_dies_with_its_worker() -> None:
     while pids_of_uid(uid) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert pids_of_uid(uid) == []
-    shutil.rmtree(seat_dir)  # a killed worker leaves its seat's files; the next lease of the uid kills processes only
+    assert Path(seat_dir).exists()  # a killed worker leaves its seat's files behind...
+    sweep_orphans(range(uid, uid + 1), Path(SandboxConfig().lock_dir or default_lock_dir()))
+    assert not Path(seat_dir).exists()  # ...until a worker process sweeps the uids no live seat holds
