@@ -7,7 +7,7 @@ top ("N") or bottom ("S") corner of one hex: (q, r, "N") touches (q, r), (q, r-1
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from engine.marine.data import MATCHES, SCORE_ROWS
 
@@ -71,7 +71,7 @@ def score_tile(terrain: int, species: Sequence[int], animals: Sequence[int]) -> 
     return out
 
 
-def is_thriving(animal: int, corners: Sequence[int | None]) -> bool:
-    """An animal thrives on a tile when it matches at least one element touching it (project-defined)."""
+def is_thriving(animal: int, types: Iterable[int]) -> bool:
+    """An animal thrives on a tile when it matches at least one element type touching it (project-defined)."""
     matches = MATCHES[animal]
-    return any(e is not None and e in matches for e in corners)
+    return any(e in matches for e in types)

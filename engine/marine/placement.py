@@ -27,13 +27,20 @@ ACTIONS = tuple(action for action, _count in ACTION_SPACES)
 SPACES = {action: tuple(f"{action}_{k}" for k in range(1, count + 1)) for action, count in ACTION_SPACES}
 
 
+def _open_spaces(n: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(action, its spaces open with n players), in placement-option order: Domination by DOMINATION_MIN_PLAYERS."""
+    return tuple((action, tuple(space for k, space in enumerate(SPACES[action], 1)
+                                if action != "domination" or DOMINATION_MIN_PLAYERS[k] <= n)) for action in ACTIONS)
+
+
+OPEN_SPACES = {n: _open_spaces(n) for n in PAWNS_PER_PLAYER}
+OPEN_BY_ACTION = {n: dict(spaces) for n, spaces in OPEN_SPACES.items()}
+
+
 def free_space(st: MarineState, action: str) -> str | None:
     """The first free space of an action (Domination spaces only where open for the player count)."""
-    spaces = SPACES[action]
-    if action == "domination":
-        spaces = tuple(s for k, s in enumerate(spaces, 1) if DOMINATION_MIN_PLAYERS[k] <= st.n)
     display = st.display
-    for space in spaces:
+    for space in OPEN_BY_ACTION[st.n][action]:
         if space not in display:
             return space
     return None
@@ -51,14 +58,27 @@ def dominated(st: MarineState, seat: int) -> list[int]:
 def place_options(st: MarineState, seat: int) -> list[Any]:
     if st.pawns[seat] <= 0 and not ready_specials(st, seat):
         return []
+    display = st.display
     options: list[Any] = []
-    for action in ACTIONS:
+    for action, spaces in OPEN_SPACES[st.n]:
         if action == "evolution":
-            options += [["evolution", k] for k, space in enumerate(SPACES["evolution"], 1)
-                        if space not in st.display]
-        elif free_space(st, action) is not None and (action != "domination" or dominated(st, seat)):
+            options += [["evolution", k] for k, space in enumerate(spaces, 1) if space not in display]
+        elif any(space not in display for space in spaces) and (action != "domination" or dominated(st, seat)):
             options.append([action])
     return options
+
+
+OTHER_SPACES = tuple(space for action in ACTIONS if action != "domination" for space in SPACES[action])
+
+
+def can_place(st: MarineState, seat: int) -> bool:
+    """Whether place_options(st, seat) is not empty, cheaply."""
+    if st.pawns[seat] <= 0 and not ready_specials(st, seat):
+        return False
+    display = st.display
+    if any(space not in display for space in OTHER_SPACES):
+        return True
+    return free_space(st, "domination") is not None and bool(dominated(st, seat))
 
 
 @task("placement", "seat", "int")
@@ -66,7 +86,7 @@ def placement(st: MarineState, t: Task) -> None:
     """Seat t[1] places a pawn if it can; the round's placement ends when every seat in a row could not."""
     seat, idle = t[1], t[2]
     nxt = (seat + 1) % st.n
-    if place_options(st, seat):
+    if can_place(st, seat):
         st.stack += [["placement", nxt, 0], ["ask_place", seat]]
     elif idle + 1 >= st.n:
         st.stack.append(["reset"])

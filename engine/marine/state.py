@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.core import JSON, Decision, Game, IllegalAction, Outcome, State
-from engine.marine.board import Corner, Hex, hex_corners, is_thriving, score_tile
+from engine.marine.board import Corner, Hex, corner_hexes, hex_corners, is_thriving, score_tile
 from engine.marine.data import (
     ANIMALS,
     ASTEROID_ID,
@@ -23,11 +23,16 @@ SETUP, READY, DISPLAY = "setup", "ready", "display"  # where a special pawn is
 
 
 def same_json(a: Any, b: Any) -> bool:
-    """Equality that tells 1, 1.0 and True apart, as JSON does."""
+    """Equality that tells 1, 1.0 and True apart, as JSON does (options hold lists, strings, ints and bools)."""
     if type(a) is not type(b):
         return False
     if type(a) is list:
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):
+            if type(x) is not type(y) or (type(x) is list and not same_json(x, y)) or x != y:
+                return False
+        return True
     return bool(a == b)
 
 
@@ -80,7 +85,7 @@ class MarineState(State):
         if type(action) is tuple:
             action = list(action)
         for chosen in d.options:
-            if chosen == action and same_json(chosen, action):
+            if chosen == action and (type(chosen) is str or same_json(chosen, action)):
                 break
         else:
             raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
@@ -171,15 +176,10 @@ class MarineState(State):
         self.species[h] = [0] * self.n
         self.tile_order.append(h)
         self.tile_order.sort()
-        self._values = self._leaders = None
-        self._types = {}
-
-    def tile_elements(self, h: Hex) -> list[int | None]:
-        get = self.elements.get
-        return [get(c) for c in hex_corners(h)]
+        self._types.pop(h, None)  # no species yet: the domination values stay
 
     def is_thriving(self, seat: int, h: Hex) -> bool:
-        return self.species[h][seat] > 0 and is_thriving(self.animals[seat], self.tile_elements(h))
+        return self.species[h][seat] > 0 and is_thriving(self.animals[seat], self.types_at(h))
 
     def supply(self, seat: int) -> int:
         return SPECIES_SUPPLY - self.on_board[seat]
@@ -208,9 +208,19 @@ class MarineState(State):
         self._changed(b, seat, 1)
 
     def set_element(self, corner: Corner, element: int) -> None:
+        """Put an element on a corner; the tiles it touches now count towards that type's domination values."""
+        if corner in self.elements:
+            self._values = self._leaders = None
+            self._types = {}
+        values = self._values
+        for h in corner_hexes(corner):
+            if h in self.terrain:
+                if values is not None and element not in self.types_at(h):
+                    for s, count in enumerate(self.species[h]):
+                        values[element][s] += count
+                self._types.pop(h, None)
         self.elements[corner] = element
-        self._values = self._leaders = None
-        self._types = {}
+        self._leaders = None
 
     def dominance(self) -> tuple[list[list[int]], list[int | None]]:
         """Per element type: each seat's domination value (its species on tiles touching that type), and the
@@ -230,8 +240,11 @@ class MarineState(State):
             rank = self.animals
             leaders = []
             for v in values:
-                best = max(range(self.n), key=lambda s: (v[s], -rank[s]))
-                leaders.append(best if v[best] > 0 else None)
+                best, top = None, 0
+                for s, value in enumerate(v):
+                    if value > top or (value == top and best is not None and rank[s] < rank[best]):
+                        best, top = s, value
+                leaders.append(best)
             self._leaders = leaders
         return values, leaders
 
