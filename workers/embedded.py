@@ -10,6 +10,7 @@ import atexit
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
@@ -20,9 +21,25 @@ _futures: list[Future[str]] = []
 MAX_RUNS = 10  # a requeued match is retried in the same child; the runner itself caps attempts
 
 
-def _init_child(database: dict[str, Any]) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Exit once manage.py is gone, even if it died by a signal that skipped the pool's shutdown.
+
+    A polling thread rather than prctl(PR_SET_PDEATHSIG): that fires when the *thread* that started the child
+    ends, and the pool may be started from a short-lived request thread of the web server.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+
+
+def _init_child(database: dict[str, Any], parent: int) -> None:
     global _in_pool_worker
     _in_pool_worker = True
+    _die_with_parent(parent)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
     import django
     from django.conf import settings
@@ -55,7 +72,7 @@ def pool() -> ProcessPoolExecutor:
                 max_workers=settings.LUDUS_WORKER_CONCURRENCY,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_child,
-                initargs=(dict(connections["default"].settings_dict),),
+                initargs=(dict(connections["default"].settings_dict), os.getpid()),
             )
             atexit.register(shutdown)
         return _pool

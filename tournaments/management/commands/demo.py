@@ -27,6 +27,12 @@ def demo_entrants(count: int) -> list[Entrant]:
     return entrants[:max(count, len(bot_names()))]
 
 
+def _stop_embedded_pool() -> None:
+    from workers.embedded import shutdown
+
+    shutdown()
+
+
 class Command(BaseCommand):
     help = "Set up the database, run a demo tournament between the built-in bots, print standings, serve the UI."
 
@@ -53,6 +59,7 @@ class Command(BaseCommand):
         run_to_end(tournament, console)
         print_standings(tournament, console)
         console.print(f"Replays: python manage.py replay show {matches[0].pk}   (verify: replay verify --all)")
+        _stop_embedded_pool()  # idle while serving; an admin requeue starts it again
         if opts["no_serve"]:
             return
         password = self.reset_admin()
