@@ -13,8 +13,6 @@ import traceback
 import uuid
 from typing import Any
 
-from django.db import DatabaseError
-
 from engine import load_game
 from replays import format as replay_format
 from replays.verify import ReplayMismatch, verify_document
@@ -57,7 +55,8 @@ def run_match(match_id: int) -> str:
         record_result(match_id, owner, document, logs)
     except ResultRefused as exc:
         return f"result refused: {exc}"
-    except DatabaseError as exc:  # a broken invariant, a deadlock, a locked SQLite file: the whole write rolled back
+    except Exception as exc:  # a broken invariant, a deadlock, a locked SQLite file: the whole write rolled back
+        logger.exception("recording match %s failed", match_id)
         return fail_match(match_id, owner, f"recording the result failed: {type(exc).__name__}: {exc}")
     return "finished"
 
