@@ -23,7 +23,7 @@ def perturb_hidden(data: dict[str, Any], seat: int, rng: random.Random) -> dict[
     for (where, i), card in zip(slots, cards, strict=True):
         where[i] = card
     for s in others:
-        _swap_face_down(data["seats"][s], slots, rng)
+        _swap_face_down(data["seats"][s], slots, rng, _cards_in_play(data, s))
         seat_data = data["seats"][s]
         if seat_data.get("food_card") is not None and slots:
             where, i = rng.choice(slots)
@@ -36,7 +36,16 @@ def perturb_hidden(data: dict[str, Any], seat: int, rng: random.Random) -> dict[
     return data
 
 
-def _swap_face_down(seat_data: dict[str, Any], slots: list[tuple[list[Any], int]], rng: random.Random) -> None:
+def _cards_in_play(data: dict[str, Any], seat: int) -> set[int]:
+    """Trait bits of cards the seat is playing right now (held in pending steps): a face-down card of the same
+    trait would change which of its species may take that card."""
+    steps = data.get("stack", [])
+    return {CARD_BIT[parse_card(a)] for t in steps if len(t) > 1 and t[1] == seat for a in t[2:]
+            if isinstance(a, str) and ":" in a}
+
+
+def _swap_face_down(seat_data: dict[str, Any], slots: list[tuple[list[Any], int]], rng: random.Random,
+                    playing: set[int]) -> None:
     for sp in seat_data["species"]:
         down = sp.get("face_down", [])
         for j in range(len(down)):
@@ -45,6 +54,6 @@ def _swap_face_down(seat_data: dict[str, Any], slots: list[tuple[list[Any], int]
             where, i = rng.choice(slots)
             bit = CARD_BIT[parse_card(where[i])]
             kept = [CARD_BIT[parse_card(c)] for c in sp["traits"] + down[:j] + down[j + 1:]]
-            if bit & (EVENT_BITS | FLIGHT) or bit in kept:
+            if bit & (EVENT_BITS | FLIGHT) or bit in kept or bit in playing:
                 continue
             where[i], down[j] = down[j], where[i]

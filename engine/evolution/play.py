@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.evolution.cards import CARD_BIT, CARD_ID, CARD_STR, IS_EVENT, MAX_AVIAN
+from engine.evolution.cards import CARD_BIT, CARD_ID, CARD_KIND, CARD_STR, IS_EVENT, MAX_AVIAN, TRAITS
 from engine.evolution.species import MAX_POPULATION, Species
 from engine.evolution.state import EvolutionState, distinct_cards
 from engine.evolution.tasks import Task, always, ask, task
@@ -123,6 +123,10 @@ def trait_species_options(st: EvolutionState, t: Task) -> list[Any]:
 
 def trait_species_answer(st: EvolutionState, t: Task, i: Any) -> None:
     seat, card = t[1], t[2]
+    if i is None:  # no species can take it (only in a hand-made state): the card goes back to the hand
+        st.hands[seat].append(CARD_ID[card])
+        st.hands[seat].sort()
+        return
     sp = st.rows[seat][i]
     if sp.trait_count() >= 3:  # ruling 9: a full species swaps one trait out
         st.stack.append(["ask_replace", seat, sp.sid, card])
@@ -137,12 +141,12 @@ ask("ask_trait_species", "trait_species", "Choose the species that gets the trai
 
 def replace_options(st: EvolutionState, t: Task) -> list[Any]:
     sp = st.by_sid[t[2]]
-    return [CARD_STR[c].split(":")[0] for c in sp.cards + sp.hidden]
+    return [TRAITS[CARD_KIND[c]] for c in sp.cards + sp.hidden]
 
 
 def replace_answer(st: EvolutionState, t: Task, name: Any) -> None:
     seat, sp, card = t[1], st.by_sid[t[2]], t[3]
-    old = next(c for c in sp.cards + sp.hidden if CARD_STR[c].split(":")[0] == name)
+    old = next(c for c in sp.cards + sp.hidden if TRAITS[CARD_KIND[c]] == name)
     st.remove_trait(sp, old)  # a replaced Flight keeps the board avian until the reveal (ruling 30)
     sp.hidden.append(CARD_ID[card])
     st.event(event="trait_replaced", seat=seat, species=st.index(sp), discarded=CARD_STR[old])
@@ -173,6 +177,8 @@ def avian_card_options(st: EvolutionState, t: Task) -> list[Any]:
 
 def avian_card_answer(st: EvolutionState, t: Task, card: Any) -> None:
     seat = t[1]
+    if card is None:
+        return
     st.discard_card(st.take_from_hand(seat, card))
     st.event(event="card_discarded", seat=seat, card=card, use="avian")
     st.stack.append(["ask_side", seat, True])
@@ -190,6 +196,8 @@ def grow_options(st: EvolutionState, t: Task) -> list[Any]:
 
 def grow_answer(st: EvolutionState, t: Task, i: Any) -> None:
     seat, what = t[1], t[2]
+    if i is None:
+        return
     sp = st.rows[seat][i]
     if what == "body":
         grow_body(sp)
@@ -215,6 +223,8 @@ def discard_species_options(st: EvolutionState, t: Task) -> list[Any]:
 
 
 def discard_species_answer(st: EvolutionState, t: Task, i: Any) -> None:
+    if i is None:
+        return
     st.stack.append(["ask_discard_trait", t[1], st.rows[t[1]][i].sid])
 
 
@@ -224,7 +234,7 @@ ask("ask_discard_species", "discard_trait_species", "Choose the species to disca
 
 def discard_trait_answer(st: EvolutionState, t: Task, name: Any) -> None:
     seat, sp = t[1], st.by_sid[t[2]]
-    old = next(c for c in sp.cards + sp.hidden if CARD_STR[c].split(":")[0] == name)
+    old = next(c for c in sp.cards + sp.hidden if TRAITS[CARD_KIND[c]] == name)
     st.remove_trait(sp, old)
     if sp.avian and not sp.has_flight_card():
         st.make_land(sp)  # ruling 30: discarding Flight makes it land at once
