@@ -44,9 +44,10 @@ def _init_child(database: dict[str, Any], parent: int) -> None:
     import django
     from django.conf import settings
 
-    django.setup()
     # The parent's database as it is now, which a test run may have renamed since the environment was read.
+    # Set before setup: the connection handler reads DATABASES once, on first use.
     settings.DATABASES["default"] = database
+    django.setup()
 
 
 def _run(match_id: int) -> str:

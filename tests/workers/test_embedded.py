@@ -1,0 +1,31 @@
+"""The embedded runner: the local process pool used without a broker plays matches on the caller's database."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from replays.models import Replay
+from tournaments.models import Match
+from tournaments.scheduling import start_tournament
+from workers import embedded
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
+
+
+def test_it_plays_a_tournament_on_the_test_database(make_tournament: Any, settings: Any) -> None:
+    settings.CELERY_BROKER_URL = ""
+    settings.LUDUS_WORKER_CONCURRENCY = 2
+    tournament = make_tournament(game="evolution")
+    try:
+        matches = start_tournament(tournament, enqueue=False)
+        futures = [embedded.submit_match(m.pk) for m in matches]
+        results = [f.result(timeout=300) for f in futures if f is not None]
+    finally:
+        embedded.shutdown()
+    assert len(results) == len(matches) > 0
+    assert embedded.errors() == []
+    # The children wrote here, in pytest's test database, not in the database the environment names.
+    assert set(Match.objects.filter(tournament=tournament).values_list("status", flat=True)) == {"finished"}
+    assert Replay.objects.filter(match__tournament=tournament).count() == len(matches)
