@@ -133,6 +133,9 @@ class Competition(Clocked):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # The last rating sequence number handed out: record_result takes the next one under a lock on this row, so
+    # rating updates have one serial order that recompute_ratings replays (tournaments/ratings.py).
+    rating_seq = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         abstract = True
@@ -141,8 +144,11 @@ class Competition(Clocked):
 class Ladder(Competition):
     name = models.CharField(max_length=100, unique=True)
     players_per_match = models.PositiveSmallIntegerField(default=4)
-    matchmaking = models.JSONField(default=dict, blank=True, help_text="e.g. rating window, exploration rate")
-    paused = models.BooleanField(default=False)
+    matchmaking = models.JSONField(default=dict, blank=True,
+                                   help_text='e.g. {"exploration": 0.25, "new_games": 5, "window": 3}')
+    paused = models.BooleanField(default=False, help_text="a paused ladder makes no new matches")
+    max_queued = models.PositiveSmallIntegerField(default=4, help_text="matches kept queued or running at once")
+    entries = models.ManyToManyField(BotVersion, through="LadderEntry", related_name="ladders")
 
     def __str__(self) -> str:
         return self.name
@@ -172,8 +178,12 @@ class Tournament(Competition):
     format = models.CharField(max_length=20, choices=Format.choices, default=Format.ROUND_ROBIN)
     players_per_table = models.PositiveSmallIntegerField(default=4)
     games_per_set = models.PositiveSmallIntegerField(default=1, help_text="games per table, seats rotated")
+    rounds = models.PositiveSmallIntegerField(default=0, help_text="Swiss: rounds to play (0: ceil(log2(entries)))")
+    best_of = models.PositiveSmallIntegerField(default=1, help_text="single elimination: sets per table (odd)")
     seed = models.BigIntegerField(default=0)
     state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT)
+    current_round = models.PositiveIntegerField(default=0, editable=False)
+    finished_at = models.DateTimeField(null=True, blank=True, editable=False)
     entries = models.ManyToManyField(BotVersion, through="Entry", related_name="tournaments")
 
     class Meta:
@@ -188,8 +198,8 @@ class Tournament(Competition):
     def clean(self) -> None:
         errors: dict[str, str] = {}
         _check_game(self.game, self.options, self.players_per_table, errors)
-        if self.format != self.Format.ROUND_ROBIN:
-            errors["format"] = "only round robin is implemented so far"
+        if self.format == self.Format.SINGLE_ELIMINATION and self.best_of % 2 == 0:
+            errors["best_of"] = f"best of {self.best_of} sets can end level; use an odd number"
         if errors:
             raise ValidationError(errors)
 
@@ -197,6 +207,9 @@ class Tournament(Competition):
 class Entry(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entry_set")
     bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="entries")
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    byes = models.JSONField(default=list, blank=True, help_text="Swiss and elimination: rounds with a bye")
+    eliminated_round = models.PositiveIntegerField(null=True, blank=True, help_text="single elimination")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["tournament", "bot_version"], name="entry_unique")]
@@ -204,6 +217,22 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_version} in {self.tournament}"
+
+
+class LadderEntry(models.Model):
+    """A bot version playing on a ladder; withdrawn ones get no new matches."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="entry_set")
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="ladder_entries")
+    joined_at = models.DateTimeField(auto_now_add=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["ladder", "bot_version"], name="ladder_entry_unique")]
+        verbose_name_plural = "ladder entries"
+
+    def __str__(self) -> str:
+        return f"{self.bot_version} on {self.ladder}"
 
 
 class Match(Clocked):
@@ -219,6 +248,8 @@ class Match(Clocked):
         Tournament, on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
     )
     round = models.PositiveIntegerField(null=True, blank=True)
+    table = models.PositiveIntegerField(null=True, blank=True, help_text="the table within its round")
+    set_number = models.PositiveSmallIntegerField(default=0, help_text="elimination: the set within its table")
     game = models.CharField(max_length=32)
     num_players = models.PositiveSmallIntegerField()
     seed = models.BigIntegerField()
@@ -229,6 +260,8 @@ class Match(Clocked):
     lease_expires = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
     rated = models.BooleanField(default=True)
+    # Set when its ratings were applied: the serial order within the competition (Competition.rating_seq).
+    rating_seq = models.PositiveIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -243,6 +276,10 @@ class Match(Clocked):
                 name="match_in_exactly_one_competition",
             ),
             models.CheckConstraint(condition=Q(num_players__gte=1), name="match_players_positive"),
+            models.UniqueConstraint(fields=["tournament", "rating_seq"], condition=Q(rating_seq__isnull=False),
+                                    name="match_rating_seq_unique_per_tournament"),
+            models.UniqueConstraint(fields=["ladder", "rating_seq"], condition=Q(rating_seq__isnull=False),
+                                    name="match_rating_seq_unique_per_ladder"),
         ]
         indexes = [models.Index(fields=["status", "lease_expires"], name="match_status_lease")]
 
