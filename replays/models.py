@@ -45,3 +45,6 @@ class Replay(models.Model):
             actions=replay_format.encode_actions(document["actions"]),
             footer=document["footer"],
         )
+
+
+from replays.progress import MatchProgress  # noqa: E402,F401  (registered with the replays app)

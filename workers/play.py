@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,8 +33,12 @@ def play_game(
     players: Sequence[SeatPlayer],
     clock: Clock = DEFAULT_CLOCK,
     max_faults: int = 3,
+    on_action: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> PlayResult:
-    """Play one game to the end. Bot faults never raise: the seat plays the default, then forfeits."""
+    """Play one game to the end. Bot faults never raise: the seat plays the default, then forfeits.
+
+    on_action, if given, is called with the action log so far after each action (the runner's live progress).
+    """
     game = load_game(game_name)
     full_options = game.validate_options(options)
     state = game.new_state(num_players, seed, full_options)
@@ -61,6 +65,8 @@ def play_game(
                 _stop(players[seat])
         result.actions.append(record)
         state.choose(reply.choice)
+        if on_action is not None:
+            on_action(result.actions)
     result.outcome = forfeit_last(state.outcome(), result.forfeited)
     for player in players:
         try:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 import traceback
 import uuid
 from typing import Any
 
 from engine import load_game
 from replays import format as replay_format
+from replays.progress import MatchProgress, save_progress
 from replays.verify import ReplayMismatch, verify_document
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
@@ -58,6 +60,7 @@ def run_match(match_id: int) -> str:
     except Exception as exc:  # a broken invariant, a deadlock, a locked SQLite file: the whole write rolled back
         logger.exception("recording match %s failed", match_id)
         return fail_match(match_id, owner, f"recording the result failed: {type(exc).__name__}: {exc}")
+    MatchProgress.objects.filter(match_id=match_id).delete()  # the replay has every action now
     return "finished"
 
 
@@ -82,7 +85,8 @@ def play_match(match: Match, seats: list[Seat]) -> tuple[dict[str, Any], list[st
     try:
         for seat in seats:
             players.append(make_seat_player(match, seat))
-        result = play_game(match.game, match.num_players, match.seed, options, players, clock, match.max_faults)
+        result = play_game(match.game, match.num_players, match.seed, options, players, clock, match.max_faults,
+                           on_action=ProgressRecorder(match))
     finally:
         for player in players:
             _close(player)
@@ -94,6 +98,20 @@ def play_match(match: Match, seats: list[Seat]) -> tuple[dict[str, Any], list[st
     footer = replay_format.make_footer(result.outcome.to_dict(), result.faults, result.forfeited)
     # Seat logs go to the seats, for their owners only, never into the public replay.
     return {"header": header, "actions": result.actions, "footer": footer}, result.logs
+
+
+class ProgressRecorder:
+    """Writes the action log so far to MatchProgress at most every `interval` seconds, for live feeds."""
+
+    def __init__(self, match: Match, interval: float = 0.25) -> None:
+        self.match_id, self.attempt, self.interval = match.pk, match.attempts, interval
+        self.last = time.monotonic()
+        save_progress(self.match_id, self.attempt, [])  # a retried match starts its feed afresh
+
+    def __call__(self, actions: list[dict[str, Any]]) -> None:
+        if time.monotonic() - self.last >= self.interval:
+            save_progress(self.match_id, self.attempt, actions)
+            self.last = time.monotonic()
 
 
 def _seat_header(seat: Seat) -> dict[str, Any]:
