@@ -1,1 +1,2 @@
-"""Tournament formats: pure scheduling functions, one module per format (round robin; Swiss and elimination next)."""
+"""Tournament formats: pure scheduling functions, one module per format (round robin, Swiss, single elimination,
+ladder matchmaking) plus sets. Entrants are ids in, plain data out: no Django."""
