@@ -8,4 +8,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/", include("tournaments.api.urls")),
+    path("accounts/", include("django.contrib.auth.urls")),  # login and logout for the pages
+    path("replays/", include("replays.urls")),
+    path("", include("tournaments.pages.urls")),
 ]

@@ -1,0 +1,200 @@
+/* Marine on the board: the hex earth (terrain, elements on corners, species per animal, thriving), the action
+   display, the Evolution card slots, and the VP track with the players' scores and the elements' target markers. */
+(function () {
+  "use strict";
+  var Ludus = (window.Ludus = window.Ludus || { games: {} });
+  var d = function () { return Ludus.dom; };
+  var SIZE = 46, SQRT3 = Math.sqrt(3);
+  var TERRAIN = {
+    "Land": ["#e9dcae", "Land"], "Kelp Forest": ["#b7e0a8", "Kelp"], "Coral Reef": ["#fbc9cf", "Reef"],
+    "Seamount": ["#d0c8ec", "Seamount"], "Seagrass Meadow": ["#d9f2c2", "Seagrass"], "Sand Plain": ["#f6e8c6", "Sand"],
+    "Open Ocean": ["#bcd9fb", "Ocean"], "Hydrothermal Vent": ["#fed7aa", "Vent"],
+  };
+  var ELEMENT = {
+    Algae: ["Al", "#15803d"], Gastropods: ["Ga", "#92400e"], Plankton: ["Pl", "#0e7490"],
+    Sponges: ["Sp", "#c2410c"], Sun: ["Su", "#a16207"], Worms: ["Wo", "#be185d"],
+  };
+  var SEAT_COLOURS = ["#1d4ed8", "#b91c1c", "#047857", "#7c3aed", "#b45309", "#0e7490"];
+
+  function centre(q, r) { return [SIZE * SQRT3 * (q + r / 2), SIZE * 1.5 * r]; }
+  function corner(q, r, side) { var c = centre(q, r); return [c[0], c[1] + (side === "N" ? -SIZE : SIZE)]; }
+  function hexPoints(cx, cy) {
+    var points = [];
+    for (var i = 0; i < 6; i++) {
+      var angle = Math.PI / 180 * (60 * i - 90);
+      points.push((cx + SIZE * Math.cos(angle)).toFixed(1) + "," + (cy + SIZE * Math.sin(angle)).toFixed(1));
+    }
+    return points.join(" ");
+  }
+
+  function earth(view, ctx) {
+    var svg = d().svg;
+    var xs = [], ys = [];
+    view.tiles.forEach(function (t) { var c = centre(t.hex[0], t.hex[1]); xs.push(c[0]); ys.push(c[1]); });
+    var pad = SIZE + 14;
+    var minX = Math.min.apply(null, xs) - pad, minY = Math.min.apply(null, ys) - pad;
+    var width = Math.max.apply(null, xs) + pad - minX, height = Math.max.apply(null, ys) + pad - minY;
+    var root = svg("svg", { viewBox: [minX, minY, width, height].map(function (v) { return v.toFixed(0); }).join(" "),
+      role: "img", "aria-labelledby": "earth-title" });
+    root.appendChild(svg("title", { id: "earth-title", text: "The earth: " + view.tiles.length + " tiles" }));
+    view.tiles.forEach(function (tile) { root.appendChild(hexTile(tile, view, ctx)); });
+    (view.elements || []).forEach(function (e) {
+      var p = corner(e[0], e[1], e[2]), info = ELEMENT[e[3]] || [e[3].slice(0, 2), "#334155"];
+      root.appendChild(svg("g", { class: "element", "data-element": e[3] }, [
+        svg("title", { text: e[3] + " at corner " + e.slice(0, 3).join(",") }),
+        svg("circle", { cx: p[0], cy: p[1], r: 11, fill: "#ffffff", stroke: info[1], "stroke-width": 3 }),
+        svg("text", { x: p[0], y: p[1] + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: "#111827", text: info[0] }),
+      ]));
+    });
+    return root;
+  }
+
+  function hexTile(tile, view, ctx) {
+    var svg = d().svg, c = centre(tile.hex[0], tile.hex[1]), t = TERRAIN[tile.terrain] || ["#e5e7eb", tile.terrain];
+    var group = svg("g", { class: "tile", "data-hex": tile.hex.join(",") }, [
+      svg("title", { text: tile.terrain + " [" + tile.hex.join(", ") + "]: " + tile.species.map(function (n, s) {
+        return (view.animals[s] || "seat " + (s + 1)) + " " + n + (tile.thriving[s] ? " (thriving)" : "");
+      }).join(", ") }),
+      svg("polygon", { points: hexPoints(c[0], c[1]), fill: t[0], stroke: "#475569", "stroke-width": 1.5 }),
+      svg("text", { x: c[0], y: c[1] - 20, "text-anchor": "middle", "font-size": 10, fill: "#1f2937", text: t[1] }),
+    ]);
+    var present = [];
+    tile.species.forEach(function (n, seat) { if (n > 0) present.push(seat); });
+    present.forEach(function (seat, i) {
+      var x = c[0] + (i % 2 === 0 ? -12 : 12) * (present.length > 1 ? 1 : 0), y = c[1] + 2 + (i >= 2 ? 20 : 0);
+      var colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
+      group.appendChild(svg("circle", { cx: x, cy: y, r: 10, fill: colour, stroke: tile.thriving[seat] ? "#facc15" : "#ffffff",
+        "stroke-width": tile.thriving[seat] ? 3 : 1.5 }));
+      group.appendChild(svg("text", { x: x, y: y + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700,
+        fill: "#ffffff", text: String(tile.species[seat]) }));
+    });
+    return group;
+  }
+
+  function animalsLegend(view, ctx) {
+    var el = d().el;
+    return el("ul", { class: "seats legend-row" }, view.animals.map(function (animal, seat) {
+      return el("li", { class: "seat-" + seat }, [el("span", { class: "dot", "aria-hidden": "true" }),
+        d().seatName(ctx, seat) + ": " + animal + " · " + view.pawns[seat] + " pawn(s) left · supply " + view.species_supply[seat]]);
+    }));
+  }
+
+  var SPACES = [["speciation", 3], ["migration", 3], ["wanderlust", 2], ["evolution", 5], ["domination", 3]];
+
+  function actionDisplay(view, ctx) {
+    var el = d().el, box = el("div", { class: "display-grid", "data-display": "" });
+    SPACES.forEach(function (pair) {
+      for (var k = 1; k <= pair[1]; k++) {
+        var id = pair[0] + "_" + k, taken = view.display[id];
+        var marker = pair[0] === "evolution" && view.markers ? " · " + (view.markers[k - 1] || "") : "";
+        box.appendChild(el("div", { class: "space" + (taken ? " taken seat-" + taken[0] : ""), "data-space": id }, [
+          el("strong", { text: d().humanize(pair[0]) + " " + k }), marker,
+          el("div", {}, taken ? [el("span", { class: "dot", "aria-hidden": "true" }),
+            "Seat " + (taken[0] + 1) + (taken[1] !== "pawn" ? " (" + taken[1] + ")" : "")] : [el("span", { class: "muted", text: "free" })]),
+        ]));
+      }
+    });
+    return box;
+  }
+
+  function effectText(effect) { return d().humanize(effect[0]) + " " + effect.slice(1).join(" "); }
+
+  function slots(view) {
+    var el = d().el, box = el("div", { class: "slots" });
+    view.slots.forEach(function (slot, i) {
+      box.appendChild(el("div", { class: "slot", "data-slot": i + 1 }, slot ? [
+        el("span", { class: "muted small", text: "Slot " + (i + 1) }), el("strong", { text: slot.card }),
+        el("div", { text: slot.effects.map(effectText).join(", ") }),
+        slot.event && slot.event.length ? el("div", { class: "muted", text: "event: " + slot.event.map(effectText).join(", ") }) : null,
+      ] : [el("span", { class: "muted", text: "Slot " + (i + 1) + ": empty" })]));
+    });
+    box.appendChild(el("div", { class: "pile" }, [el("span", { class: "n", text: String(view.deck_count) }), "in deck",
+      view.asteroid_taken ? el("div", { class: "fault", text: "Asteroid taken!" }) : null]));
+    return box;
+  }
+
+  function vpTrack(view, ctx) {
+    var svg = d().svg, el = d().el;
+    var targets = Object.keys(view.special_pawns || {}).map(function (name) { return [name, view.special_pawns[name]]; });
+    var top = Math.max.apply(null, [20].concat(view.scores, targets.map(function (t) { return t[1].target; })));
+    top = Math.ceil((top + 1) / 10) * 10;
+    var W = 720, left = 20, right = 20, scale = (W - left - right) / top;
+    var root = svg("svg", { viewBox: "0 0 " + W + " 100", role: "img", "aria-labelledby": "vp-title", class: "vp-svg" });
+    root.appendChild(svg("title", { id: "vp-title", text: "VP track: scores " + view.scores.join(", ") +
+      "; target markers " + targets.map(function (t) { return t[0] + " " + t[1].target; }).join(", ") }));
+    root.appendChild(svg("rect", { x: left, y: 40, width: W - left - right, height: 14, fill: "#e2e8f0", rx: 4 }));
+    for (var v = 0; v <= top; v += 10) {
+      var x = left + v * scale;
+      root.appendChild(svg("line", { x1: x, x2: x, y1: 38, y2: 56, stroke: "#64748b" }));
+      root.appendChild(svg("text", { x: x, y: 70, "text-anchor": "middle", "font-size": 10, fill: "#334155", text: String(v) }));
+    }
+    view.scores.forEach(function (score, seat) {
+      var x = left + score * scale, colour = SEAT_COLOURS[seat % SEAT_COLOURS.length], y = 30 - (seat % 2) * 14;
+      root.appendChild(svg("polygon", { points: [x, 40, x - 6, y + 2, x + 6, y + 2].join(" "), fill: colour }));
+      root.appendChild(svg("text", { x: x, y: y - 1, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: colour, text: "S" + (seat + 1) + " " + score }));
+    });
+    targets.forEach(function (t, i) {
+      var x = left + t[1].target * scale, info = ELEMENT[t[0]] || [t[0].slice(0, 2), "#334155"], y = 80 + (i % 2) * 12;
+      root.appendChild(svg("g", { class: "target-marker", "data-element": t[0] }, [
+        svg("title", { text: t[0] + " target marker at " + t[1].target }),
+        svg("rect", { x: x - 5, y: y - 5, width: 10, height: 10, transform: "rotate(45 " + x + " " + y + ")",
+          fill: info[1], stroke: "#fff", "stroke-width": 1 }),
+        svg("text", { x: x + 8, y: y + 4, "font-size": 9, "font-weight": 700, fill: "#111827", text: info[0] }),
+      ]));
+    });
+    var legend = el("ul", { class: "plain small" }, targets.map(function (t) {
+      var p = t[1];
+      return el("li", { "data-target": t[0] }, [el("strong", { text: t[0] }), ": target " + p.target +
+        (p.controller === null || p.controller === undefined ? ", no controller" : ", controlled by Seat " + (p.controller + 1)) +
+        " (pawn: " + p.place + ")"]);
+    }));
+    return el("div", { class: "vptrack-box" }, [root, legend]);
+  }
+
+  function scoreboard(view, ctx) {
+    var el = d().el;
+    return el("div", { class: "scores" }, view.scores.map(function (score, seat) {
+      var parts = view.score_parts ? view.score_parts[seat] : null;
+      return el("div", { class: "score seat-" + seat, "data-seat": seat }, [
+        el("div", { text: d().seatName(ctx, seat) + " · " + view.animals[seat] }),
+        el("span", { class: "n player-score", "data-score": score, text: String(score) }), " VP",
+        parts ? el("div", { class: "muted small", text: Object.keys(parts).map(function (k) { return k + " " + parts[k]; }).join(" · ") }) : null,
+      ]);
+    }));
+  }
+
+  function section(title, body) {
+    var el = d().el;
+    return el("section", { class: "marine-part" }, [el("h3", { text: title }), body]);
+  }
+
+  function draw(board, frame, ctx) {
+    var el = d().el, view = frame.view;
+    board.appendChild(el("p", { class: "muted" }, ["Round ", el("strong", { text: String(view.round) }), " · ",
+      view.phase === "over" ? "game over" : d().humanize(view.phase), " · first player: " + d().seatName(ctx, view.first_player)]));
+    board.appendChild(animalsLegend(view, ctx));
+    board.appendChild(scoreboard(view, ctx));
+    board.appendChild(el("div", { class: "marine" }, [
+      el("div", { class: "earth" }, earth(view, ctx)),
+      section("VP track", vpTrack(view, ctx)),
+      section("Action display", actionDisplay(view, ctx)),
+      section("Evolution cards", slots(view)),
+    ]));
+  }
+
+  function describe(event, ctx) {
+    var who = typeof event.seat === "number" ? d().seatName(ctx, event.seat) + ": " : "";
+    switch (event.event) {
+      case "placed": return who + "places a " + (event.pawn === "pawn" ? "pawn" : event.pawn + " pawn") + " on " + d().humanize(event.space);
+      case "moved": return who + "moves a species from [" + event.source + "] to [" + event.target + "]";
+      case "element": return who + "puts " + event.element + " on corner [" + event.corner + "]";
+      case "new_tile": return who + "adds a " + event.terrain + " tile at [" + event.tile + "]";
+      case "evolution_score": return who + "scores tile [" + event.tile + "]: " + (event.vp.length ? event.vp.map(function (p) { return "Seat " + (p[0] + 1) + " +" + p[1]; }).join(", ") : "nobody");
+      case "card_taken": return who + "takes " + event.card + " from slot " + event.slot;
+      case "domination": return who + "dominates " + event.element + " (value " + event.value + ")";
+      default: return null;
+    }
+  }
+
+  Ludus.games.marine = { draw: draw, describe: describe };
+})();

@@ -1,0 +1,368 @@
+/* Ludus replay viewer: fetches frames in chunks, draws them with the game's module, keeps controls, the decision
+   panel and the event log in step. Live matches poll the log for progress. No framework, no build step. */
+(function () {
+  "use strict";
+  var Ludus = (window.Ludus = window.Ludus || { games: {} });
+
+  /* ---- small DOM helpers, shared with the game modules ---- */
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    setAttrs(node, attrs);
+    append(node, children);
+    return node;
+  }
+  var SVGNS = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs, children) {
+    var node = document.createElementNS(SVGNS, tag);
+    setAttrs(node, attrs);
+    append(node, children);
+    return node;
+  }
+  function setAttrs(node, attrs) {
+    Object.keys(attrs || {}).forEach(function (key) {
+      var value = attrs[key];
+      if (value === null || value === undefined || value === false) return;
+      if (key === "text") node.textContent = value;
+      else if (key === "class") node.setAttribute("class", value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    });
+  }
+  function append(node, children) {
+    (Array.isArray(children) ? children : children === undefined ? [] : [children]).forEach(function (child) {
+      if (child === null || child === undefined || child === false) return;
+      node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+    });
+  }
+  function seatName(ctx, seat) {
+    var info = ctx.seats[seat];
+    return "Seat " + (seat + 1) + (info ? " (" + info.label + ")" : "");
+  }
+  function humanize(text) { return String(text).replace(/_/g, " "); }
+  function short(value) {
+    if (value === null || value === undefined) return "";
+    if (typeof value === "string") return value;
+    return JSON.stringify(value);
+  }
+  Ludus.dom = { el: el, svg: svg, seatName: seatName, humanize: humanize, short: short };
+
+  /* ---- the generic event description; games may override describe(event, ctx) ---- */
+  function describeEvent(event, ctx) {
+    var game = Ludus.games[ctx.game];
+    var custom = game && game.describe ? game.describe(event, ctx) : null;
+    if (custom) return custom;
+    var parts = [];
+    Object.keys(event).forEach(function (key) {
+      if (key === "event" || key === "seat") return;
+      parts.push(humanize(key) + " " + short(event[key]));
+    });
+    var who = typeof event.seat === "number" ? seatName(ctx, event.seat) + ": " : "";
+    return who + humanize(event.event || "event") + (parts.length ? " — " + parts.join(", ") : "");
+  }
+  Ludus.describeEvent = describeEvent;
+
+  function Viewer(config) {
+    this.cfg = config;
+    this.ctx = { game: config.game, seats: config.seats, players: config.players };
+    this.chunk = config.chunk || 40;
+    this.view = config.view;
+    this.views = config.views;
+    this.status = config.status;
+    this.frames = {};      // view -> {step: frame}
+    this.pending = {};     // view:chunk -> promise
+    this.logEntries = [];  // by step - 1
+    this.steps = 0;
+    this.step = 0;
+    this.timer = null;
+    this.shownStep = -1;
+    this.finished = false;
+    this.follow = config.status === "running";
+  }
+
+  Viewer.prototype.$ = function (id) { return document.getElementById(id); };
+
+  Viewer.prototype.start = function () {
+    var self = this;
+    this.bindControls();
+    this.fillViews();
+    return this.pollLog().then(function () {
+      var start = self.follow ? Math.max(0, self.steps - 1) : 0;
+      return self.go(start);
+    });
+  };
+
+  Viewer.prototype.fillViews = function () {
+    var select = this.$("view-select"), self = this;
+    select.textContent = "";
+    this.views.forEach(function (v) {
+      var label = v === "omniscient" ? "Everything (omniscient)" : "As " + seatName(self.ctx, Number(v));
+      select.appendChild(el("option", { value: v, text: label, selected: v === self.view }));
+    });
+  };
+
+  Viewer.prototype.pollLog = function () {
+    var self = this;
+    var url = this.cfg.urls.log + "?since=" + this.logEntries.length;
+    return fetch(url, { headers: { Accept: "application/json" } }).then(function (r) {
+      if (!r.ok) throw new Error("log " + r.status);
+      return r.json();
+    }).then(function (body) {
+      body.log.forEach(function (entry) { self.logEntries[entry.step - 1] = entry; });
+      self.steps = Math.max(body.steps, self.logEntries.length + 1);
+      self.finished = body.finished;
+      self.outcome = body.outcome || null;
+      self.forfeited = body.forfeited || null;
+      self.setStatus(body.status);
+      if (body.views.join() !== self.views.join()) { self.views = body.views; self.fillViews(); }
+      self.renderLogEntries();
+      self.updateRange();
+      if (body.status === "running") self.schedulePoll();
+      return body;
+    });
+  };
+
+  Viewer.prototype.schedulePoll = function () {
+    var self = this;
+    clearTimeout(this.pollTimer);
+    this.pollTimer = setTimeout(function () {
+      var atEnd = self.step >= self.steps - 1;
+      self.pollLog().then(function () {
+        if (self.follow && atEnd && self.step < self.steps - 1) self.go(self.steps - 1);
+      }).catch(function () { self.schedulePoll(); });
+    }, 1000);
+  };
+
+  Viewer.prototype.setStatus = function (status) {
+    var badge = this.$("match-status");
+    this.status = status;
+    badge.textContent = status;
+    badge.className = "status status-" + status;
+    this.$("live-badge").hidden = status !== "running";
+  };
+
+  Viewer.prototype.fetchChunk = function (view, index) {
+    var key = view + ":" + index, self = this;
+    if (this.pending[key]) return this.pending[key];
+    var start = index * this.chunk;
+    var url = this.cfg.urls.frames + "?view=" + encodeURIComponent(view) + "&start=" + start +
+      "&stop=" + (start + this.chunk);
+    var promise = fetch(url, { headers: { Accept: "application/json" } }).then(function (r) {
+      if (!r.ok) throw new Error("frames " + r.status);
+      return r.json();
+    }).then(function (body) {
+      var store = (self.frames[view] = self.frames[view] || {});
+      body.frames.forEach(function (frame) { store[frame.step] = frame; });
+      delete self.pending[key];  // a live chunk that came back short is fetched again later
+      return body;
+    }, function (error) { delete self.pending[key]; throw error; });
+    this.pending[key] = promise;
+    return promise;
+  };
+
+  Viewer.prototype.frame = function (step) {
+    var store = this.frames[this.view] || {}, self = this;
+    if (store[step]) return Promise.resolve(store[step]);
+    return this.fetchChunk(this.view, Math.floor(step / this.chunk)).then(function () {
+      return (self.frames[self.view] || {})[step] || null;
+    });
+  };
+
+  Viewer.prototype.go = function (step) {
+    var self = this;
+    step = Math.max(0, Math.min(step, this.steps - 1));
+    this.step = step;
+    this.updateRange();
+    var view = this.view;
+    return this.frame(step).then(function (frame) {
+      if (!frame || self.step !== step || self.view !== view) return;
+      self.draw(frame);
+      var next = Math.floor(step / self.chunk) + 1;
+      if (next * self.chunk < self.steps && !(self.frames[view] || {})[next * self.chunk]) {
+        self.fetchChunk(view, next).catch(function () {});  // prefetch, for smooth playing
+      }
+    });
+  };
+
+  Viewer.prototype.draw = function (frame) {
+    var board = this.$("board"), game = Ludus.games[this.cfg.game];
+    board.textContent = "";
+    if (game) game.draw(board, frame, this.ctx);
+    else board.appendChild(el("pre", { text: JSON.stringify(frame.view, null, 1) }));
+    board.setAttribute("aria-busy", "false");
+    board.setAttribute("data-step", frame.step);
+    board.setAttribute("data-view", this.view);
+    this.shownStep = frame.step;
+    this.drawDecision(frame);
+    this.syncLog();
+    this.drawFinal();
+  };
+
+  Viewer.prototype.drawDecision = function (frame) {
+    var box = this.$("decision"), ctx = this.ctx;
+    box.textContent = "";
+    var d = frame.decided;
+    if (!d) {
+      box.appendChild(el("p", { class: "muted", text: "The start of the game: no decision yet." }));
+    } else {
+      var head = el("p", { class: "seat-" + d.seat }, [
+        el("span", { class: "dot", "aria-hidden": "true" }),
+        el("strong", { text: seatName(ctx, d.seat) }), " — " + humanize(d.kind || "decision"),
+        d.ms !== undefined && d.ms !== null ? el("span", { class: "muted", text: " · " + d.ms + " ms" }) : null,
+      ]);
+      box.appendChild(head);
+      if (d.prompt) box.appendChild(el("p", { class: "muted", text: d.prompt }));
+      if (d.fault) box.appendChild(el("p", { class: "fault", id: "decision-fault", text: "Fault: " + humanize(d.fault) + " — the default (first option) was played" }));
+      if (d.options) {
+        var list = el("ol", { class: "options", start: 0, "aria-label": "Options" });
+        d.options.forEach(function (option, i) {
+          list.appendChild(el("li", { class: i === d.choice ? "chosen" : null, "aria-current": i === d.choice ? "true" : null,
+            text: "#" + i + " " + short(option) + (i === d.choice ? "  ← chosen" : "") }));
+        });
+        box.appendChild(list);
+      } else {
+        box.appendChild(el("p", { class: "muted", text: "Chose option #" + d.choice + "; the options are hidden from this view." }));
+      }
+    }
+    var next = frame.decision;
+    box.appendChild(el("p", { class: "next" }, next ? ["Next: ", el("strong", { text: seatName(ctx, next.seat) }),
+      " — " + humanize(next.kind)] : [el("strong", { text: "Game over." })]));
+  };
+
+  Viewer.prototype.renderLogEntries = function () {
+    var list = this.$("eventlog"), ctx = this.ctx, self = this;
+    for (var i = list.children.length; i < this.logEntries.length; i++) {
+      var entry = this.logEntries[i];
+      if (!entry) break;
+      var events = el("ul", { class: "plain" });
+      entry.events.forEach(function (event) { events.appendChild(el("li", { text: describeEvent(event, ctx) })); });
+      var button = el("button", { type: "button", class: "step", "data-step": entry.step, text: String(entry.step),
+        "aria-label": "Go to step " + entry.step });
+      button.addEventListener("click", function (e) { self.pause(); self.go(Number(e.currentTarget.getAttribute("data-step"))); });
+      var item = el("li", { class: "seat-" + entry.seat, "data-step": entry.step }, [
+        button, el("strong", { text: seatName(ctx, entry.seat) }), " " + humanize(entry.kind || ""),
+        entry.ms !== null && entry.ms !== undefined ? el("span", { class: "muted", text: " · " + entry.ms + " ms" }) : null,
+        entry.fault ? el("span", { class: "faulty", text: " · fault: " + humanize(entry.fault) }) : null,
+        events,
+      ]);
+      list.appendChild(item);
+    }
+    this.syncLog();
+  };
+
+  Viewer.prototype.syncLog = function () {
+    var list = this.$("eventlog"), step = this.shownStep, current = null;
+    for (var i = 0; i < list.children.length; i++) {
+      var item = list.children[i], s = Number(item.getAttribute("data-step"));
+      item.hidden = s > step;
+      item.classList.toggle("current", s === step);
+      if (s === step) current = item;
+    }
+    if (current) list.scrollTop = current.offsetTop - list.offsetTop - list.clientHeight + current.offsetHeight + 8;
+  };
+
+  Viewer.prototype.drawFinal = function () {
+    var panel = this.$("final-panel"), box = this.$("final-scores"), ctx = this.ctx, self = this;
+    var atEnd = this.finished && this.outcome && this.shownStep === this.steps - 1;
+    panel.hidden = !atEnd;
+    if (!atEnd) return;
+    box.textContent = "";
+    this.outcome.scores.forEach(function (score, seat) {
+      var lost = self.forfeited && self.forfeited[seat];
+      box.appendChild(el("div", { class: "score seat-" + seat, "data-seat": seat, "data-score": score, "data-rank": self.outcome.ranks[seat] }, [
+        el("div", { text: seatName(ctx, seat) }),
+        el("span", { class: "n", text: String(score) }), " points · ",
+        el("strong", { text: "#" + self.outcome.ranks[seat] }), lost ? " (forfeited)" : null,
+      ]));
+    });
+  };
+
+  Viewer.prototype.updateRange = function () {
+    var range = this.$("scrub"), last = Math.max(0, this.steps - 1);
+    range.max = last;
+    range.value = this.step;
+    range.setAttribute("aria-valuetext", "step " + this.step + " of " + last);
+    this.$("jump").max = last;
+    this.$("step-counter").textContent = this.step + " / " + last;
+  };
+
+  Viewer.prototype.play = function () {
+    var self = this;
+    if (this.step >= this.steps - 1) this.go(0);
+    this.$("btn-play").textContent = "⏸ Pause";
+    this.$("btn-play").setAttribute("aria-label", "Pause");
+    this.playing = true;
+    var tick = function () {
+      if (!self.playing) return;
+      if (self.step >= self.steps - 1) {
+        if (self.status !== "running") { self.pause(); return; }
+        self.timer = setTimeout(tick, Number(self.$("speed").value));
+        return;
+      }
+      self.go(self.step + 1).then(function () {
+        self.timer = setTimeout(tick, Number(self.$("speed").value));
+      });
+    };
+    this.timer = setTimeout(tick, Number(this.$("speed").value));
+  };
+
+  Viewer.prototype.pause = function () {
+    this.playing = false;
+    clearTimeout(this.timer);
+    this.$("btn-play").textContent = "▶ Play";
+    this.$("btn-play").setAttribute("aria-label", "Play");
+  };
+
+  Viewer.prototype.toggle = function () { if (this.playing) this.pause(); else this.play(); };
+
+  Viewer.prototype.stepBy = function (delta) {
+    this.pause();
+    this.follow = false;
+    return this.go(this.step + delta);
+  };
+
+  Viewer.prototype.bindControls = function () {
+    var self = this;
+    this.$("btn-first").addEventListener("click", function () { self.pause(); self.follow = false; self.go(0); });
+    this.$("btn-prev").addEventListener("click", function () { self.stepBy(-1); });
+    this.$("btn-next").addEventListener("click", function () { self.stepBy(1); });
+    this.$("btn-last").addEventListener("click", function () { self.pause(); self.follow = true; self.go(self.steps - 1); });
+    this.$("btn-play").addEventListener("click", function () { self.toggle(); });
+    this.$("scrub").addEventListener("input", function (e) {
+      self.pause();
+      self.follow = Number(e.target.value) >= self.steps - 1;
+      self.go(Number(e.target.value));
+    });
+    this.$("jump-form").addEventListener("submit", function (e) {
+      e.preventDefault();
+      self.pause();
+      self.go(Number(self.$("jump").value) || 0);
+    });
+    this.$("view-select").addEventListener("change", function (e) {
+      self.view = e.target.value;
+      self.go(self.step);
+    });
+    document.addEventListener("keydown", function (e) {
+      var tag = (e.target && e.target.tagName) || "";
+      if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag) || e.altKey || e.ctrlKey || e.metaKey) return;
+      if (e.key === "ArrowRight") { self.stepBy(1); }
+      else if (e.key === "ArrowLeft") { self.stepBy(-1); }
+      else if (e.key === "Home") { self.pause(); self.follow = false; self.go(0); }
+      else if (e.key === "End") { self.pause(); self.follow = true; self.go(self.steps - 1); }
+      else if (e.key === " " && tag !== "BUTTON") { self.toggle(); }
+      else return;
+      e.preventDefault();
+    });
+  };
+
+  Ludus.Viewer = Viewer;
+  document.addEventListener("DOMContentLoaded", function () {
+    var node = document.getElementById("viewer-config");
+    if (!node || !document.getElementById("board")) return;
+    var viewer = new Viewer(JSON.parse(node.textContent));
+    Ludus.viewer = viewer;
+    viewer.start().catch(function (error) {
+      var board = document.getElementById("board");
+      board.textContent = "";
+      board.appendChild(el("p", { class: "alert bad", role: "alert", text: "Could not load the game: " + error.message }));
+    });
+  });
+})();

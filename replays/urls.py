@@ -1,0 +1,14 @@
+"""Routes of the replay viewer, included under /replays/ by tournaments/urls.py."""
+
+from django.urls import path
+
+from replays import views
+
+app_name = "replays"
+
+urlpatterns = [
+    path("<int:pk>/", views.viewer, name="viewer"),
+    path("<int:pk>/log.json", views.log, name="log"),
+    path("<int:pk>/frames.json", views.frame_range, name="frames"),
+    path("<int:pk>/export/", views.export, name="export"),
+]

@@ -1,0 +1,112 @@
+"""The replay viewer page and its JSON: the event log (also the live progress), frames by range and view, export.
+
+- `GET /replays/<match>/`: the viewer.
+- `GET /replays/<match>/log.json?since=N`: status, step count, views allowed now, and the log after step N. While
+  the match runs, the viewer polls it for progress.
+- `GET /replays/<match>/frames.json?start=A&stop=B&view=0|omniscient`: frames A..B-1 (at most FRAMES_PER_CHUNK),
+  each with the view, the events, the pending decision, and the decision just taken with its options when the
+  view may see them. The omniscient view is refused until the match is over (admins excepted).
+- `GET /replays/<match>/export/`: the self-contained replay file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.gzip import gzip_page
+
+from replays import live
+from replays.format import encode_replay
+from replays.frames import frames
+from tournaments.models import Match
+
+FRAMES_PER_CHUNK = 40
+
+
+def _match(pk: int) -> Match:
+    return get_object_or_404(Match.objects.select_related("ladder", "tournament"), pk=pk)
+
+
+def viewer(request: HttpRequest, pk: int) -> HttpResponse:
+    match = _match(pk)
+    seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
+    views = live.allowed_views(request.user, match)
+    config = {
+        "match": match.pk, "game": match.game, "status": match.status, "players": match.num_players,
+        "seats": [{"seat": s.number, "label": s.bot_version.label, "score": s.score, "rank": s.rank} for s in seats],
+        "views": views, "view": "omniscient" if "omniscient" in views else "0",
+        "chunk": FRAMES_PER_CHUNK,
+        "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk])},
+    }
+    return render(request, "replays/viewer.html", {"match": match, "seats": seats, "config": config,
+                                                   "has_replay": hasattr(match, "replay")})
+
+
+def _no_store(response: HttpResponse, is_finished: bool) -> HttpResponse:
+    response["Cache-Control"] = "private, max-age=300" if is_finished else "no-store"
+    return response
+
+
+@gzip_page
+def log(request: HttpRequest, pk: int) -> JsonResponse:
+    match = _match(pk)
+    src = live.source(match)
+    since = _int(request.GET.get("since"), 0)
+    body: dict[str, Any] = {"match": match.pk, "status": match.status, "views": live.allowed_views(request.user, match),
+                            "steps": src.steps if src else 0, "finished": bool(src and src.is_finished),
+                            "log": live.event_log(src.document, since) if src else []}
+    if src and src.is_finished:
+        body["outcome"] = src.document["footer"]["outcome"]
+        body["forfeited"] = src.document["footer"].get("forfeited")
+    return _no_store(JsonResponse(body), bool(src and src.is_finished))  # type: ignore[return-value]
+
+
+@gzip_page
+def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
+    match = _match(pk)
+    view = request.GET.get("view", "0")
+    if view not in live.allowed_views(request.user, match):
+        return JsonResponse({"detail": f"view {view!r} is not available for match {match.pk} now; the omniscient "
+                                       "view opens once the match is over"}, status=403)
+    src = live.source(match)
+    if src is None:
+        raise Http404("this match has nothing to show yet")
+    start = max(0, _int(request.GET.get("start"), 0))
+    stop = min(_int(request.GET.get("stop"), start + FRAMES_PER_CHUNK), start + FRAMES_PER_CHUNK, src.steps)
+    seat = None if view == "omniscient" else int(view)
+    found = frames(src.document, max(0, start - 1), stop, seat) if stop > start else []
+    body = {"match": match.pk, "view": view, "start": start, "steps": src.steps, "finished": src.is_finished,
+            "frames": _with_decided(found, start)}
+    return _no_store(JsonResponse(body), src.is_finished)  # type: ignore[return-value]
+
+
+def _with_decided(found: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
+    """Attach to each frame the decision that led to it: the previous frame's pending decision plus the choice."""
+    result = []
+    for previous, frame in zip([None, *found], found, strict=False):
+        if frame["step"] < start:
+            continue
+        action, pending = frame["action"], previous["decision"] if previous else None
+        frame["decided"] = None if action is None else dict(pending or {}, **action)
+        result.append(frame)
+    return result
+
+
+def export(request: HttpRequest, pk: int) -> HttpResponse:
+    match = _match(pk)
+    src = live.source(match)
+    if src is None or not src.is_finished:
+        raise Http404("only a finished match has a replay file")
+    response = HttpResponse(encode_replay(src.document), content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="ludus-match-{match.pk}.replay.gz"'
+    return response
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default

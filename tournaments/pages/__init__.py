@@ -1,0 +1,1 @@
+"""The server-rendered pages (ARCHITECTURE §8): home, standings, rounds, match lists, bots and uploads."""

@@ -1,0 +1,162 @@
+"""What the pages show, read from the models: standings rows, seat fairness, filtered matches, a bot's record.
+
+tournaments/standings.py is growing; this module uses what it offers and falls back on its own counts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from tournaments import standings as standings_module
+from tournaments.models import Bot, Ladder, Match, Rating, Seat, Tournament
+from tournaments.pages.charts import Series
+
+PROVISIONAL_SIGMA = float(getattr(standings_module, "PROVISIONAL_SIGMA", 4.0))  # sigma above this: provisional
+
+
+@dataclass
+class Row:
+    """One line of a standings table."""
+
+    place: int
+    name: str
+    version_id: int
+    bot_id: int | None
+    games: int
+    wins: int
+    points: float | None
+    mean_score: float | None
+    mu: float
+    sigma: float
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
+
+    @property
+    def is_provisional(self) -> bool:
+        return self.sigma > PROVISIONAL_SIGMA or self.games == 0
+
+
+@dataclass
+class SeatRate:
+    seat: int
+    wins: int
+    games: int
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.wins / self.games if self.games else 0.0
+
+
+def tournament_rows(tournament: Tournament) -> list[Row]:
+    """Rows from tournaments.standings when it works, else from the ratings alone."""
+    bots = dict(tournament.entries.values_list("pk", "bot_id"))
+    try:
+        lines = standings_module.tournament_standings(tournament)
+    except Exception:  # the module is being extended: never let it take the page down
+        return rating_rows(Rating.objects.filter(tournament=tournament))
+    return [Row(place, s.name, s.version_id, bots.get(s.version_id), s.games, s.wins, s.points,
+                s.mean_score, s.mu, s.sigma) for place, s in enumerate(lines, start=1)]
+
+
+def rating_rows(ratings: QuerySet[Rating]) -> list[Row]:
+    ordered = sorted(ratings.select_related("bot_version__bot"), key=lambda r: (-(r.mu - 3 * r.sigma), r.pk))
+    return [Row(place, r.bot_version.label, r.bot_version_id, r.bot_version.bot_id, r.games, r.wins, None, None,
+                r.mu, r.sigma) for place, r in enumerate(ordered, start=1)]
+
+
+def seat_rates(matches: QuerySet[Match]) -> list[SeatRate]:
+    """Wins and games per seat number over the finished matches, to show any first-player advantage."""
+    counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    seats = Seat.objects.filter(match__in=matches.filter(status=Match.Status.FINISHED)).values_list("number", "rank")
+    for number, rank in seats:
+        counts[number][0] += rank == 1
+        counts[number][1] += 1
+    return [SeatRate(number, wins, games) for number, (wins, games) in sorted(counts.items())]
+
+
+def rounds(tournament: Tournament) -> list[tuple[int, list[Match]]]:
+    by_round: dict[int, list[Match]] = defaultdict(list)
+    for match in with_seats(tournament.matches.all()):
+        by_round[match.round or 0].append(match)
+    return sorted(by_round.items())
+
+
+def with_seats(matches: QuerySet[Match]) -> QuerySet[Match]:
+    return matches.select_related("ladder", "tournament").prefetch_related("seats__bot_version__bot")
+
+
+def filter_matches(params: dict[str, Any]) -> QuerySet[Match]:
+    """Matches by game, bot (name or id), status and competition ("ladder:3" or "tournament:5"), newest first."""
+    matches = Match.objects.all()
+    if params.get("game"):
+        matches = matches.filter(game=params["game"])
+    if params.get("status"):
+        matches = matches.filter(status=params["status"])
+    if params.get("bot"):
+        bot = str(params["bot"])
+        by_name = Q(seats__bot_version__bot__name__iexact=bot)
+        matches = matches.filter(by_name | Q(seats__bot_version__bot_id=int(bot)) if bot.isdigit() else by_name)
+    kind, _, pk = str(params.get("competition") or "").partition(":")
+    if kind in ("ladder", "tournament") and pk.isdigit():
+        matches = matches.filter(**{f"{kind}_id": int(pk)})
+    return with_seats(matches.distinct().order_by("-id"))
+
+
+def competition_choices() -> list[tuple[str, str]]:
+    ladders = [(f"ladder:{pk}", f"Ladder: {name}") for pk, name in Ladder.objects.values_list("pk", "name")]
+    cups = [(f"tournament:{pk}", f"Tournament: {name}") for pk, name in Tournament.objects.values_list("pk", "name")]
+    return ladders + cups
+
+
+@dataclass
+class Record:
+    games: int = 0
+    wins: int = 0
+    forfeits: int = 0
+    faults: int = 0
+    rank_total: int = 0
+    by_version: dict[int, list[int]] = field(default_factory=dict)
+
+    @property
+    def mean_rank(self) -> float | None:
+        return self.rank_total / self.games if self.games else None
+
+
+def bot_record(bot: Bot) -> Record:
+    record = Record()
+    seats = Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED)
+    for version_id, rank, faults, forfeited in seats.values_list("bot_version_id", "rank", "faults", "forfeited"):
+        record.games += 1
+        record.wins += rank == 1
+        record.faults += faults
+        record.forfeits += forfeited
+        record.rank_total += rank or 0
+        games_wins = record.by_version.setdefault(version_id, [0, 0])
+        games_wins[0] += 1
+        games_wins[1] += rank == 1
+    return record
+
+
+def rating_history(bot: Bot) -> list[Series]:
+    """One series per competition: the conservative rating after each rated game, in the order they were rated."""
+    seats = (Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED,
+                                 rating_mu_after__isnull=False)
+             .select_related("match__ladder", "match__tournament", "bot_version")
+             .order_by("match__replay__id", "match_id"))
+    series: dict[str, Series] = {}
+    for seat in seats:
+        match = seat.match
+        label = f"{match.competition} (v{seat.bot_version.number})"
+        if label not in series:
+            series[label] = Series(label)
+            if seat.rating_mu_before is not None and seat.rating_sigma_before is not None:
+                series[label].points.append(seat.rating_mu_before - 3 * seat.rating_sigma_before)
+        assert seat.rating_mu_after is not None and seat.rating_sigma_after is not None
+        series[label].points.append(seat.rating_mu_after - 3 * seat.rating_sigma_after)
+    return list(series.values())

@@ -1,0 +1,17 @@
+"""Routes of the pages, included at the site root by tournaments/urls.py."""
+
+from django.urls import path
+
+from tournaments.pages import views
+
+app_name = "pages"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("ladders/<int:pk>/", views.ladder_detail, name="ladder"),
+    path("tournaments/<int:pk>/", views.tournament_detail, name="tournament"),
+    path("matches/", views.match_list, name="matches"),
+    path("bots/<int:pk>/", views.bot_detail, name="bot"),
+    path("versions/<int:pk>/", views.version_detail, name="version"),
+    path("upload/", views.upload, name="upload"),
+]

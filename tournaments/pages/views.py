@@ -1,0 +1,137 @@
+"""Page views: read-only pages for everyone, the upload page for logged-in authors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+
+from engine import list_games
+from tournaments.bot_lifecycle import BadUpload, upload_bot_version
+from tournaments.models import Bot, BotVersion, Ladder, Match, Tournament
+from tournaments.pages import queries
+from tournaments.pages.charts import rating_chart
+
+MATCHES_PER_PAGE = 25
+
+
+def game_choices() -> list[tuple[str, str]]:
+    return [(str(g["name"]), str(g.get("title") or g["name"])) for g in list_games()]
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    recent = queries.with_seats(Match.objects.filter(status=Match.Status.FINISHED).order_by("-finished_at", "-id"))
+    live = queries.with_seats(Match.objects.filter(status=Match.Status.RUNNING).order_by("-started_at", "-id"))
+    return render(request, "pages/home.html", {
+        "games": list_games(),
+        "ladders": Ladder.objects.filter(paused=False).order_by("name"),
+        "tournaments": Tournament.objects.filter(state=Tournament.State.RUNNING).order_by("-id"),
+        "finished_tournaments": Tournament.objects.filter(state=Tournament.State.FINISHED).order_by("-id")[:5],
+        "live_matches": live[:5],
+        "recent_matches": recent[:10],
+    })
+
+
+def ladder_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    ladder = get_object_or_404(Ladder, pk=pk)
+    matches = Match.objects.filter(ladder=ladder)
+    return render(request, "pages/ladder.html", {
+        "ladder": ladder,
+        "rows": queries.rating_rows(ladder.ratings.all()),
+        "seat_rates": queries.seat_rates(matches),
+        "recent_matches": queries.with_seats(matches.order_by("-id"))[:10],
+        "provisional_sigma": queries.PROVISIONAL_SIGMA,
+    })
+
+
+def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament, pk=pk)
+    return render(request, "pages/tournament.html", {
+        "tournament": tournament,
+        "rows": queries.tournament_rows(tournament),
+        "seat_rates": queries.seat_rates(tournament.matches.all()),
+        "rounds": queries.rounds(tournament),
+        "provisional_sigma": queries.PROVISIONAL_SIGMA,
+    })
+
+
+class MatchFilter(forms.Form):
+    game = forms.ChoiceField(required=False)
+    bot = forms.CharField(required=False, max_length=64, help_text="a bot's name")
+    status = forms.ChoiceField(required=False, choices=[("", "any")] + list(Match.Status.choices))
+    competition = forms.ChoiceField(required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["game"].choices = [("", "any"), *game_choices()]
+        self.fields["competition"].choices = [("", "any"), *queries.competition_choices()]
+
+
+def match_list(request: HttpRequest) -> HttpResponse:
+    form = MatchFilter(request.GET or None)
+    params = form.cleaned_data if form.is_valid() else {}
+    page = Paginator(queries.filter_matches(params), MATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(request, "pages/matches.html", {"form": form, "page": page, "query": query.urlencode()})
+
+
+def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    if bot.visibility == Bot.Visibility.PRIVATE and not _is_owner(request, bot):
+        return render(request, "pages/not_found.html", {"what": "bot"}, status=404)
+    record = queries.bot_record(bot)
+    versions = [(v, record.by_version.get(v.pk, [0, 0])) for v in bot.versions.order_by("-number")]
+    matches = queries.with_seats(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-id"))
+    return render(request, "pages/bot.html", {
+        "bot": bot, "record": record, "versions": versions, "is_owner": _is_owner(request, bot),
+        "chart": rating_chart(queries.rating_history(bot), f"Rating history of {bot.name}"),
+        "recent_matches": matches[:10],
+    })
+
+
+def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    version = get_object_or_404(BotVersion.objects.select_related("bot__owner"), pk=pk)
+    is_owner = _is_owner(request, version.bot)
+    if version.bot.visibility == Bot.Visibility.PRIVATE and not is_owner:
+        return render(request, "pages/not_found.html", {"what": "bot version"}, status=404)
+    return render(request, "pages/version.html", {
+        "version": version, "is_owner": is_owner,
+        "is_settling": version.status in (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING),
+    })
+
+
+def _is_owner(request: HttpRequest, bot: Bot) -> bool:
+    user = request.user
+    return bool(user.is_authenticated and (user.is_staff or bot.owner_id == user.pk))
+
+
+class UploadForm(forms.Form):
+    name = forms.SlugField(max_length=64, help_text="letters, digits, - and _; a new name creates a new bot")
+    game = forms.ChoiceField()
+    file = forms.FileField(help_text="a single .py file, or a .zip with main.py")
+    description = forms.CharField(required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["game"].choices = game_choices()
+
+
+@login_required
+def upload(request: HttpRequest) -> HttpResponse:
+    form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            version = upload_bot_version(request.user, data["name"], data["game"], data["file"].name,
+                                         data["file"].read(), data["description"])
+        except BadUpload as exc:
+            form.add_error("file", str(exc))
+        else:
+            return redirect("pages:version", pk=version.pk)
+    bots = Bot.objects.filter(owner=request.user).prefetch_related("versions").order_by("name")
+    return render(request, "pages/upload.html", {"form": form, "bots": bots})
