@@ -37,7 +37,7 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
     config = {
         "match": match.pk, "game": match.game, "status": match.status, "players": match.num_players,
         "seats": [{"seat": s.number, "label": s.bot_version.label, "score": s.score, "rank": s.rank} for s in seats],
-        "views": views, "view": "omniscient" if "omniscient" in views else "0",
+        "views": views, "view": "omniscient" if "omniscient" in views else (views[0] if views else None),
         "chunk": FRAMES_PER_CHUNK,
         "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk])},
     }
@@ -67,10 +67,11 @@ def log(request: HttpRequest, pk: int) -> JsonResponse:
 @gzip_page
 def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
     match = _match(pk)
-    view = request.GET.get("view", "0")
+    view = request.GET.get("view", "")
     if view not in live.allowed_views(request.user, match):
-        return JsonResponse({"detail": f"view {view!r} is not available for match {match.pk} now; the omniscient "
-                                       "view opens once the match is over"}, status=403)
+        return JsonResponse({"detail": f"view {view!r} is not available for match {match.pk} now: the omniscient "
+                                       "view opens once the match is over, and while it runs a seat's view is for "
+                                       "that seat's bot owner"}, status=403)
     src = live.source(match)
     if src is None:
         raise Http404("this match has nothing to show yet")

@@ -93,6 +93,10 @@
   Viewer.prototype.fillViews = function () {
     var select = this.$("view-select"), self = this;
     select.textContent = "";
+    if (this.views.indexOf(this.view) < 0) {
+      this.view = this.views.indexOf("omniscient") >= 0 ? "omniscient" : (this.views[0] || null);
+    }
+    select.parentNode.hidden = !this.views.length;
     this.views.forEach(function (v) {
       var label = v === "omniscient" ? "Everything (omniscient)" : "As " + seatName(self.ctx, Number(v));
       select.appendChild(el("option", { value: v, text: label, selected: v === self.view }));
@@ -112,7 +116,12 @@
       self.outcome = body.outcome || null;
       self.forfeited = body.forfeited || null;
       self.setStatus(body.status);
-      if (body.views.join() !== self.views.join()) { self.views = body.views; self.fillViews(); }
+      if (body.views.join() !== self.views.join()) {
+        var before = self.view;
+        self.views = body.views;
+        self.fillViews();
+        if (self.view !== before && self.shownStep >= 0) self.go(self.step);
+      }
       self.renderLogEntries();
       self.updateRange();
       if (body.status === "running") self.schedulePoll();
@@ -172,6 +181,7 @@
     this.step = step;
     this.updateRange();
     var view = this.view;
+    if (!view) { this.drawWithoutView(step); return Promise.resolve(); }
     return this.frame(step).then(function (frame) {
       if (!frame || self.step !== step || self.view !== view) return;
       self.draw(frame);
@@ -192,6 +202,20 @@
     board.setAttribute("data-view", this.view);
     this.shownStep = frame.step;
     this.drawDecision(frame);
+    this.syncLog();
+    this.drawFinal();
+  };
+
+  Viewer.prototype.drawWithoutView = function (step) {
+    var board = this.$("board");
+    board.textContent = "";
+    board.appendChild(el("p", { class: "muted", id: "board-hidden",
+      text: "While the match runs, only the owners of its bots see the board. The event log follows the game live; " +
+        "the whole game opens here once it is over." }));
+    board.setAttribute("aria-busy", "false");
+    board.setAttribute("data-step", step);
+    this.shownStep = step;
+    this.$("decision").textContent = "";
     this.syncLog();
     this.drawFinal();
   };

@@ -63,8 +63,10 @@ class Command(BaseCommand):
         if opts["no_serve"]:
             return
         password = self.reset_admin()
+        console.print(f"Open http://{opts['addrport']}/ : standings, matches and replays "
+                      f"(this tournament: http://{opts['addrport']}/tournaments/{tournament.pk}/)")
         console.print(f"Admin: http://{opts['addrport']}/admin/  user [bold]{ADMIN_USER}[/bold]  "
-                      f"password [bold]{password}[/bold]")
+                      f"password [bold]{password}[/bold] (also logs in to the pages, to upload bots)")
         call_command("runserver", opts["addrport"], use_reloader=False)
 
     def reset_admin(self) -> str:
