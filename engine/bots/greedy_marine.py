@@ -95,9 +95,6 @@ class MarineGreedy:
                          if d["dominant"] == self.me)
         return FLAT[action]
 
-    def score_pawn(self, option: str) -> float:
-        return 0.0 if option == "pawn" else 1.0  # a special pawn on the display is safe from rivals' Domination
-
     def score_evolution_tile(self, option: list[int]) -> float:
         h = (option[0], option[1])
         got = dict(score_tile(self.terrain[h], self.species[h], self.animals))
@@ -110,22 +107,15 @@ class MarineGreedy:
             return 5.0 if self.leading() else -20.0
         return float(sum(CARD_WORTH.get(e[0], 0.0) * e[1] for e in card["effects"]))
 
-    def score_speciate_element(self, element: str) -> float:
-        corners = [c for c, e in self.elements.items() if e == ELEMENT_INDEX[element]]
-        return max((self.score_speciate_corner(list(c)) for c in corners), default=0.0)
-
-    def score_speciate_corner(self, corner: list[Any]) -> float:
+    def score_speciate(self, corner: list[Any]) -> float:
         hexes = corner_hexes((corner[0], corner[1], corner[2]))
         return sum(self.gain_adding(h, 1) for h in hexes if h in self.terrain)
 
-    def score_move_from(self, option: Any) -> float:
+    def score_move(self, option: Any) -> float:
         if option == "done":
             return 0.05
-        a = (option[0], option[1])
-        return max((self.gain_moving(a, b) for b in neighbours(a) if b in self.terrain), default=-1.0)
-
-    def score_move_to(self, option: list[int]) -> float:
-        return float(self.margin((option[0], option[1])))  # the margin before: join where it is close
+        (aq, ar), (bq, br) = option
+        return self.gain_moving((aq, ar), (bq, br))
 
     def score_wanderlust_stack(self, index: int) -> float:
         top = self.view["tile_stacks"][index]["top"]

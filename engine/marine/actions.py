@@ -24,27 +24,9 @@ def as_hex(value: Any) -> Hex:
     return (value[0], value[1])
 
 
-# -- Speciation: choose an element type, then one element of it; every tile touching it gets species ---------------
+# -- Speciation: choose an element; every tile touching it gets species --------------------------------------------
 
-def speciate_element_options(st: MarineState, t: Task) -> list[Any]:
-    present = set(st.elements.values())
-    return [ELEMENTS[e] for e in range(len(ELEMENTS)) if e in present]
-
-
-def speciate_element_answer(st: MarineState, t: Task, element: Any) -> None:
-    st.stack.append(["ask_speciate_corner", t[1], element])
-
-
-ask("ask_speciate_element", "speciate_element", "Speciation: next to which element type?", (),
-    speciate_element_options, speciate_element_answer)
-
-
-def speciate_corner_options(st: MarineState, t: Task) -> list[Any]:
-    e = ELEMENTS.index(t[2])
-    return [list(c) for c in sorted(st.elements) if st.elements[c] == e]
-
-
-def speciate_corner_answer(st: MarineState, t: Task, corner: Any) -> None:
+def speciate_answer(st: MarineState, t: Task, corner: Any) -> None:
     seat = t[1]
     added = []
     for h in corner_hexes((corner[0], corner[1], corner[2])):
@@ -52,65 +34,52 @@ def speciate_corner_answer(st: MarineState, t: Task, corner: Any) -> None:
             got = st.add_species(seat, h, SPECIATION_PER_TILE)
             if got:
                 added.append([h[0], h[1], got])
-    st.event(event="speciation", seat=seat, corner=list(corner), added=added)
+    st.event(event="speciation", seat=seat, corner=list(corner), element=ELEMENTS[st.elements[
+        (corner[0], corner[1], corner[2])]], added=added)
 
 
-ask("ask_speciate_corner", "speciate_corner", "Speciation: next to which element?", ("element",),
-    speciate_corner_options, speciate_corner_answer)
+ask("ask_speciate", "speciate", "Speciation: next to which element (a corner [q, r, side])?", (),
+    lambda st, t: [list(c) for c in sorted(st.elements)], speciate_answer)
 
 
 # -- Migration and the card "move" effect: move species one by one, each to an adjacent tile ----------------------
 
-def move_from_options(st: MarineState, t: Task) -> list[Any]:
+def move_options(st: MarineState, t: Task) -> list[Any]:
+    """"done", then every move of one species [[q, r] from, [q, r] to] to an adjacent tile, in tile order."""
     seat = t[1]
     options: list[Any] = [DONE]
     terrain = st.terrain
     for h in st.tile_order:
-        if st.species[h][seat] > 0 and any(n in terrain for n in neighbours(h)):
-            options.append([h[0], h[1]])
+        if st.species[h][seat] > 0:
+            source = [h[0], h[1]]
+            options += [[source, [n[0], n[1]]] for n in sorted(neighbours(h)) if n in terrain]
     return options
 
 
-def move_from_answer(st: MarineState, t: Task, option: Any) -> None:
-    if option == DONE:
-        return
-    st.stack.append(["ask_move_to", t[1], option, t[2]])
+def move_one(st: MarineState, seat: int, option: Any) -> None:
+    source, target = option
+    st.move_species(seat, as_hex(source), as_hex(target))
+    st.event(event="moved", seat=seat, source=list(source), target=list(target))
 
 
-def move_to_options(st: MarineState, t: Task) -> list[Any]:
-    return [[h[0], h[1]] for h in sorted(neighbours(as_hex(t[2]))) if h in st.terrain]
-
-
-def move_to_answer(st: MarineState, t: Task, option: Any) -> None:
-    seat, moved = t[1], t[3] + 1
-    st.move_species(seat, as_hex(t[2]), as_hex(option))
-    st.event(event="moved", seat=seat, source=list(t[2]), target=list(option))
-    if moved < st.options["migration_moves"]:
-        st.stack.append(["ask_move_from", seat, moved])
-
-
-ask("ask_move_from", "move_from", "Move a species from which tile (or done)?", ("int",), move_from_options,
-    move_from_answer)
-ask("ask_move_to", "move_to", "Move it to which adjacent tile?", ("hex", "int"), move_to_options, move_to_answer)
-
-
-def card_move_from_answer(st: MarineState, t: Task, option: Any) -> None:
+def migrate_answer(st: MarineState, t: Task, option: Any) -> None:
     if option != DONE:
-        st.stack.append(["ask_card_move_to", t[1], option, t[2]])
+        move_one(st, t[1], option)
+        if t[2] + 1 < st.options["migration_moves"]:
+            st.stack.append(["ask_migrate", t[1], t[2] + 1])
 
 
-def card_move_to_answer(st: MarineState, t: Task, option: Any) -> None:
-    seat, left = t[1], t[3] - 1
-    st.move_species(seat, as_hex(t[2]), as_hex(option))
-    st.event(event="moved", seat=seat, source=list(t[2]), target=list(option))
-    if left > 0:
-        st.stack.append(["ask_card_move_from", seat, left])
+def card_move_answer(st: MarineState, t: Task, option: Any) -> None:
+    if option != DONE:
+        move_one(st, t[1], option)
+        if t[2] > 1:
+            st.stack.append(["ask_card_move", t[1], t[2] - 1])
 
 
-ask("ask_card_move_from", "move_from", "Card: move a species from which tile (or done)?", ("int",),
-    move_from_options, card_move_from_answer)
-ask("ask_card_move_to", "move_to", "Card: move it to which adjacent tile?", ("hex", "int"), move_to_options,
-    card_move_to_answer)
+ask("ask_migrate", "move", "Migration: move a species [from, to] (or done)?", ("int",), move_options,
+    migrate_answer)
+ask("ask_card_move", "move", "Card: move a species [from, to] (or done)?", ("int",), move_options,
+    card_move_answer)
 
 
 # -- Wanderlust: a new tile from a draw stack, an element on it, then species move onto it ------------------------

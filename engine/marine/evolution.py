@@ -59,7 +59,7 @@ def effect_task(seat: int, tile: list[int], effect: tuple[object, ...]) -> Task:
     if verb == "element":
         return ["ask_card_element", seat, tile, amount]
     if verb == "move":
-        return ["ask_card_move_from", seat, amount]
+        return ["ask_card_move", seat, amount]
     return ["ask_card_remove", seat, tile, amount]
 
 

@@ -98,29 +98,27 @@ def place_answer(st: MarineState, t: Task, option: Any) -> None:
     seat = t[1]
     space = f"evolution_{option[1]}" if option[0] == "evolution" else free_space(st, option[0])
     assert space is not None
-    st.stack += [["act", seat, space], ["ask_pawn", seat, space]]
+    st.stack += [["act", seat, space], ["put_pawn", seat, space]]
 
 
 ask("ask_place", "place", "Place a pawn on an action space.", (),
     lambda st, t: place_options(st, t[1]), place_answer)
 
 
-def pawn_options(st: MarineState, t: Task) -> list[Any]:
-    seat = t[1]
-    return (["pawn"] if st.pawns[seat] > 0 else []) + [ELEMENTS[e] for e in ready_specials(st, seat)]
-
-
-def pawn_answer(st: MarineState, t: Task, pawn: Any) -> None:
+@task("put_pawn", "seat", "space")
+def put_pawn(st: MarineState, t: Task) -> None:
+    """Special pawns in front of the player go first, in element order, then action pawns (project-defined: a
+    placed special pawn is safe from rivals' Domination until the retrieve, so there is nothing to choose)."""
     seat, space = t[1], t[2]
-    if pawn == "pawn":
-        st.pawns[seat] -= 1
+    specials = ready_specials(st, seat)
+    if specials:
+        st.special[specials[0]][1] = DISPLAY
+        pawn = ELEMENTS[specials[0]]
     else:
-        st.special[ELEMENTS.index(pawn)][1] = DISPLAY
+        st.pawns[seat] -= 1
+        pawn = "pawn"
     st.display[space] = (seat, pawn)
     st.event(event="placed", seat=seat, space=space, pawn=pawn)
-
-
-ask("ask_pawn", "pawn", "Which pawn: an action pawn or a special pawn?", ("space",), pawn_options, pawn_answer)
 
 
 @task("act", "seat", "space")
@@ -128,9 +126,9 @@ def act(st: MarineState, t: Task) -> None:
     seat, space = t[1], t[2]
     action, _, number = space.rpartition("_")
     if action == "speciation":
-        st.stack.append(["ask_speciate_element", seat])
+        st.stack.append(["ask_speciate", seat])
     elif action == "migration":
-        st.stack.append(["ask_move_from", seat, 0])
+        st.stack.append(["ask_migrate", seat, 0])
     elif action == "wanderlust":
         st.stack.append(["ask_stack", seat])
     elif action == "evolution":

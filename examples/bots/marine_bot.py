@@ -58,7 +58,7 @@ def act(view, decision):
         return best(lambda o: card_value(view, view["slots"][o - 1]))
     if kind == "dominate":  # options are element names: raise the highest target marker I can
         return best(lambda o: view["dominance"][o]["values"][view["you"]])
-    if kind in ("move_from", "wanderlust_move"):
+    if kind in ("move", "wanderlust_move"):
         return 0  # "done": keep my species where they are
     return 0  # every other decision: the first option, the documented default
 

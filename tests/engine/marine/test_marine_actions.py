@@ -51,42 +51,48 @@ def test_the_round_end_draws_new_terrain_markers_sorted_by_rank() -> None:
 
 
 def test_speciation_adds_a_species_on_every_tile_touching_the_chosen_element() -> None:
-    st = make(BOARD, elements=SUN + [[1, 0, "S", "Worms"]], stack=[["ask_speciate_element", 0]])
-    assert kind(st) == "speciate_element" and options(st) == ["Sun", "Worms"]
-    st.apply("Sun")  # one Sun element: its corner is taken for the player
+    st = make(BOARD, elements=SUN + [[1, 0, "S", "Worms"]], stack=[["ask_speciate", 0]])
+    assert kind(st) == "speciate" and options(st) == [[0, 0, "N"], [1, 0, "S"]]
+    st.apply([0, 0, "N"])
     assert species_at(st, 0, 0) == [4, 3] and species_at(st, 1, -1) == [2, 0] and species_at(st, 1, 0) == [0, 0]
-
-
-def test_speciation_asks_which_element_when_there_are_several_of_the_type() -> None:
-    st = make(BOARD, elements=SUN + [[1, 0, "N", "Sun"]], stack=[["ask_speciate_element", 0]])
-    assert kind(st) == "speciate_corner" and options(st) == [[0, 0, "N"], [1, 0, "N"]]
 
 
 def test_species_come_from_a_limited_supply() -> None:
     st = make([(0, 0, "Coral Reef", [SPECIES_SUPPLY, 0]), (1, -1, "Land", [0, 0])], elements=SUN,
-              stack=[["ask_speciate_element", 0]])
+              stack=[["ask_speciate", 0]])
     assert species_at(st, 0, 0) == [SPECIES_SUPPLY, 0] and species_at(st, 1, -1) == [0, 0]
 
 
+def test_migration_offers_each_move_of_one_species_to_an_adjacent_tile() -> None:
+    st = make(BOARD, elements=SUN, stack=[["ask_migrate", 0, 0]])
+    assert kind(st) == "move"
+    assert options(st) == ["done", [[0, 0], [-1, 0]], [[0, 0], [1, -1]], [[0, 0], [1, 0]], [[1, -1], [0, 0]],
+                           [[1, -1], [1, 0]]]
+
+
 def test_migration_moves_species_one_tile_each_up_to_the_limit() -> None:
-    st = make(BOARD, elements=SUN, stack=[["ask_move_from", 0, 0]])
-    assert options(st) == ["done", [0, 0], [1, -1]]
+    st = make(BOARD, elements=SUN, stack=[["ask_migrate", 0, 0]])
     for _ in range(3):
-        st.apply([0, 0])
-        st.apply([1, 0])
+        st.apply([[0, 0], [1, 0]])
     assert species_at(st, 1, 0) == [3, 0] and kind(st) == "place"
 
 
+def test_a_species_may_move_again() -> None:
+    st = make(BOARD, elements=SUN, stack=[["ask_migrate", 0, 0]])
+    st.apply([[0, 0], [1, 0]])
+    st.apply([[1, 0], [1, -1]])
+    assert species_at(st, 1, -1) == [2, 0] and species_at(st, 1, 0) == [0, 0]
+
+
 def test_migration_may_stop_early() -> None:
-    st = make(BOARD, elements=SUN, stack=[["ask_move_from", 0, 0]])
+    st = make(BOARD, elements=SUN, stack=[["ask_migrate", 0, 0]])
     st.apply("done")
     assert species_at(st, 0, 0) == [3, 3] and kind(st) == "place"
 
 
 def test_the_migration_limit_is_an_option() -> None:
-    st = make(BOARD, elements=SUN, options={"migration_moves": 1}, stack=[["ask_move_from", 0, 0]])
-    st.apply([0, 0])
-    st.apply([1, 0])
+    st = make(BOARD, elements=SUN, options={"migration_moves": 1}, stack=[["ask_migrate", 0, 0]])
+    st.apply([[0, 0], [1, 0]])
     assert kind(st) == "place"
 
 
@@ -180,5 +186,5 @@ def test_apply_returns_public_events() -> None:
 
 
 def test_a_state_round_trips_through_its_dict() -> None:
-    st = make(BOARD, elements=SUN, stack=[["ask_move_from", 0, 1]])
+    st = make(BOARD, elements=SUN, stack=[["ask_migrate", 0, 1]])
     assert GAME.state_from_dict(st.to_dict()) == st

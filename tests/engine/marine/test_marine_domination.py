@@ -71,10 +71,10 @@ def test_a_special_pawn_in_front_of_you_is_an_extra_pawn() -> None:
     assert st.display["speciation_1"] == (0, "Sun") and st.special[SUN][1] == "display"
 
 
-def test_with_both_kinds_of_pawn_the_player_chooses_which_to_place() -> None:
+def test_special_pawns_are_placed_before_action_pawns() -> None:
     st = make(BOARD, elements=ELEMENTS, special_pawns={"Sun": {"controller": 0, "place": "ready"}})
     st.apply(["migration"])
-    assert kind(st) == "pawn" and options(st) == ["pawn", "Sun"]
+    assert st.display["migration_1"] == (0, "Sun") and st.pawns[0] == 7
 
 
 def test_step_1_a_pawn_on_the_action_display_stays_there() -> None:

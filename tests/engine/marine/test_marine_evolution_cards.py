@@ -168,9 +168,9 @@ def test_card_element_places_a_chosen_element_on_a_vacant_corner_of_the_scored_t
 
 def test_card_move_moves_species_one_tile_at_a_time() -> None:
     st = evolution(space=1, slots=["Current", *SLOTS[1:]])
-    assert kind(st) == "move_from" and options(st) == ["done", [0, 0]]
-    st.apply([0, 0])  # the only tile next to it is taken for the player
+    assert kind(st) == "move" and options(st) == ["done", [[0, 0], [1, 0]]]
+    st.apply([[0, 0], [1, 0]])
     assert species_at(st, 1, 0) == [1, 1]
-    assert kind(st) == "move_from" and options(st) == ["done", [0, 0], [1, 0]]
+    assert kind(st) == "move" and options(st) == ["done", [[0, 0], [1, 0]], [[1, 0], [0, 0]]]
     st.apply("done")
     assert kind(st) == "place"
