@@ -85,15 +85,23 @@ def use_options(st: EvolutionState, t: Task) -> list[Any]:
     cid = CARD_ID[card]
     row = st.rows[seat]
     uses: list[Any] = []
-    if not IS_EVENT[cid] and any(can_take_trait(sp, CARD_BIT[cid]) for sp in row):
-        uses.append("trait")  # events stay in hand for phase 4 (ruling 11)
+    if not IS_EVENT[cid]:  # events stay in hand for phase 4 (ruling 11)
+        bit = CARD_BIT[cid]
+        for sp in row:
+            if not sp.has_kind(bit):
+                uses.append("trait")
+                break
     uses.append("species")
     if st.flight and st.hands[seat] and st.avian_count() < MAX_AVIAN:
         uses.append("avian")  # ruling 6, 7
-    if any(sp.body < sp.max_body() for sp in row):
-        uses.append("body")
-    if any(sp.pop < MAX_POPULATION for sp in row):
-        uses.append("population")
+    for sp in row:
+        if sp.body < sp.max_body():
+            uses.append("body")
+            break
+    for sp in row:
+        if sp.pop < MAX_POPULATION:
+            uses.append("population")
+            break
     return uses
 
 

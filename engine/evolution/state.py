@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from engine.core import JSON, Decision, Game, IllegalAction, Outcome, State
 from engine.evolution.cards import CARD_ID, CARD_KIND, CARD_STR, FAT_TISSUE, FLIGHT_CARD, KIND
 from engine.evolution.species import Species
-from engine.evolution.tasks import ASKS, TASKS, Task
+from engine.evolution.tasks import ASKS, TASKS, Ask, Task
 
 _FLIGHT_KIND = KIND["Flight"]
 
@@ -26,6 +26,14 @@ def same_json(a: Any, b: Any) -> bool:
                 return False
         return True
     return bool(a == b)
+
+
+def _decision(task: Task, ask: Ask, options: list[Any]) -> Decision:
+    """A Decision built without the frozen dataclass's __init__, which is slow on this hot path."""
+    d: Decision = object.__new__(Decision)
+    d.__dict__.update(seat=task[1], kind=ask.kind, options=options,
+                      prompt=ask.prompt.format(*task) if "{" in ask.prompt else ask.prompt)
+    return d
 
 
 def deep(value: Any) -> Any:
@@ -75,13 +83,19 @@ class EvolutionState(State):
         d = self._decision
         if d is None:
             raise IllegalAction(f"action {action!r}: the game is over")
-        if type(action) is tuple:
-            action = list(action)
-        for chosen in d.options:
-            if chosen == action and same_json(chosen, action):
-                break
+        kind = type(action)
+        if kind is str or kind is int:  # options hold no bools or floats, so `in` is exact here
+            if action not in d.options:
+                raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
+            chosen = action
         else:
-            raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
+            if kind is tuple:
+                action = list(action)
+            for chosen in d.options:
+                if chosen == action and same_json(chosen, action):
+                    break
+            else:
+                raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
         events: list[JSON] = []
         self._events = events
         self._decision = None
@@ -92,18 +106,18 @@ class EvolutionState(State):
 
     def run(self) -> None:
         """Run steps until a decision with two or more options is pending (forced ones are taken) or the end."""
-        stack = self.stack
+        stack, asks, tasks = self.stack, ASKS, TASKS
         while stack:
             task = stack[-1]
-            ask = ASKS.get(task[0])
-            if ask is None:
+            name = task[0]
+            if name not in asks:
                 stack.pop()
-                TASKS[task[0]](self, task)
+                tasks[name](self, task)
                 continue
+            ask = asks[name]
             options = ask.options(self, task)
             if len(options) > 1 or (options and ask.always is not None and ask.always(self, task)):
-                prompt = ask.prompt.format(*task) if "{" in ask.prompt else ask.prompt
-                self._decision = Decision(task[1], ask.kind, options, prompt)
+                self._decision = _decision(task, ask, options)
                 return
             stack.pop()
             ask.answer(self, task, options[0] if options else None)
