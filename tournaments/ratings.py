@@ -1,4 +1,9 @@
-"""OpenSkill Plackett-Luce ratings (ARCHITECTURE §7): 2-6 players, ties, forfeits ranked last by the outcome."""
+"""OpenSkill Plackett-Luce ratings (ARCHITECTURE §7): 2-6 players, ties, forfeits ranked last by the outcome.
+
+One serial order per competition: record_result locks the ladder's or tournament's row first, and rate_seats
+numbers the match with the competition's next `rating_seq` under that lock. recompute_ratings replays rated
+matches in `rating_seq` order, so it reproduces the live ratings exactly, however many workers recorded them.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,35 @@ from django.db.models import Q
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from tournaments.models import Match, Rating, Seat
+from tournaments.models import Ladder, Match, Rating, Seat, Tournament
 
 MODEL = PlackettLuce()
 
 
 def competition_filter(match: Match) -> Q:
     return Q(ladder_id=match.ladder_id) if match.ladder_id else Q(tournament_id=match.tournament_id)
+
+
+def lock_competition(match_id: int) -> Ladder | Tournament | None:
+    """Lock the row of the match's ladder or tournament until the transaction ends (None for a missing match)."""
+    ids = Match.objects.filter(pk=match_id).values_list("ladder_id", "tournament_id").first()
+    if ids is None:
+        return None
+    ladder_id, tournament_id = ids
+    if ladder_id:
+        return Ladder.objects.select_for_update().only("pk", "rating_seq").get(pk=ladder_id)
+    return Tournament.objects.select_for_update().only("pk", "rating_seq").get(pk=tournament_id)
+
+
+def next_rating_seq(match: Match) -> int:
+    """The competition's next rating sequence number, taken under its row lock; stored on the match."""
+    competition = lock_competition(match.pk)
+    assert competition is not None
+    seq = competition.rating_seq + 1
+    type(competition).objects.filter(pk=competition.pk).update(rating_seq=seq)
+    Match.objects.filter(pk=match.pk).update(rating_seq=seq)
+    match.rating_seq = seq
+    return seq
 
 
 def ensure_ratings(match: Match, version_ids: Sequence[int]) -> None:
@@ -39,6 +66,7 @@ def rate_seats(match: Match, seats: Sequence[Seat]) -> None:
     version_ids = [seat.bot_version_id for seat in seats]
     if len(set(version_ids)) != len(version_ids):
         raise ValueError(f"match {match.pk} seats one version twice; such matches are created unrated")
+    next_rating_seq(match)
     ensure_ratings(match, version_ids)
     locked = Rating.objects.select_for_update().filter(competition_filter(match), bot_version_id__in=version_ids)
     ratings = {rating.bot_version_id: rating for rating in locked.order_by("pk")}
@@ -59,12 +87,12 @@ def rate_seats(match: Match, seats: Sequence[Seat]) -> None:
 def recompute_ratings(match_filter: Q) -> dict[int, tuple[float, float, int, int]]:
     """Ratings replayed from match history: bot version id → (mu, sigma, games, wins).
 
-    Rated finished matches are applied in replay-id order, which is the order the live updates were serialized in
-    (record_result inserts the replay after locking the ratings), so the result must equal the live ratings.
+    Rated finished matches are applied in rating_seq order, the order the live updates were serialized in, so the
+    result must equal the live ratings.
     """
     ratings: dict[int, tuple[float, float, int, int]] = {}
     matches = (Match.objects.filter(match_filter, status=Match.Status.FINISHED, rated=True)
-               .order_by("replay__id").prefetch_related("seats"))
+               .order_by("rating_seq", "pk").prefetch_related("seats"))
     for match in matches:
         seats = sorted(match.seats.all(), key=lambda seat: seat.number)
         before = [ratings.get(seat.bot_version_id, (MODEL.mu, MODEL.sigma, 0, 0)) for seat in seats]

@@ -9,9 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from engine import load_game
-from tournaments.formats import round_robin
-from tournaments.models import BotVersion, Entry, Match, Rating, Seat, Tournament
-from tournaments.ratings import MODEL
+from tournaments.models import BotVersion, Entry, Match, Tournament
+from tournaments.progress import schedule_start
 from tournaments.services import enqueue_match
 
 
@@ -44,38 +43,28 @@ def create_tournament(versions: Sequence[BotVersion], **fields: Any) -> Tourname
 
 
 def start_tournament(tournament: Tournament, enqueue: bool = True) -> list[Match]:
-    """draft → running: schedule every match, create its seats and the ratings, and enqueue them on commit.
+    """draft → running: create the ratings and schedule round 1 (round robin: every round); enqueue on commit.
 
-    enqueue=False leaves the matches queued for a caller that runs them itself (tests, tools).
+    Later rounds are scheduled as rounds end (tournaments/progress.py). enqueue=False leaves the matches queued for
+    a caller that runs them itself (tests, tools). Raises ValidationError, and changes nothing, when the
+    tournament is not a draft (a second start) or its settings or entries are bad.
     """
-    versions = list(tournament.entries.select_related("bot").order_by("pk"))
-    check_entries(tournament, versions)
-    by_id = {v.pk: v for v in versions}
     with transaction.atomic():
-        if Tournament.objects.filter(pk=tournament.pk, state=Tournament.State.DRAFT).update(
-            state=Tournament.State.RUNNING
-        ) != 1:
-            raise ValidationError(f"tournament {tournament.pk} is not a draft; it was started already")
-        tournament.state = Tournament.State.RUNNING
-        Rating.objects.bulk_create(
-            [Rating(tournament=tournament, bot_version=v, mu=MODEL.mu, sigma=MODEL.sigma) for v in versions],
-            ignore_conflicts=True,
-        )
-        pairings = round_robin.schedule(list(by_id), tournament.players_per_table, tournament.games_per_set,
-                                        tournament.seed)
-        matches = [_create_match(tournament, pairing) for pairing in pairings]
-        for match in matches if enqueue else []:
-            enqueue_match(match)
+        locked = Tournament.objects.select_for_update().filter(pk=tournament.pk).first()
+        if locked is None:
+            raise ValidationError(f"tournament {tournament.pk} does not exist")
+        if locked.state != Tournament.State.DRAFT:
+            raise ValidationError(f"tournament {tournament.pk} is {locked.state}, not a draft: "
+                                  "it was started already and cannot be started again")
+        locked.full_clean()
+        entries = locked.entry_set.filter(withdrawn_at__isnull=True).select_related("bot_version__bot")
+        versions = [entry.bot_version for entry in entries.order_by("pk")]
+        check_entries(locked, versions)
+        locked.state = Tournament.State.RUNNING
+        locked.save(update_fields=["state"])
+        matches = schedule_start(locked)
+        if enqueue:
+            for match in matches:
+                enqueue_match(match)
+    tournament.state, tournament.current_round = locked.state, locked.current_round
     return matches
-
-
-def _create_match(tournament: Tournament, pairing: round_robin.Pairing[int]) -> Match:
-    match = Match.objects.create(
-        tournament=tournament, round=pairing.round, game=tournament.game, num_players=len(pairing.seats),
-        seed=pairing.seed, options=tournament.options, move_ms=tournament.move_ms, bank_ms=tournament.bank_ms,
-        max_faults=tournament.max_faults, rated=True,
-    )
-    Seat.objects.bulk_create([
-        Seat(match=match, number=number, bot_version_id=version_id) for number, version_id in enumerate(pairing.seats)
-    ])
-    return match

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from replays.models import Replay
 from tournaments.models import Match, Seat, Tournament
-from tournaments.ratings import rate_seats
+from tournaments.ratings import lock_competition, rate_seats
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +69,8 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     """
     now = timezone.now()
     with transaction.atomic():
+        # The competition row first: it serializes rating updates and round changes, in one lock order.
+        lock_competition(match_id)
         finished = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner).update(
             status=Status.FINISHED, finished_at=now, lease_expires=None, error=""
         )
@@ -79,8 +81,6 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
         if match.rated:
             rate_seats(match, seats)
         Seat.objects.bulk_update(seats, _SEAT_RESULT_FIELDS)
-        # Inserted after the rating rows are locked, so replay ids follow the serial order of rating updates
-        # (for matches that share a rating), which lets ratings be recomputed from history exactly.
         Replay.from_document(match, document).save()
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
@@ -173,11 +173,15 @@ def requeue_match(match: Match) -> bool:
 
 
 def finish_tournament_if_done(tournament_id: int) -> bool:
-    """running → finished once no match of the tournament is queued or running."""
-    pending = Match.objects.filter(tournament_id=tournament_id, status__in=[Status.QUEUED, Status.RUNNING])
-    return (
-        Tournament.objects.filter(pk=tournament_id, state=Tournament.State.RUNNING)
-        .exclude(Q(pk__in=pending.values("tournament_id")))
-        .update(state=Tournament.State.FINISHED)
-        == 1
-    )
+    """After a match of the tournament ends: the next round once this one is done, or the end (True when finished).
+
+    tournaments/progress.py decides, under a lock on the tournament; a failure here leaves the recorded result as
+    it is, and the beat task workers.advance_tournaments tries again.
+    """
+    from tournaments.progress import advance_tournament
+
+    try:
+        return advance_tournament(tournament_id) == "finished"
+    except Exception:
+        logger.exception("advancing tournament %s failed; the beat task will retry", tournament_id)
+        return False

@@ -33,7 +33,7 @@ def test_every_model_has_a_searchable_list(staff: Client, model: str, tournament
 def tournament_form(versions: list[BotVersion], **fields: Any) -> dict[str, Any]:
     data = {"name": "spring cup", "game": "evolution", "options": "{}", "format": "round_robin",
             "players_per_table": "2", "games_per_set": "1", "seed": "0", "state": "draft", "move_ms": "1000",
-            "bank_ms": "10000", "max_faults": "3",
+            "bank_ms": "10000", "max_faults": "3", "rounds": "0", "best_of": "1",
             "entry_set-TOTAL_FORMS": str(len(versions)), "entry_set-INITIAL_FORMS": "0",
             "entry_set-MIN_NUM_FORMS": "0", "entry_set-MAX_NUM_FORMS": "1000"}
     for index, version in enumerate(versions):

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from tournaments.formats.elimination import (
-    TableResult, advance_count, advancers, deal_tables, is_final, next_entrants, rounds_needed, table_order,
+    TableResult,
+    advance_count,
+    advancers,
+    deal_tables,
+    is_final,
+    next_entrants,
+    rounds_needed,
+    table_order,
 )
 
 SIZES = [2, 3, 4, 5, 6]
