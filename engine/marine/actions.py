@@ -48,11 +48,11 @@ def move_options(st: MarineState, t: Task) -> list[Any]:
     """"done", then every move of one species [[q, r] from, [q, r] to] to an adjacent tile, in tile order."""
     seat = t[1]
     options: list[Any] = [DONE]
-    terrain = st.terrain
+    species = st.species
     for h in st.tile_order:
-        if st.species[h][seat] > 0:
-            source = [h[0], h[1]]
-            options += [[source, [n[0], n[1]]] for n in sorted(neighbours(h)) if n in terrain]
+        if species[h][seat] > 0:
+            q, r = h
+            options += [[[q, r], [n[0], n[1]]] for n in st.adjacent(h)]
     return options
 
 
@@ -152,7 +152,7 @@ ask("ask_wander_corner", "wanderlust_corner", "Wanderlust: on which corner of th
 def wander_move_options(st: MarineState, t: Task) -> list[Any]:
     seat, target = t[1], as_hex(t[2])
     options: list[Any] = [DONE]
-    options += [[h[0], h[1]] for h in sorted(neighbours(target)) if h in st.terrain and st.species[h][seat] > 0]
+    options += [[h[0], h[1]] for h in st.adjacent(target) if st.species[h][seat] > 0]
     return options
 
 

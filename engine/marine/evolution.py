@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from engine.marine.actions import as_hex, place_element, vacant_corners
-from engine.marine.board import neighbours
 from engine.marine.data import ANIMALS, ASTEROID_ID, CARD_EFFECTS, CARD_NAMES, ELEMENTS
 from engine.marine.state import MarineState
 from engine.marine.tasks import Task, ask, task
@@ -88,7 +87,7 @@ def near_options(st: MarineState, t: Task) -> list[Any]:
     if st.supply(t[1]) <= 0:
         return []
     h = as_hex(t[2])
-    return [[x[0], x[1]] for x in sorted([h, *neighbours(h)]) if x in st.terrain]
+    return [[x[0], x[1]] for x in sorted([h, *st.adjacent(h)])]
 
 
 ask("ask_card_tile", "card_species_tile", "Card: add your species to which tile?", ("hex", "int"), near_options,

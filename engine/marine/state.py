@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.core import JSON, Decision, Game, IllegalAction, Outcome, State
-from engine.marine.board import Corner, Hex, corner_hexes, hex_corners, is_thriving, score_tile
+from engine.marine.board import Corner, Hex, corner_hexes, hex_corners, is_thriving, neighbours, score_tile
 from engine.marine.data import (
     ANIMALS,
     ASTEROID_ID,
@@ -72,6 +72,7 @@ class MarineState(State):
         self._values: list[list[int]] | None = None  # a cache: see dominance()
         self._leaders: list[int | None] | None = None
         self._types: dict[Hex, tuple[int, ...]] = {}
+        self._adjacent: dict[Hex, tuple[Hex, ...]] = {}
 
     # -- the engine contract --------------------------------------------------------------------------------------
 
@@ -153,6 +154,7 @@ class MarineState(State):
         other._events = []
         other._values = other._leaders = None
         other._types = {}
+        other._adjacent = {}
         return other
 
     def score_parts(self, seat: int) -> dict[str, int]:
@@ -177,6 +179,7 @@ class MarineState(State):
         self.tile_order.append(h)
         self.tile_order.sort()
         self._types.pop(h, None)  # no species yet: the domination values stay
+        self._adjacent = {}
 
     def is_thriving(self, seat: int, h: Hex) -> bool:
         return self.species[h][seat] > 0 and is_thriving(self.animals[seat], self.types_at(h))
@@ -247,6 +250,14 @@ class MarineState(State):
                 leaders.append(best)
             self._leaders = leaders
         return values, leaders
+
+    def adjacent(self, h: Hex) -> tuple[Hex, ...]:
+        """The tiles next to a hex, sorted (cached until a tile is added)."""
+        found = self._adjacent.get(h)
+        if found is None:
+            terrain = self.terrain
+            found = self._adjacent[h] = tuple(sorted(n for n in neighbours(h) if n in terrain))
+        return found
 
     def types_at(self, h: Hex) -> tuple[int, ...]:
         """The element types touching a tile (cached until elements or tiles change)."""
