@@ -5,8 +5,8 @@ Each table has an anchor and the anchor's nearest rivals by mu:
 - then, with probability `explore`, an **idle** bot (the quarter of the pool that played longest ago);
 - otherwise any bot not yet at a table of this batch, uniformly.
 The other seats are drawn from the anchor's `players - 1 + window` nearest rivals by mu (those not yet at a table
-of this batch first), and the seat order is shuffled. Everything random comes from one `random.Random(seed)`: the same input and seed give the same
-tables.
+of this batch first), and the seat order is shuffled. Everything random comes from one `random.Random(seed)`:
+the same input and seed give the same tables.
 """
 
 from __future__ import annotations
