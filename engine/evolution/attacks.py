@@ -100,6 +100,15 @@ def has_target(st: EvolutionState, a: Species) -> bool:
     return False
 
 
+def has_free_target(st: EvolutionState, a: Species) -> bool:
+    """A target that needs no card: only such an attack is ever forced on the player."""
+    for row in st.rows:
+        for i, d in enumerate(row):
+            if blockers(st, a, d, row, i) == 0:
+                return True
+    return False
+
+
 def target_options(st: EvolutionState, t: Task) -> list[Any]:
     a = st.by_sid.get(t[2])
     return targets(st, a) if a is not None else []

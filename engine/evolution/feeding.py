@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.evolution.attacks import has_target
+from engine.evolution.attacks import has_free_target, has_target
 from engine.evolution.cards import (
     CARD_FOOD,
     CARD_ID,
@@ -119,27 +119,30 @@ def offer_feed(st: EvolutionState, t: Task) -> bool:
 
 
 def normal_feed_options(st: EvolutionState, seat: int) -> list[Any]:
+    """A player must feed while a hungry species can eat for free: from the Watering Hole or the Cliff, or a
+    carnivore by attacking a target that needs no card. Paying cards (Intelligence, negations) is optional, and so
+    is storing fat: with only those left, the player may pass (ruling 14, 29)."""
     options: list[Any] = []
-    hungry_can_eat = False
+    must = False
     wh, cliff, cards = st.wh > 0, st.cliff > 0, bool(st.hands[seat])
     for i, sp in enumerate(st.rows[seat]):
         hungry = sp.need() > 0
         if not hungry and not sp.fat_room():
             continue
-        before = len(options)
         if sp.mask & CARNIVORE:
             if has_target(st, sp):
                 options.append([i, "attack"])
-        else:
-            if wh:
-                options.append([i, "watering_hole"])
-            if cliff and sp.avian:
-                options.append([i, "cliff"])
-            if cards and sp.mask & INTELLIGENCE:
-                options.append([i, "intelligence"])
-        if hungry and len(options) > before:
-            hungry_can_eat = True
-    if options and not hungry_can_eat:
+                must = must or (hungry and has_free_target(st, sp))
+            continue
+        if wh:
+            options.append([i, "watering_hole"])
+            must = must or hungry
+        if cliff and sp.avian:
+            options.append([i, "cliff"])
+            must = must or hungry
+        if cards and sp.mask & INTELLIGENCE:
+            options.append([i, "intelligence"])
+    if options and not must:
         options.append("pass")
     return options
 

@@ -182,7 +182,9 @@ def test_it_forbids_passing_while_a_hungry_species_can_eat() -> None:
 def test_it_lets_intelligence_feed_a_non_carnivore_from_the_bank_for_a_card() -> None:
     s = make(seat(species("Intelligence", pop=3), species(pop=1), hand=["Horns:1", "Climbing:2"]), WAIT, wh=0,
              cliff=0)
-    # the only way to feed is Intelligence: that choice is made for the player, the card is theirs to pick
+    # the only way to feed is Intelligence, which costs a card: the player may use it or pass
+    assert kind(s) == "feed" and options(s) == [[0, "intelligence"], "pass"]
+    do(s, [0, "intelligence"])
     assert kind(s) == "intelligence_card" and options(s) == ["Climbing:2", "Horns:1"]
     do(s, "Climbing:2")
     assert sp(s, 0, 0)["food"] == 2 and "Climbing:2" in s.to_dict()["discard"]
@@ -199,3 +201,11 @@ def test_it_plays_on_to_the_next_round() -> None:
     s = make(seat(species(pop=2)), seat(species(pop=2)), wh=1)
     pass_all(s)
     assert s.round == 2 and s.phase == "food_card"
+
+
+def test_it_never_forces_a_player_to_pay_a_card_to_feed() -> None:
+    from engine.evolution.feeding import normal_feed_options
+
+    s = make(seat(species("Carnivore", "Intelligence", body=3, pop=2), hand=["Horns:1"]),
+             seat(species("Climbing", pop=2)), phase="play", wh=0)
+    assert normal_feed_options(s, 0) == [[0, "attack"], "pass"]  # the only target needs a negation card
