@@ -174,3 +174,26 @@ def test_card_move_moves_species_one_tile_at_a_time() -> None:
     assert kind(st) == "move" and options(st) == ["done", [[0, 0], [1, 0]], [[1, 0], [0, 0]]]
     st.apply("done")
     assert kind(st) == "place"
+
+
+def test_evolution_is_two_steps_score_then_card() -> None:
+    st = evolution(space=2)
+    events = st.apply(1)
+    assert [e["event"] for e in events][:1] == ["card_taken"]
+    st2 = make([(0, 0, "Land", [2, 1])], elements=SUN_ON_CENTRE, markers=["Land"] * 5, slots=SLOTS,
+               deck=["Nursery"], stack=[["placement", 0, 0]])
+    events = st2.apply(["evolution", 1])
+    kinds = [e["event"] for e in events]
+    assert kinds.index("evolution_score") < kinds.index("card_taken")
+
+
+def test_each_of_the_five_spaces_shows_a_slot_number_and_a_terrain_marker() -> None:
+    st = make([(0, 0, "Land", [2, 1])], markers=["Land", "Kelp Forest", "Coral Reef", "Seamount", "Open Ocean"])
+    assert st.view(0)["markers"] == ["Land", "Kelp Forest", "Coral Reef", "Seamount", "Open Ocean"]
+    assert [o for o in options(st) if o[0] == "evolution"] == [["evolution", k] for k in range(1, 6)]
+
+
+def test_an_event_dealt_by_the_round_end_refill_triggers_too() -> None:
+    st = make([(0, 0, "Land", [2, 1]), (1, 0, "Kelp Forest", [1, 1])], pawns=[0, 0], slots=SLOTS,
+              deck=["Red Tide"], stack=[["placement", 0, 0]])
+    assert st.round == 2 and species_at(st, 1, 0) == [0, 0]
