@@ -161,13 +161,23 @@ LEAFY = (("Fertile", FERTILE), ("Long Neck", LONG_NECK), ("Fat Tissue", FAT_TISS
          ("Good Eyesight", GOOD_EYESIGHT), ("Brood Parasite", BROOD_PARASITE))
 
 
-def has_trigger(sp: Species, bit: int) -> bool:
+def has_trigger(st: EvolutionState, sp: Species, bit: int) -> bool:
+    """Whether the trigger can do anything. Before the reveal the Watering Hole only shrinks, so a trigger that
+    needs its food and finds none never needs asking about."""
+    if bit == FERTILE:
+        return st.wh > 0 and sp.pop < MAX_POPULATION
+    if bit == LONG_NECK:
+        return not sp.mask & CARNIVORE
     if bit == FAT_TISSUE:
         return sp.fat > 0
     if bit == GOOD_EYESIGHT:
-        return not sp.mask & CARNIVORE
+        return st.wh > 0 and not sp.mask & CARNIVORE
     if bit == BROOD_PARASITE:
-        return sp.avian
+        if not sp.avian:
+            return False
+        row = st.rows[sp.owner]
+        i = row.index(sp)
+        return (i > 0 and row[i - 1].avian) or (i + 1 < len(row) and row[i + 1].avian)
     return True
 
 
@@ -175,7 +185,7 @@ def has_trigger(sp: Species, bit: int) -> bool:
 def leafy(st: EvolutionState, t: Task) -> None:
     """A player's triggers before the reveal, resolved in the order the player picks (ruling 12, 19)."""
     triggers = [[sp.sid, name] for sp in st.rows[t[1]] for name, bit in LEAFY
-                if sp.mask & bit and has_trigger(sp, bit)]
+                if sp.mask & bit and has_trigger(st, sp, bit)]
     if triggers:
         st.stack.append(["ask_trigger", t[1], triggers])
 
