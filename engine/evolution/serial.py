@@ -92,12 +92,16 @@ def _int(d: Mapping[str, Any], key: str, where: str, lo: int, hi: int, default: 
     return int(value)
 
 
-def _cards(d: Mapping[str, Any], key: str, where: str, default: Any = ...) -> list[int]:
+def _cards(d: Mapping[str, Any], key: str, where: str, default: Any = ..., board: bool = False) -> list[int]:
+    """Cards under key; a Flight card may only be a trait on a board (ruling 3: the others stay beside the deck)."""
     items = _get(d, key, where, list, default)
     try:
-        return [parse_card(x) for x in items]
+        cards = [parse_card(x) for x in items]
     except ValueError as exc:
         raise InvalidState(f"{where}.{key}: {exc}") from None
+    if not board and any(CARD_BIT[c] == FLIGHT for c in cards):
+        raise InvalidState(f"{where}.{key}: Flight cards stay beside the deck and come only with avian species")
+    return cards
 
 
 def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
@@ -174,8 +178,8 @@ def _load_species(st: EvolutionState, seat: int, d: Any, where: str) -> Species:
     avian = _get(d, "avian", where, bool, False)
     body = _int(d, "body_size", where, 1, 3 if avian else 6)
     pop = _int(d, "population", where, 1, MAX_POPULATION)
-    sp = Species(sid, seat, avian, _cards(d, "traits", where), _cards(d, "face_down", where, []), body, pop,
-                 _int(d, "food", where, 0, pop, 0), _int(d, "fat", where, 0, body, 0),
+    sp = Species(sid, seat, avian, _cards(d, "traits", where, board=True), _cards(d, "face_down", where, [], True),
+                 body, pop, _int(d, "food", where, 0, pop, 0), _int(d, "fat", where, 0, body, 0),
                  _int(d, "upkeep", where, 0, body if avian else 0, 0))
     kinds = [CARD_BIT[c] for c in sp.cards + sp.hidden]
     if len(kinds) > 3 or len(set(kinds)) != len(kinds):

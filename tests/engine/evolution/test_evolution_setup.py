@@ -87,6 +87,7 @@ def test_it_round_trips_a_state_through_json_and_plays_on_identically() -> None:
     (lambda d: d.update(watering_hole=-1), "watering_hole"),
     (lambda d: d.update(phase="lunch"), "phase"),
     (lambda d: d["seats"][0].update(hand=["Wings:3"]), "unknown card 'Wings:3'"),
+    (lambda d: d["seats"][0].update(hand=["Flight:0"]), "beside the deck"),
     (lambda d: d["seats"][0]["species"][0].update(population=7), "population"),
     (lambda d: d["seats"][0]["species"][0].update(traits=["Horns:1", "Horns:2"]), "duplicates"),
     (lambda d: d["seats"][0]["species"][0].update(traits=["Dive Bomb:3"]), "event"),
