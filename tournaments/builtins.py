@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from engine.bots import bot_names
+from engine.bots import bot_names, is_bot_name
 from tournaments.models import Bot, BotVersion
 
 SYSTEM_USER = "ludus"
@@ -26,7 +26,7 @@ def ensure_builtin(name: str, engine_bot: str | None = None) -> BotVersion:
     Extra entrants (e.g. "greedy-2") reuse an engine bot under another name; each seat gets its own seed.
     """
     engine_bot = engine_bot or name
-    if engine_bot not in bot_names():
+    if not is_bot_name(engine_bot):
         raise ValueError(f"unknown built-in bot {engine_bot!r}; known bots: {', '.join(bot_names())}")
     with transaction.atomic():
         bot, _ = Bot.objects.get_or_create(
