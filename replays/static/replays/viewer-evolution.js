@@ -22,7 +22,7 @@
       text: hidden ? "face down" : cardName(trait) });
   }
 
-  function species(sp) {
+  function species(sp, index) {
     var el = d().el;
     var traits = el("div", { class: "traits" });
     (sp.traits || []).forEach(function (t) { traits.appendChild(traitChip(t)); });
@@ -36,7 +36,7 @@
       return el("span", { class: "stat", title: title }, [label + " ", el("strong", { text: String(value) })]);
     }
     return el("div", { class: "species" + (sp.avian ? " avian" : ""), "data-species": sp.id }, [
-      el("div", { class: "muted small", text: (sp.avian ? "Avian " : "Species ") + "#" + sp.id }),
+      el("div", { class: "muted small", title: "species id " + sp.id, text: (sp.avian ? "Avian species " : "Species ") + (index + 1) }),
       traits,
       el("div", {}, [stat("Body", sp.body_size, "body size"), stat("Pop", sp.population, "population")]),
       el("div", {}, [stat("Food", sp.food + "/" + sp.population, "food eaten / population"),
@@ -74,7 +74,7 @@
     var score = scoreOf(view, seat);
     var acting = frame.decision && frame.decision.seat === seat.seat;
     var row = el("div", { class: "species-row" });
-    seat.species.forEach(function (sp) { row.appendChild(species(sp)); });
+    seat.species.forEach(function (sp, i) { row.appendChild(species(sp, i)); });
     if (!seat.species.length) row.appendChild(el("span", { class: "muted", text: "no species" }));
     var food = seat.food_card === null || seat.food_card === undefined ? "none" :
       seat.food_card === "?" ? "face down" : cardName(seat.food_card) + " (" + cardFood(seat.food_card) + ")";
@@ -110,11 +110,11 @@
   function describe(event, ctx) {
     var who = typeof event.seat === "number" ? d().seatName(ctx, event.seat) + ": " : "";
     switch (event.event) {
-      case "food": return who + "species " + event.species + " takes " + event.amount + " food from the " + d().humanize(event.source);
+      case "food": return who + "species " + (event.species + 1) + " takes " + event.amount + " food from the " + d().humanize(event.source);
       case "food_revealed": return "Food cards revealed: " + event.cards.map(cardName).join(", ") + " — total " + event.total;
       case "round": return "Round " + event.round + " begins; first player " + d().seatName(ctx, event.first_player);
       case "dealt": return who + "dealt " + event.cards + " card(s)";
-      case "grow": return who + "species " + event.species + " grows its " + event.what;
+      case "grow": return who + "species " + (event.species + 1) + " grows its " + event.what;
       case "pass": return who + "passes";
       case "food_card_chosen": return who + "chooses a food card (face down)";
       default: return null;

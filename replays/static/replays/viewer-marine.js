@@ -119,7 +119,7 @@
     var top = Math.max.apply(null, [20].concat(view.scores, targets.map(function (t) { return t[1].target; })));
     top = Math.ceil((top + 1) / 10) * 10;
     var W = 720, left = 20, right = 20, scale = (W - left - right) / top;
-    var root = svg("svg", { viewBox: "0 0 " + W + " 100", role: "img", "aria-labelledby": "vp-title", class: "vp-svg" });
+    var root = svg("svg", { viewBox: "0 0 " + W + " 108", role: "img", "aria-labelledby": "vp-title", class: "vp-svg" });
     root.appendChild(svg("title", { id: "vp-title", text: "VP track: scores " + view.scores.join(", ") +
       "; target markers " + targets.map(function (t) { return t[0] + " " + t[1].target; }).join(", ") }));
     root.appendChild(svg("rect", { x: left, y: 40, width: W - left - right, height: 14, fill: "#e2e8f0", rx: 4 }));
@@ -134,7 +134,7 @@
       root.appendChild(svg("text", { x: x, y: y - 1, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: colour, text: "S" + (seat + 1) + " " + score }));
     });
     targets.forEach(function (t, i) {
-      var x = left + t[1].target * scale, info = ELEMENT[t[0]] || [t[0].slice(0, 2), "#334155"], y = 80 + (i % 2) * 12;
+      var x = left + t[1].target * scale, info = ELEMENT[t[0]] || [t[0].slice(0, 2), "#334155"], y = 80 + (i % 3) * 10;
       root.appendChild(svg("g", { class: "target-marker", "data-element": t[0] }, [
         svg("title", { text: t[0] + " target marker at " + t[1].target }),
         svg("rect", { x: x - 5, y: y - 5, width: 10, height: 10, transform: "rotate(45 " + x + " " + y + ")",
@@ -175,7 +175,9 @@
     board.appendChild(animalsLegend(view, ctx));
     board.appendChild(scoreboard(view, ctx));
     board.appendChild(el("div", { class: "marine" }, [
-      el("div", { class: "earth" }, earth(view, ctx)),
+      el("div", { class: "earth" }, [earth(view, ctx), el("p", { class: "note", text:
+        "Circles: species per animal, in the seat's colour; a yellow ring marks thriving species. " +
+        "Corner discs: elements (Al Algae, Ga Gastropods, Pl Plankton, Sp Sponges, Su Sun, Wo Worms)." })]),
       section("VP track", vpTrack(view, ctx)),
       section("Action display", actionDisplay(view, ctx)),
       section("Evolution cards", slots(view)),

@@ -236,7 +236,7 @@
       if (d.prompt) box.appendChild(el("p", { class: "muted", text: d.prompt }));
       if (d.fault) box.appendChild(el("p", { class: "fault", id: "decision-fault", text: "Fault: " + humanize(d.fault) + " — the default (first option) was played" }));
       if (d.options) {
-        var list = el("ol", { class: "options", start: 0, "aria-label": "Options" });
+        var list = el("ol", { class: "options", start: 0, "aria-label": "Options", tabindex: 0 });
         d.options.forEach(function (option, i) {
           list.appendChild(el("li", { class: i === d.choice ? "chosen" : null, "aria-current": i === d.choice ? "true" : null,
             text: "#" + i + " " + short(option) + (i === d.choice ? "  ← chosen" : "") }));
