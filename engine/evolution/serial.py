@@ -141,7 +141,7 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
     st.acted = _get(data, "acted", "state", bool, False)
     st.negated = list(_get(data, "negated", "state", list, []))
     for name in st.negated:
-        if name not in KIND:
+        if not isinstance(name, str) or name not in KIND:
             raise InvalidState(f"state.negated: unknown trait {name!r}")
     if "stack" in data:
         st.stack = [_load_task(st, t, i) for i, t in enumerate(_get(data, "stack", "state", list))]
@@ -193,7 +193,7 @@ def _load_species(st: EvolutionState, seat: int, d: Any, where: str) -> Species:
 
 def _load_task(st: EvolutionState, t: Any, i: int) -> list[Any]:
     where = f"state.stack[{i}]"
-    if not isinstance(t, list) or not t or t[0] not in SIGNATURES:
+    if not isinstance(t, list) or not t or not isinstance(t[0], str) or t[0] not in SIGNATURES:
         raise InvalidState(f"{where} must be a known step [name, ...], got {t!r}")
     signature = SIGNATURES[t[0]]
     if len(t) != len(signature) + 1:
@@ -216,15 +216,18 @@ def _arg_ok(st: EvolutionState, kind: str, arg: Any) -> bool:
         return isinstance(arg, bool)
     if kind == "str":
         return isinstance(arg, str) and arg in ("play", "food_card", "body", "population")
+    if not isinstance(arg, (str, list)):
+        return False
     if kind == "src":
         return arg in SOURCE_NAMES
     if kind == "card":
         return arg in CARD_STR
     if kind == "trait":
-        return arg in KIND
+        return isinstance(arg, str) and arg in KIND
     if kind == "triggers":
         return isinstance(arg, list) and all(
-            isinstance(x, list) and len(x) == 2 and _arg_ok(st, "sid", x[0]) and x[1] in KIND for x in arg)
+            isinstance(x, list) and len(x) == 2 and _arg_ok(st, "sid", x[0]) and _arg_ok(st, "trait", x[1])
+            for x in arg)
     return False
 
 

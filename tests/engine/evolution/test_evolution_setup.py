@@ -157,3 +157,34 @@ def test_it_returns_public_events_only() -> None:
     s = make(seat(species(), hand=["Horns:1", "Fertile:3"]), seat(species(), hand=["Climbing:1"]), phase="play")
     events = do(s, ["card", "Horns:1"], "trait", 0)
     assert events == [{"event": "trait_played_face_down", "seat": 0, "species": 0}]
+
+
+def test_it_answers_junk_anywhere_in_a_state_dict_with_invalid_state_only() -> None:
+    junk = [None, True, -1, 7, 10**9, 1.5, "x", "Horns:1", [], [1], {}, {"a": 1}, [[1]], ["ask_feed", 0, False]]
+    s, rng = GAME.new_state(3, 1), random.Random(1)
+    for _ in range(60):
+        s.choose(rng.randrange(len(s.decision().options)))  # type: ignore[union-attr]
+    base = s.to_dict()
+
+    def paths(value: object, prefix: tuple = ()) -> list[tuple]:
+        out = [prefix]
+        if isinstance(value, dict):
+            for k, v in value.items():
+                out += paths(v, (*prefix, k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value[:3]):
+                out += paths(v, (*prefix, i))
+        return out
+
+    every = paths(base)[1:]
+    for _ in range(300):
+        data = json.loads(json.dumps(base))
+        *head, last = rng.choice(every)
+        place = data
+        for key in head:
+            place = place[key]
+        place[last] = json.loads(json.dumps(rng.choice(junk)))
+        try:
+            GAME.state_from_dict(data)
+        except InvalidState:
+            pass
