@@ -107,6 +107,8 @@ def _cards(d: Mapping[str, Any], key: str, where: str, default: Any = ..., board
 def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
     if not isinstance(data, Mapping):
         raise InvalidState(f"a state must be an object, got {type(data).__name__}")
+    if _get(data, "game", "state", str, "evolution") != "evolution":
+        raise InvalidState(f"state.game must be 'evolution', got {data['game']!r}")
     try:
         options = game.validate_options(_get(data, "options", "state", dict, {}))
     except InvalidOptions as exc:
