@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's assets, served locally (no CDN)
     "tournaments",
     "replays",
 ]
@@ -114,10 +115,12 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
 
-# The API is a later issue; until then everything is read-only and needs a login, so nothing leaks.
+# Views that do not say otherwise need a login; the public ones (tournaments/api/) allow anonymous reads.
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_FILTER_BACKENDS": ["tournaments.api.common.StrictFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "tournaments.api.common.Pagination",
+    "EXCEPTION_HANDLER": "tournaments.api.common.api_exception_handler",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",  # first, so an anonymous client gets 401 not 403
         "rest_framework.authentication.SessionAuthentication",
@@ -130,6 +133,14 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tournaments and replays for board-game bots.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "BotVersionStatusEnum": "tournaments.models.BotVersion.Status",
+        "MatchStatusEnum": "tournaments.models.Match.Status",
+    },
 }
 
 # --- Ludus: bots, matches, clocks -----------------------------------------------------------------------------------
@@ -148,7 +159,13 @@ LUDUS_UPLOAD_MAX_RATIO = env_int("LUDUS_UPLOAD_MAX_RATIO", 100, minimum=2)  # pe
 if not re.fullmatch(r"\d+/(s|sec|m|min|h|hour|d|day)", LUDUS_UPLOAD_RATE):
     raise ImproperlyConfigured(f"environment variable LUDUS_UPLOAD_RATE must look like 20/hour, "
                                f"got {LUDUS_UPLOAD_RATE!r}")
-REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"uploads": LUDUS_UPLOAD_RATE}
+LUDUS_MATCH_REQUEST_RATE = env_str("LUDUS_MATCH_REQUEST_RATE", "60/hour")  # POST /api/matches/ per user
+if not re.fullmatch(r"\d+/(s|sec|m|min|h|hour|d|day)", LUDUS_MATCH_REQUEST_RATE):
+    raise ImproperlyConfigured(f"environment variable LUDUS_MATCH_REQUEST_RATE must look like 60/hour, "
+                               f"got {LUDUS_MATCH_REQUEST_RATE!r}")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"uploads": LUDUS_UPLOAD_RATE, "matches": LUDUS_MATCH_REQUEST_RATE}
+LUDUS_FEED_SECONDS = env_int("LUDUS_FEED_SECONDS", 60, minimum=0)  # one live-feed connection at most this long
+LUDUS_FEED_POLL_SECONDS = float(env_int("LUDUS_FEED_POLL_MS", 500, minimum=10)) / 1000
 LUDUS_VALIDATION_MAX_FAULTS = env_int("LUDUS_VALIDATION_MAX_FAULTS", 0, minimum=0)  # faults a new version may make
 LUDUS_VALIDATION_LEASE_SECONDS = env_int("LUDUS_VALIDATION_LEASE_SECONDS", 600, minimum=30)
 LUDUS_FLAG_WINDOW = env_int("LUDUS_FLAG_WINDOW", 10, minimum=1)  # a bot's last N finished matches...

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -22,6 +22,7 @@ from rest_framework.reverse import reverse
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from tournaments.api.common import ERROR
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.models import Bot, BotVersion
 
@@ -72,7 +73,6 @@ class OwnerVersionSerializer(VersionSerializer):
         return base64.b64encode(bytes(version.source)).decode("ascii")
 
 
-ERROR = inline_serializer("Error", fields={"detail": serializers.CharField()})
 
 
 def can_see_private(user: Any, version: BotVersion) -> bool:

@@ -1,12 +1,32 @@
-"""Routes of the tournaments REST API, included under /api/ by tournaments/urls.py."""
+"""Routes of the REST API, included under /api/ by tournaments/urls.py (the replays app's API included)."""
 
 from django.urls import path
+from rest_framework.routers import SimpleRouter
 
-from tournaments.api import uploads
+from replays.api import feeds
+from replays.api import views as replays
+from tournaments.api import bots, competitions, games, matches, uploads
 
 app_name = "api"
 
+router = SimpleRouter()
+router.register("bots", bots.BotViewSet, basename="bot")
+router.register("ladders", competitions.LadderViewSet, basename="ladder")
+router.register("tournaments", competitions.TournamentViewSet, basename="tournament")
+router.register("matches", matches.MatchViewSet, basename="match")
+
 urlpatterns = [
+    path("games/", games.GameListView.as_view(), name="game-list"),
+    path("games/<str:name>/", games.GameDetailView.as_view(), name="game-detail"),
     path("bots/upload/", uploads.UploadView.as_view(), name="bot-upload"),
+    path("versions/", bots.VersionListView.as_view(), name="version-list"),
     path("versions/<int:pk>/", uploads.VersionDetailView.as_view(), name="version-detail"),
+    path("ladders/<int:pk>/standings/", matches.LadderStandingsView.as_view(), name="ladder-standings"),
+    path("ladders/<int:pk>/feed/", feeds.LadderFeedView.as_view(), name="ladder-feed"),
+    path("tournaments/<int:pk>/standings/", matches.TournamentStandingsView.as_view(), name="tournament-standings"),
+    path("matches/<int:pk>/replay/", replays.ReplayView.as_view(), name="match-replay"),
+    path("matches/<int:pk>/replay/actions/", replays.ActionLogView.as_view(), name="match-actions"),
+    path("matches/<int:pk>/frames/", replays.FramesView.as_view(), name="match-frames"),
+    path("matches/<int:pk>/feed/", feeds.MatchFeedView.as_view(), name="match-feed"),
+    *router.urls,
 ]

@@ -1,0 +1,158 @@
+"""Replays over the API: the header and footer, the action log, and frames by step range and seat.
+
+- `GET /api/matches/{id}/replay/`: header and footer (finished matches only).
+- `GET /api/matches/{id}/replay/actions/`: the action log (finished matches only).
+- `GET /api/matches/{id}/frames/?start=&stop=&seat=`: frames derived by re-simulation (replays/frames.py), at most
+  100 per request. Without `seat`, the omniscient view. replays/api/access.py says who sees what. For a match still
+  running, the frames so far come from its live progress.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, permissions, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from engine import load_game
+from replays.api.access import can_see_omniscient, can_see_seat, is_over, public_action
+from replays.frames import frames
+from replays.models import Replay
+from replays.progress import live_actions
+from tournaments.api.common import StrictSerializer, errors
+from tournaments.models import Match
+
+MAX_FRAMES = 100
+
+
+class ReplaySerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    format_version = serializers.IntegerField()
+    header = serializers.JSONField(help_text="format, game, rules_version, options, seed, players, clock, seats")
+    footer = serializers.JSONField(help_text="outcome, faults, forfeited, digest")
+    size = serializers.IntegerField(help_text="bytes of the compressed action log")
+    steps = serializers.IntegerField(help_text="number of actions; frames run from 0 to steps")
+
+
+class ActionSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    choice = serializers.IntegerField(required=False, help_text="index into the decision's options")
+    ms = serializers.IntegerField(required=False)
+    fault = serializers.CharField(required=False)
+
+
+class ActionLogSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    actions = ActionSerializer(many=True)
+
+
+class FrameSerializer(serializers.Serializer):
+    step = serializers.IntegerField()
+    action = ActionSerializer(allow_null=True)
+    events = serializers.ListField(child=serializers.JSONField())
+    view = serializers.JSONField()
+    decision = serializers.JSONField(allow_null=True)
+
+
+class FramePageSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    status = serializers.CharField()
+    seat = serializers.IntegerField(allow_null=True, help_text="null: the omniscient view")
+    steps = serializers.IntegerField(help_text="actions so far; frames run from 0 to steps")
+    frames = FrameSerializer(many=True)
+
+
+class FrameQuery(StrictSerializer):
+    start = serializers.IntegerField(min_value=0, default=0)
+    stop = serializers.IntegerField(min_value=1, required=False, help_text=f"exclusive; at most start+{MAX_FRAMES}")
+    seat = serializers.IntegerField(min_value=0, required=False, help_text="omit for the omniscient view")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        stop = attrs.setdefault("stop", attrs["start"] + MAX_FRAMES)
+        if stop <= attrs["start"]:
+            raise exceptions.ValidationError({"stop": ["stop must be greater than start"]})
+        if stop - attrs["start"] > MAX_FRAMES:
+            raise exceptions.ValidationError({"stop": [f"at most {MAX_FRAMES} frames per request"]})
+        return attrs
+
+
+def finished_replay(match_id: int) -> Replay:
+    replay = Replay.objects.filter(match_id=match_id).first()
+    if replay is None:
+        get_object_or_404(Match, pk=match_id)
+        raise exceptions.NotFound(f"match {match_id} has no replay yet; it has one once it is finished")
+    return replay
+
+
+class ReplayView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(tags=["replays"], summary="A finished match's replay header and footer",
+                   responses={200: ReplaySerializer, **errors(404)})
+    def get(self, request: Request, pk: int) -> Response:
+        replay = finished_replay(pk)
+        return Response({"match": replay.match_id, "format_version": replay.format_version, "header": replay.header,
+                         "footer": replay.footer, "size": replay.size, "steps": len(replay.action_log())})
+
+
+class ActionLogView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(tags=["replays"], summary="A finished match's action log",
+                   responses={200: ActionLogSerializer, **errors(404)})
+    def get(self, request: Request, pk: int) -> Response:
+        replay = finished_replay(pk)
+        return Response({"match": replay.match_id, "actions": replay.action_log()})
+
+
+def live_document(match: Match) -> dict[str, Any]:
+    """A replay-shaped document of the actions played so far, for frames of a match that is not finished."""
+    game = load_game(match.game)
+    header = {"game": match.game, "rules_version": game.rules_version, "players": match.num_players,
+              "seed": match.seed, "options": game.validate_options(match.options)}
+    return {"header": header, "actions": live_actions(match)}
+
+
+class FramesView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        tags=["replays"], summary="Frames (the view after each step) by step range and seat",
+        description="Omniscient frames (no `seat`) only once the match is finished, except for staff. A seat's "
+                    "frames while the match is not finished only for that seat's bot owner and staff; choice "
+                    "indexes of other seats are left out of those live frames.",
+        parameters=[FrameQuery],
+        responses={200: FramePageSerializer, **errors(400, 401, 403, 404)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        match = get_object_or_404(Match, pk=pk)
+        query = FrameQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        start, stop, seat = query.validated_data["start"], query.validated_data["stop"], query.validated_data.get(
+            "seat")
+        if seat is not None and seat >= match.num_players:
+            raise exceptions.ValidationError({"seat": [f"match {pk} has seats 0 to {match.num_players - 1}"]})
+        self._check_access(request, match, seat)
+        over = is_over(match)
+        document = finished_replay(pk).document() if over else live_document(match)
+        page = frames(document, start, stop, seat) if start <= len(document["actions"]) else []
+        if not over and seat is not None:
+            for frame in page:
+                if frame["action"] is not None and frame["action"]["seat"] != seat:
+                    frame["action"] = public_action(frame["action"])
+        return Response({"match": match.pk, "status": match.status, "seat": seat,
+                         "steps": len(document["actions"]), "frames": page})
+
+    def _check_access(self, request: Request, match: Match, seat: int | None) -> None:
+        allowed = can_see_omniscient(request.user, match) if seat is None else can_see_seat(request.user, match, seat)
+        if allowed:
+            return
+        if not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated("log in as the seat's bot owner to see this seat while the match runs")
+        what = "the omniscient view" if seat is None else f"seat {seat}'s view"
+        raise exceptions.PermissionDenied(f"{what} of match {match.pk} is hidden until the match is finished")
+

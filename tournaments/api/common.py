@@ -1,0 +1,182 @@
+"""What every API module shares: roles, strict input, pagination and filters that answer 400 with a clear message.
+
+Roles (ARCHITECTURE §8): anonymous users read public data; authors manage their own bots; organisers (the
+`organisers` group, or the `tournaments.add_tournament` permission) manage their own ladders and tournaments;
+staff do everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import django_filters
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from rest_framework import exceptions, permissions, serializers
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.views import APIView, exception_handler
+
+from engine import InvalidOptions, load_game
+
+ORGANISERS_GROUP = "organisers"
+MAX_PAGE_SIZE = 100
+
+ERROR = inline_serializer("Error", fields={"detail": serializers.CharField()})
+ERRORS = {
+    400: OpenApiResponse(description="bad input: each field with what is wrong, or `detail`"),
+    401: OpenApiResponse(ERROR, description="no credentials"),
+    403: OpenApiResponse(ERROR, description="not allowed for this user"),
+    404: OpenApiResponse(ERROR, description="not found, or not visible to this user"),
+}
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    return {code: ERRORS[code] for code in codes}
+
+
+# --- roles ----------------------------------------------------------------------------------------------------------
+
+
+def is_staff(user: Any) -> bool:
+    return bool(user and user.is_authenticated and user.is_staff)
+
+
+def is_organiser(user: Any) -> bool:
+    """Staff, members of the organisers group, or users with the permission to add tournaments."""
+    if not (user and user.is_authenticated):
+        return False
+    if user.is_staff:
+        return True
+    return user.groups.filter(name=ORGANISERS_GROUP).exists() or user.has_perm("tournaments.add_tournament")
+
+
+class ReadOnlyOrAuthenticated(permissions.BasePermission):
+    """Anyone reads; writes need a login (ownership is checked per object)."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_authenticated)
+
+
+class ReadOnlyOrOrganiser(permissions.BasePermission):
+    """Anyone reads; organisers create; only the creator (or staff) changes, starts or cancels."""
+
+    message = "only organisers (the 'organisers' group) and staff may do this"
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return is_organiser(request.user)
+
+    def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        if is_staff(request.user):
+            return True
+        self.message = "only the organiser who created it (or staff) may change it"
+        return bool(obj.created_by_id == request.user.pk)
+
+
+# --- strict input ---------------------------------------------------------------------------------------------------
+
+
+class StrictSerializer(serializers.Serializer):
+    """Rejects fields it does not know, and read-only ones, instead of silently ignoring them."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            writable = {name for name, field in self.fields.items() if not field.read_only}
+            problems = {key: [f"unknown field {key!r}" if key not in self.fields else f"field {key!r} is read-only"]
+                        for key in data if key not in writable}
+            if problems:
+                raise serializers.ValidationError(problems)
+        return super().to_internal_value(data)
+
+
+class StrictModelSerializer(StrictSerializer, serializers.ModelSerializer):
+    pass
+
+
+def django_errors(exc: DjangoValidationError) -> exceptions.ValidationError:
+    """A model ValidationError as DRF's 400."""
+    if hasattr(exc, "message_dict"):
+        return exceptions.ValidationError(exc.message_dict)
+    return exceptions.ValidationError({"detail": exc.messages})
+
+
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Any:
+    """DRF's handler, plus Django's ValidationError as a 400 instead of a 500."""
+    if isinstance(exc, DjangoValidationError):
+        exc = django_errors(exc)
+    return exception_handler(exc, context)
+
+
+# --- pages and filters ----------------------------------------------------------------------------------------------
+
+
+class Pagination(PageNumberPagination):
+    """`?page=` and `?page_size=` (at most 100); a bigger or malformed page size is a 400, not a silent cap."""
+
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = MAX_PAGE_SIZE
+
+    def get_page_size(self, request: Request) -> int:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        if not raw.isdigit() or int(raw) < 1:
+            raise exceptions.ValidationError({"page_size": [f"page_size must be a whole number from 1 to "
+                                                            f"{self.max_page_size}, got {raw!r}"]})
+        if int(raw) > self.max_page_size:
+            raise exceptions.ValidationError({"page_size": [f"page_size {raw} is over the maximum of "
+                                                            f"{self.max_page_size}"]})
+        return int(raw)
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: APIView | None = None) -> Any:
+        page = request.query_params.get(self.page_query_param, "1")
+        if page != "last" and (not page.isdigit() or int(page) < 1):
+            raise exceptions.ValidationError({"page": [f"page must be a whole number from 1, got {page!r}"]})
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"].update({"minimum": 1, "maximum": self.max_page_size})
+            if parameter["name"] == self.page_query_param:
+                parameter["schema"].update({"minimum": 1})
+        return parameters
+
+
+PAGING_PARAMETERS = {"page", "page_size", "format"}
+
+
+class StrictFilterBackend(DjangoFilterBackend):
+    """django-filter, plus a 400 naming any query parameter that is no filter (a typo would otherwise match all)."""
+
+    def filter_queryset(self, request: Request, queryset: QuerySet[Any], view: APIView) -> QuerySet[Any]:
+        filterset_class = self.get_filterset_class(view, queryset)
+        if filterset_class is not None:
+            known = set(filterset_class.base_filters) | PAGING_PARAMETERS | set(getattr(view, "extra_query", ()))
+            unknown = sorted(set(request.query_params) - known)
+            if unknown:
+                raise exceptions.ValidationError({name: [f"unknown filter {name!r}; known filters: "
+                                                         f"{', '.join(sorted(filterset_class.base_filters))}"]
+                                                  for name in unknown})
+        return super().filter_queryset(request, queryset, view)
+
+
+class GameFilter(django_filters.CharFilter):
+    """A registered game's name; an unknown one is a 400 naming the known games."""
+
+    def filter(self, qs: QuerySet[Any], value: Any) -> QuerySet[Any]:
+        if value:
+            try:
+                load_game(value)
+            except (InvalidOptions, ImportError) as exc:
+                raise exceptions.ValidationError({self.field_name.split("__")[-1]: [str(exc)]}) from None
+        return super().filter(qs, value)

@@ -1,0 +1,219 @@
+"""Ladders and tournaments (ARCHITECTURE §7, §8): everyone reads them; organisers create theirs and run them.
+
+- `/api/ladders/` (GET, POST), `/api/ladders/{id}/` (GET, PATCH), `POST /api/ladders/{id}/pause/` and `/resume/`.
+- `/api/tournaments/` (GET, POST with `entries`), `/api/tournaments/{id}/` (GET, PATCH while a draft),
+  `POST /api/tournaments/{id}/start/` and `/cancel/`.
+
+Starting uses tournaments.scheduling.start_tournament. `cancel_tournament` below is a thin service until the
+tournaments app has its own; it cancels the queued and running matches through services.cancel_match.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import django_filters
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from django.db.models import Prefetch, QuerySet
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import exceptions, mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from engine import InvalidOptions, load_game
+from tournaments.api.common import GameFilter, ReadOnlyOrOrganiser, StrictModelSerializer, django_errors, errors
+from tournaments.models import BotVersion, Ladder, Match, Tournament
+from tournaments.scheduling import create_tournament, start_tournament
+from tournaments.services import cancel_match
+
+CLOCK_FIELDS = ["move_ms", "bank_ms", "max_faults"]
+
+
+def _full_clean(instance: Any) -> None:
+    try:
+        instance.full_clean()
+    except DjangoValidationError as exc:
+        raise django_errors(exc) from None
+
+
+def _complete_options(game: str, options: Any) -> Any:
+    try:
+        return load_game(game).validate_options(options)
+    except InvalidOptions as exc:
+        raise exceptions.ValidationError({"options": [str(exc)]}) from None
+
+
+class LadderSerializer(StrictModelSerializer):
+    created_by = serializers.CharField(source="created_by.get_username", read_only=True, allow_null=True)
+    options = serializers.DictField(required=False, help_text="game options; see /api/games/{name}/")
+    matchmaking = serializers.DictField(required=False)
+
+    class Meta:
+        model = Ladder
+        fields = ["id", "name", "game", "players_per_match", "options", "matchmaking", "paused", *CLOCK_FIELDS,
+                  "created_by", "created_at"]
+        read_only_fields = ["id", "paused", "created_by", "created_at"]
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        ladder = copy.copy(self.instance) if self.instance is not None else Ladder()
+        for name, value in attrs.items():
+            setattr(ladder, name, value)
+        _full_clean(ladder)
+        if self.instance is not None and "game" in attrs and attrs["game"] != self.instance.game:
+            raise exceptions.ValidationError({"game": ["a ladder's game cannot change"]})
+        attrs["options"] = _complete_options(ladder.game, ladder.options)
+        return attrs
+
+
+class TournamentSerializer(StrictModelSerializer):
+    created_by = serializers.CharField(source="created_by.get_username", read_only=True, allow_null=True)
+    options = serializers.DictField(required=False, help_text="game options; see /api/games/{name}/")
+    entries = serializers.PrimaryKeyRelatedField(
+        many=True, queryset=BotVersion.objects.select_related("bot"), help_text="bot version ids (active ones)",
+    )
+
+    class Meta:
+        model = Tournament
+        fields = ["id", "name", "game", "format", "players_per_table", "games_per_set", "seed", "options",
+                  *CLOCK_FIELDS, "state", "entries", "created_by", "created_at"]
+        read_only_fields = ["id", "state", "created_by", "created_at"]
+
+    def create(self, validated_data: dict[str, Any]) -> Tournament:
+        versions = validated_data.pop("entries")
+        try:
+            return create_tournament(versions, **validated_data)
+        except DjangoValidationError as exc:
+            raise django_errors(exc) from None
+
+    def update(self, instance: Tournament, validated_data: dict[str, Any]) -> Tournament:
+        if instance.state != Tournament.State.DRAFT:
+            raise exceptions.ValidationError({"state": [f"a {instance.state} tournament cannot change"]})
+        versions = validated_data.pop("entries", None)
+        for name, value in validated_data.items():
+            setattr(instance, name, value)
+        _full_clean(instance)
+        with transaction.atomic():
+            instance.options = _complete_options(instance.game, instance.options)
+            instance.save()
+            if versions is not None:
+                instance.entries.set(versions)
+        return instance
+
+
+def cancel_tournament(tournament: Tournament) -> int:
+    """draft or running → cancelled, with its queued and running matches; return how many matches were cancelled.
+
+    Raises ValidationError for a finished or cancelled tournament. (Thin: replace with the tournaments service.)
+    """
+    live = [Tournament.State.DRAFT, Tournament.State.RUNNING]
+    if Tournament.objects.filter(pk=tournament.pk, state__in=live).update(state=Tournament.State.CANCELLED) != 1:
+        raise DjangoValidationError(f"tournament {tournament.pk} is {tournament.state}; it cannot be cancelled")
+    tournament.state = Tournament.State.CANCELLED
+    pending = Match.objects.filter(tournament=tournament, status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
+    return sum(cancel_match(match) for match in pending.order_by("pk"))
+
+
+class CompetitionFilter(django_filters.FilterSet):
+    game = GameFilter()
+    created_by = django_filters.CharFilter(field_name="created_by__username")
+
+
+class LadderFilter(CompetitionFilter):
+    class Meta:
+        model = Ladder
+        fields = ["game", "created_by", "paused"]
+
+
+class TournamentFilter(CompetitionFilter):
+    state = django_filters.ChoiceFilter(choices=Tournament.State.choices)
+    format = django_filters.ChoiceFilter(choices=Tournament.Format.choices)
+
+    class Meta:
+        model = Tournament
+        fields = ["game", "created_by", "state", "format"]
+
+
+class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
+                         mixins.UpdateModelMixin, viewsets.GenericViewSet):
+    permission_classes = [ReadOnlyOrOrganiser]
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+    def perform_create(self, serializer: Any) -> None:
+        serializer.save(created_by=self.request.user)
+
+
+@extend_schema_view(
+    list=extend_schema(tags=["ladders"], summary="Ladders"),
+    retrieve=extend_schema(tags=["ladders"], summary="A ladder", responses={200: LadderSerializer, **errors(404)}),
+    create=extend_schema(tags=["ladders"], summary="Create a ladder (organisers)",
+                         responses={201: LadderSerializer, **errors(400, 401, 403)}),
+    partial_update=extend_schema(tags=["ladders"], summary="Change your ladder",
+                                 responses={200: LadderSerializer, **errors(400, 401, 403, 404)}),
+)
+class LadderViewSet(CompetitionViewSet):
+    serializer_class = LadderSerializer
+    filterset_class = LadderFilter
+
+    def get_queryset(self) -> QuerySet[Ladder]:
+        return Ladder.objects.select_related("created_by").order_by("pk")
+
+    @extend_schema(tags=["ladders"], summary="Pause your ladder: no new matches are made", request=None,
+                   responses={200: LadderSerializer, **errors(401, 403, 404)})
+    @action(detail=True, methods=["post"])
+    def pause(self, request: Request, pk: str) -> Response:
+        return self._set_paused(True)
+
+    @extend_schema(tags=["ladders"], summary="Resume (start) your ladder", request=None,
+                   responses={200: LadderSerializer, **errors(401, 403, 404)})
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk: str) -> Response:
+        return self._set_paused(False)
+
+    def _set_paused(self, paused: bool) -> Response:
+        ladder = self.get_object()
+        Ladder.objects.filter(pk=ladder.pk).update(paused=paused)
+        ladder.paused = paused
+        return Response(self.get_serializer(ladder).data)
+
+
+@extend_schema_view(
+    list=extend_schema(tags=["tournaments"], summary="Tournaments"),
+    retrieve=extend_schema(tags=["tournaments"], summary="A tournament",
+                           responses={200: TournamentSerializer, **errors(404)}),
+    create=extend_schema(tags=["tournaments"], summary="Create a draft tournament with its entries (organisers)",
+                         responses={201: TournamentSerializer, **errors(400, 401, 403)}),
+    partial_update=extend_schema(tags=["tournaments"], summary="Change your draft tournament",
+                                 responses={200: TournamentSerializer, **errors(400, 401, 403, 404)}),
+)
+class TournamentViewSet(CompetitionViewSet):
+    serializer_class = TournamentSerializer
+    filterset_class = TournamentFilter
+
+    def get_queryset(self) -> QuerySet[Tournament]:
+        entries = Prefetch("entries", queryset=BotVersion.objects.only("pk"))
+        return Tournament.objects.select_related("created_by").prefetch_related(entries).order_by("pk")
+
+    @extend_schema(tags=["tournaments"], summary="Start your draft tournament: schedule and enqueue its matches",
+                   request=None, responses={200: TournamentSerializer, **errors(400, 401, 403, 404)})
+    @action(detail=True, methods=["post"])
+    def start(self, request: Request, pk: str) -> Response:
+        tournament = self.get_object()
+        try:
+            start_tournament(tournament)
+        except DjangoValidationError as exc:
+            raise django_errors(exc) from None
+        return Response(self.get_serializer(tournament).data)
+
+    @extend_schema(tags=["tournaments"], summary="Cancel your tournament and its pending matches",
+                   request=None, responses={200: TournamentSerializer, **errors(400, 401, 403, 404)})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str) -> Response:
+        tournament = self.get_object()
+        try:
+            cancel_tournament(tournament)
+        except DjangoValidationError as exc:
+            raise django_errors(exc) from None
+        return Response(self.get_serializer(tournament).data, status=status.HTTP_200_OK)
