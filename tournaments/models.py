@@ -158,6 +158,12 @@ class Ladder(Competition):
         _check_game(self.game, self.options, self.players_per_match, errors)
         if "players_per_table" in errors:
             errors["players_per_match"] = errors.pop("players_per_table")
+        try:
+            from tournaments.formats.ladder import Matchmaking
+
+            Matchmaking.from_settings(self.matchmaking if isinstance(self.matchmaking, dict) else {"?": 0})
+        except (ValueError, TypeError) as exc:
+            errors["matchmaking"] = str(exc)
         if errors:
             raise ValidationError(errors)
 

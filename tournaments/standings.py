@@ -1,18 +1,49 @@
-"""Tournament standings from the recorded seats: games, wins, points, mean score, rating, and seat fairness."""
+"""Standings of a tournament or a ladder, from the recorded seats: plain data for the API and pages, and a table.
+
+- **points**: per game, one per opponent finished ahead of and a half per opponent tied with (a win at a table of
+  N is worth N-1); a Swiss or elimination bye is worth a won set, (N-1) × games per set.
+- **rating**: the conservative OpenSkill rating mu - 3 sigma, marked provisional while sigma is above
+  LUDUS_PROVISIONAL_SIGMA.
+- **by seat**: each bot's games, wins and points per seat number, and each seat's win rate over all games, so
+  organisers can see any first-player advantage (ARCHITECTURE §7).
+- **head to head**: per pair of bots that shared a table, games where one finished ahead of the other.
+- **rounds**: a tournament's points per round per bot.
+
+Order: single elimination by how far a bot went, then points; other tournaments by points; ladders by rating.
+Ties then go to the conservative rating, then the name.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
+from django.conf import settings
 from rich.table import Table
 
-from tournaments.models import Match, Rating, Seat, Tournament
+from tournaments.formats.sets import game_points
+from tournaments.models import Entry, Ladder, LadderEntry, Match, Rating, Seat, Tournament
+from tournaments.ratings import MODEL
+
+Competition = Tournament | Ladder
+
+
+def provisional_sigma() -> float:
+    return float(getattr(settings, "LUDUS_PROVISIONAL_SIGMA", 2.5))
+
+
+@dataclass
+class SeatRecord:
+    games: int = 0
+    wins: int = 0
+    points: float = 0.0
 
 
 @dataclass
 class Standing:
-    """One entrant's line. points: one per opponent finished ahead of, half per tie, summed over games."""
+    """One bot's line."""
 
     version_id: int
     name: str
@@ -21,10 +52,14 @@ class Standing:
     points: float = 0.0
     score_total: int = 0
     forfeits: int = 0
-    mu: float = 25.0
-    sigma: float = 25.0 / 3
-    seat_games: dict[int, int] = field(default_factory=dict)
-    seat_wins: dict[int, int] = field(default_factory=dict)
+    byes: int = 0
+    mu: float = MODEL.mu
+    sigma: float = MODEL.sigma
+    withdrawn: bool = False
+    eliminated_round: int | None = None
+    seats: dict[int, SeatRecord] = field(default_factory=dict)
+    rounds: dict[int, float] = field(default_factory=dict)
+    head_to_head: dict[int, list[int]] = field(default_factory=dict)  # opponent id → [ahead, level, behind]
 
     @property
     def mean_score(self) -> float:
@@ -34,63 +69,155 @@ class Standing:
     def conservative(self) -> float:
         return self.mu - 3 * self.sigma
 
+    @property
+    def provisional(self) -> bool:
+        return self.sigma > provisional_sigma()
 
-def finished_seats(tournament: Tournament) -> list[Seat]:
-    return list(
-        Seat.objects.filter(match__tournament=tournament, match__status=Match.Status.FINISHED)
-        .select_related("bot_version__bot")
-        .order_by("match_id", "number")
-    )
+    @property
+    def seat_games(self) -> dict[int, int]:
+        return {n: r.games for n, r in sorted(self.seats.items())}
+
+    @property
+    def seat_wins(self) -> dict[int, int]:
+        return {n: r.wins for n, r in sorted(self.seats.items())}
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.update(conservative=self.conservative, provisional=self.provisional, mean_score=self.mean_score)
+        data["seats"] = {str(n): asdict(r) for n, r in sorted(self.seats.items())}
+        data["rounds"] = {str(n): p for n, p in sorted(self.rounds.items())}
+        data["head_to_head"] = {str(o): dict(zip(("ahead", "level", "behind"), r, strict=True))
+                                for o, r in sorted(self.head_to_head.items())}
+        return data
+
+
+def finished_seats(competition: Competition) -> list[Seat]:
+    where = {"match__tournament": competition} if isinstance(competition, Tournament) else {
+        "match__ladder": competition}
+    return list(Seat.objects.filter(**where, match__status=Match.Status.FINISHED)
+                .select_related("match").order_by("match_id", "number"))
+
+
+def _entries(competition: Competition) -> Iterable[Entry | LadderEntry]:
+    return competition.entry_set.select_related("bot_version__bot").order_by("pk")
+
+
+def competition_standings(competition: Competition) -> list[Standing]:
+    """Every entrant's line, best first."""
+    table = {e.bot_version_id: _standing(e) for e in _entries(competition)}
+    games: dict[int, list[Seat]] = defaultdict(list)
+    for seat in finished_seats(competition):
+        games[seat.match_id].append(seat)
+    for seats in games.values():
+        for seat in seats:
+            if seat.bot_version_id in table:
+                _add_game(table[seat.bot_version_id], seat, seats)
+    filter_ = {"tournament": competition} if isinstance(competition, Tournament) else {"ladder": competition}
+    for rating in Rating.objects.filter(**filter_):
+        if rating.bot_version_id in table:
+            table[rating.bot_version_id].mu, table[rating.bot_version_id].sigma = rating.mu, rating.sigma
+    if isinstance(competition, Tournament):
+        _add_byes(competition, table)
+    return sorted(table.values(), key=_order_key(competition))
 
 
 def tournament_standings(tournament: Tournament) -> list[Standing]:
-    """Best first: by points, then conservative rating, then name."""
-    table: dict[int, Standing] = {}
-    for entry in tournament.entries.select_related("bot").order_by("pk"):
-        table[entry.pk] = Standing(entry.pk, entry.label)
-    by_match: dict[int, list[Seat]] = defaultdict(list)
-    for seat in finished_seats(tournament):
-        by_match[seat.match_id].append(seat)
-    for seats in by_match.values():
-        for seat in seats:
-            _add_game(table[seat.bot_version_id], seat, seats)
-    for rating in Rating.objects.filter(tournament=tournament):
-        if rating.bot_version_id in table:
-            table[rating.bot_version_id].mu, table[rating.bot_version_id].sigma = rating.mu, rating.sigma
-    return sorted(table.values(), key=lambda s: (-s.points, -s.conservative, s.name))
+    return competition_standings(tournament)
+
+
+def ladder_standings(ladder: Ladder) -> list[Standing]:
+    return competition_standings(ladder)
+
+
+def _standing(entry: Entry | LadderEntry) -> Standing:
+    standing = Standing(entry.bot_version_id, entry.bot_version.label, withdrawn=entry.withdrawn_at is not None)
+    if isinstance(entry, Entry):
+        standing.eliminated_round = entry.eliminated_round
+    return standing
+
+
+def _add_byes(tournament: Tournament, table: dict[int, Standing]) -> None:
+    value = float((tournament.players_per_table - 1) * tournament.games_per_set)
+    for entry in tournament.entry_set.exclude(byes=[]):
+        standing = table[entry.bot_version_id]
+        standing.byes = len(entry.byes)
+        standing.points += value * len(entry.byes)
+        for number in entry.byes:
+            standing.rounds[number] = standing.rounds.get(number, 0.0) + value
+
+
+def _order_key(competition: Competition) -> Any:
+    if isinstance(competition, Ladder):
+        return lambda s: (-s.conservative, -s.points, s.name)
+    if competition.format == Tournament.Format.SINGLE_ELIMINATION:
+        far = 10**6
+        return lambda s: (-(s.eliminated_round or far), -s.points, -s.conservative, s.name)
+    return lambda s: (-s.points, -s.conservative, s.name)
 
 
 def _add_game(standing: Standing, seat: Seat, seats: list[Seat]) -> None:
-    assert seat.rank is not None and seat.score is not None
+    assert seat.rank is not None
+    points = game_points(seat.rank, [s.rank or 0 for s in seats])
+    won = seat.rank == 1
     standing.games += 1
-    standing.wins += seat.rank == 1
-    standing.score_total += seat.score
+    standing.wins += won
+    standing.points += points
+    standing.score_total += seat.score or 0
     standing.forfeits += seat.forfeited
-    standing.points += sum(1.0 if seat.rank < o.rank else 0.5 if seat.rank == o.rank else 0.0
-                           for o in seats if o is not seat and o.rank is not None)
-    standing.seat_games[seat.number] = standing.seat_games.get(seat.number, 0) + 1
-    standing.seat_wins[seat.number] = standing.seat_wins.get(seat.number, 0) + (seat.rank == 1)
+    record = standing.seats.setdefault(seat.number, SeatRecord())
+    record.games, record.wins, record.points = record.games + 1, record.wins + won, record.points + points
+    if seat.match.round is not None:
+        standing.rounds[seat.match.round] = standing.rounds.get(seat.match.round, 0.0) + points
+    for other in seats:
+        if other is not seat and other.rank is not None:
+            result = standing.head_to_head.setdefault(other.bot_version_id, [0, 0, 0])
+            result[0 if seat.rank < other.rank else 1 if seat.rank == other.rank else 2] += 1
 
 
-def seat_win_rates(tournament: Tournament) -> dict[int, tuple[int, int]]:
-    """Per seat number: (wins, games), so organisers can see any first-player advantage (ARCHITECTURE §7)."""
+def seat_win_rates(competition: Competition) -> dict[int, tuple[int, int]]:
+    """Per seat number: (wins, games) over every finished game."""
     rates: dict[int, tuple[int, int]] = {}
-    for seat in finished_seats(tournament):
+    for seat in finished_seats(competition):
         wins, games = rates.get(seat.number, (0, 0))
         rates[seat.number] = (wins + (seat.rank == 1), games + 1)
     return dict(sorted(rates.items()))
 
 
-def standings_table(tournament: Tournament) -> Table:
-    table = Table(title=f"{tournament.name}: {tournament.game}, {tournament.get_format_display()}")
-    for heading in ("#", "bot", "games", "wins", "points", "mean score", "rating (mu-3σ)", "mu", "sigma"):
-        table.add_column(heading, justify="left" if heading == "bot" else "right")
-    for place, s in enumerate(tournament_standings(tournament), start=1):
-        table.add_row(str(place), s.name, str(s.games), str(s.wins), f"{s.points:g}", f"{s.mean_score:.1f}",
-                      f"{s.conservative:.2f}", f"{s.mu:.2f}", f"{s.sigma:.2f}")
-    rates = seat_win_rates(tournament)
+def standings_data(competition: Competition) -> dict[str, Any]:
+    """Everything the API and the pages show, as plain JSON-able data."""
+    kind = "tournament" if isinstance(competition, Tournament) else "ladder"
+    data: dict[str, Any] = {
+        "kind": kind, "id": competition.pk, "name": competition.name, "game": competition.game,
+        "provisional_sigma": provisional_sigma(),
+        "rows": [dict(s.to_dict(), place=place) for place, s in enumerate(competition_standings(competition), 1)],
+        "seat_win_rates": {str(n): {"wins": w, "games": g, "rate": w / g if g else 0.0}
+                           for n, (w, g) in seat_win_rates(competition).items()},
+    }
+    if isinstance(competition, Tournament):
+        data.update(format=competition.format, state=competition.state, round=competition.current_round)
+    return data
+
+
+def standings_table(competition: Competition) -> Table:
+    """A rich table: place, bot, games, wins, points, mean score, rating (provisional marked *), wins by seat."""
+    if isinstance(competition, Tournament):
+        title = f"{competition.name}: {competition.game}, {competition.get_format_display()}, {competition.state}"
+    else:
+        title = f"{competition.name}: {competition.game} ladder{' (paused)' if competition.paused else ''}"
+    table = Table(title=title)
+    for heading in ("#", "bot", "games", "wins", "points", "mean score", "rating (mu-3σ)", "mu", "sigma",
+                    "wins by seat"):
+        table.add_column(heading, justify="left" if heading in ("bot", "wins by seat") else "right")
+    for place, s in enumerate(competition_standings(competition), start=1):
+        name = s.name + (" (withdrawn)" if s.withdrawn else "") + (f" (out in round {s.eliminated_round})"
+                                                                    if s.eliminated_round else "")
+        by_seat = " ".join(f"{r.wins}/{r.games}" for _, r in sorted(s.seats.items()))
+        table.add_row(str(place), name, str(s.games), str(s.wins), f"{s.points:g}", f"{s.mean_score:.1f}",
+                      f"{s.conservative:.2f}{'*' if s.provisional else ''}", f"{s.mu:.2f}", f"{s.sigma:.2f}",
+                      by_seat)
+    rates = seat_win_rates(competition)
     if rates:
         table.caption = "wins by seat: " + ", ".join(
             f"seat {seat} {wins}/{games}" for seat, (wins, games) in rates.items()
-        )
+        ) + f"; * provisional (sigma > {provisional_sigma():g})"
     return table

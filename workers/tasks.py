@@ -51,6 +51,22 @@ def flag_faulty_bots_task() -> int:
     return flag_faulty_bots()
 
 
+@app.task(name="workers.schedule_ladders")
+def schedule_ladders_task() -> int:
+    """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating."""
+    from tournaments.ladders import schedule_ladders
+
+    return schedule_ladders()
+
+
+@app.task(name="workers.advance_tournaments")
+def advance_tournaments_task() -> int:
+    """Beat: the safety net for a worker that died between recording a result and advancing its tournament."""
+    from tournaments.progress import advance_running_tournaments
+
+    return advance_running_tournaments()
+
+
 @app.task(name="workers.ping")
 def ping_task() -> str:
     """A round trip through the broker and a worker, for readiness checks."""

@@ -39,10 +39,11 @@ class Matchmaking:
     @classmethod
     def from_settings(cls, settings: dict[str, object]) -> Matchmaking:
         """From a ladder's `matchmaking` JSON; raises ValueError naming an unknown key or a bad value."""
+        settings = {k: v for k, v in settings.items() if k != "note"}  # a free-text note for people
         unknown = set(settings) - {"explore", "new_games", "window"}
         if unknown:
             raise ValueError(f"unknown matchmaking setting(s) {', '.join(sorted(unknown))}; "
-                             "known: explore, new_games, window")
+                             "known: explore, new_games, window (and note)")
         made = cls(**{k: type(getattr(cls, k))(v) for k, v in settings.items()})  # type: ignore[arg-type]
         if not 0.0 <= made.explore <= 1.0 or made.new_games < 0 or made.window < 0:
             raise ValueError(f"matchmaking needs 0 <= explore <= 1, new_games >= 0, window >= 0; got {settings}")
