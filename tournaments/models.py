@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from engine import InvalidOptions, load_game
 
@@ -266,6 +267,9 @@ class Match(Clocked):
     lease_expires = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
     rated = models.BooleanField(default=True)
+    # When it was last handed to the broker: a queued match waiting far longer lost its message (a broker restart
+    # without persistence), and the reaper sends it again (tournaments.services.redispatch_queued).
+    queued_at = models.DateTimeField(default=timezone.now, db_index=True)
     # Set when its ratings were applied: the serial order within the competition (Competition.rating_seq).
     rating_seq = models.PositiveIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
