@@ -1,0 +1,115 @@
+"""Nothing hidden leaks: every GET route under /api/, with real objects, as each role, searched for secrets.
+
+Planted: a marker in each bot's source (searched as text and as the base64 of the source), in each seat's log and
+in a validation log; a running evolution match whose seats' hands are known; the settings' secrets and every
+user's token. Each must appear only in the responses of those allowed to see it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from apiworld import ROLES, World, api_routes, base64_of, body_text, live_hands, log_marker, spellings
+from django.conf import settings
+from django.urls import reverse
+
+pytestmark = pytest.mark.django_db
+
+RESOURCE_OBJECTS = {
+    "bots": ("bot", "private_bot", "other_bot"),
+    "versions": ("version", "version2", "private_version", "other_version"),
+    "ladders": ("ladder",),
+    "tournaments": ("tournament",),
+    "matches": ("finished", "running", "queued"),
+}
+QUERIES = {"api:match-frames": ["", "?seat=0", "?seat=1", "?start=1&stop=4"], "api:match-list": ["", "?page_size=100"],
+           "api:bot-list": ["", "?page_size=100"], "api:version-list": ["", "?page_size=100"]}
+
+
+def get_urls(world: World) -> list[str]:
+    """Every GET-able URL under /api/, once per real object of its resource."""
+    urls = []
+    for name, pattern in sorted(api_routes().items()):
+        resource = pattern.removeprefix("api/").lstrip("^").split("/")[0]
+        if "<str:name>" in pattern:
+            paths = [reverse(name, kwargs={"name": "evolution"})]
+        elif "pk" in pattern:
+            paths = [reverse(name, kwargs={"pk": getattr(world, attr).pk}) for attr in RESOURCE_OBJECTS[resource]]
+        else:
+            paths = [reverse(name)]
+        urls += [path + query for path in paths for query in QUERIES.get(name, [""])]
+    return urls
+
+
+def responses(world: World, role: str) -> dict[str, str]:
+    client = world.client(role)
+    bodies = {}
+    for url in get_urls(world):
+        response = client.get(url)
+        assert response.status_code < 500, f"GET {url} as {role}: {response.status_code}"
+        bodies[url] = normalised(body_text(response))
+    return bodies
+
+
+def normalised(text: str) -> str:
+    """The body, plus its JSON re-spelled both ways, so a search does not depend on the renderer's spacing."""
+    parts = [text]
+    for chunk in text.splitlines() or [text]:
+        try:
+            value = json.loads(chunk)
+        except ValueError:
+            continue
+        parts += spellings(value)
+    return "\n".join(parts)
+
+
+def secrets_of(world: World) -> dict[str, tuple[set[str], list[str]]]:
+    """What must stay hidden: name → (roles allowed to see it, its spellings)."""
+    owners_only, authors_only = {"owner", "admin"}, {"author", "admin"}
+    hidden: dict[str, tuple[set[str], list[str]]] = {}
+    for attr, allowed in (("version", owners_only), ("version2", owners_only), ("private_version", owners_only),
+                          ("other_version", authors_only)):
+        source = bytes(getattr(world, attr).source)
+        hidden[f"source of {attr}"] = (allowed, [source.decode().splitlines()[0][2:], base64_of(source)])
+    hidden["alice's seat log"] = (owners_only, [log_marker("alice")])
+    hidden["bob's seat log"] = (authors_only, [log_marker("bob")])
+    hidden["alice's validation log"] = (owners_only, ["alice-validation-log"])
+    for seat, allowed in ((0, owners_only), (1, authors_only)):
+        hidden[f"seat {seat}'s live hands"] = (allowed, [s for hand in live_hands(seat) for s in spellings(hand)])
+    hidden["SECRET_KEY"] = (set(), [settings.SECRET_KEY])
+    password = settings.DATABASES["default"].get("PASSWORD")
+    if password:
+        hidden["database password"] = (set(), [password])
+    for role, token in world.tokens.items():
+        hidden[f"{role}'s token"] = (set(), [token])
+    return hidden
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_it_shows_no_role_what_it_may_not_see(world: World, role: str) -> None:
+    bodies = responses(world, role)
+    leaks = [f"{what} in GET {url}"
+             for what, (allowed, spelled) in secrets_of(world).items() if role not in allowed
+             for url, body in bodies.items() if any(s in body for s in spelled)]
+    assert not leaks, f"as {role}: " + "; ".join(leaks[:10])
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_it_shows_no_omniscient_frame_of_an_unfinished_match(world: World, role: str) -> None:
+    client = world.client(role)
+    for match in (world.running, world.queued):
+        response = client.get(f"/api/matches/{match.pk}/frames/")
+        frames = response.json().get("frames", []) if response.status_code == 200 else []
+        omniscient = [frame["step"] for frame in frames if frame["view"].get("you") is None]
+        assert (role == "admin") == bool(omniscient), f"{role}: omniscient frames {omniscient} of {match}"
+
+
+def test_it_plants_what_it_searches_for(world: World) -> None:
+    """The search is not vacuous: the allowed roles do find each planted secret somewhere."""
+    for role in ("owner", "author"):
+        bodies = "\n".join(responses(world, role).values())
+        for what, (allowed, spelled) in secrets_of(world).items():
+            if role in allowed:
+                assert any(s in bodies for s in spelled), f"{role} never sees {what}"
