@@ -127,8 +127,8 @@ def fail_match(
             match.status, match.rated, match.finished_at = Status.FAILED, False, timezone.now()
             match.save(update_fields=["status", "rated", "finished_at", "error", "lease_expires"])
         else:
-            match.status = Status.QUEUED
-            match.save(update_fields=["status", "error", "lease_expires"])
+            match.status, match.queued_at = Status.QUEUED, timezone.now()
+            match.save(update_fields=["status", "error", "lease_expires", "queued_at"])
             enqueue_match(match)
     if match.status == Status.FAILED and match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
@@ -147,6 +147,33 @@ def requeue_expired(now: datetime | None = None) -> int:
     return reaped
 
 
+def renew_lease(match_id: int, owner: str, now: datetime | None = None) -> bool:
+    """The runner's heartbeat: push its lease forward; False once the match is no longer running under owner."""
+    now = now or timezone.now()
+    expires = now + timedelta(seconds=settings.LUDUS_LEASE_SECONDS)
+    held = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner)
+    return held.update(lease_expires=expires) == 1
+
+
+def redispatch_queued(now: datetime | None = None) -> int:
+    """The reaper: send again queued matches unclaimed for LUDUS_REDISPATCH_SECONDS; return how many.
+
+    Redis without persistence forgets its queue on a restart, and nothing else would ever send those ids again. A
+    message that was not lost after all costs one refused claim: the runner claims by compare-and-set.
+    """
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=settings.LUDUS_REDISPATCH_SECONDS)
+    sent = 0
+    for match_id, queued_at in list(
+        Match.objects.filter(status=Status.QUEUED, queued_at__lt=stale).values_list("pk", "queued_at")
+    ):
+        # Compare-and-set on queued_at: two reapers racing send each match once.
+        if Match.objects.filter(pk=match_id, status=Status.QUEUED, queued_at=queued_at).update(queued_at=now):
+            dispatch_match(match_id)
+            sent += 1
+    return sent
+
+
 def cancel_match(match: Match) -> bool:
     """Queued or running → cancelled. A runner still playing it will find its result refused."""
     cancelled = Match.objects.filter(pk=match.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
@@ -161,7 +188,8 @@ def requeue_match(match: Match) -> bool:
     """Failed or cancelled → queued, with a fresh attempt count, and enqueue it."""
     with transaction.atomic():
         requeued = Match.objects.filter(pk=match.pk, status__in=[Status.FAILED, Status.CANCELLED]).update(
-            status=Status.QUEUED, attempts=0, lease_owner="", lease_expires=None, rated=True, finished_at=None
+            status=Status.QUEUED, attempts=0, lease_owner="", lease_expires=None, rated=True, finished_at=None,
+            queued_at=timezone.now(),
         )
         if requeued and match.tournament_id is not None:
             Tournament.objects.filter(pk=match.tournament_id, state=Tournament.State.FINISHED).update(

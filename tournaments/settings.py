@@ -174,8 +174,12 @@ LUDUS_FLAG_FORFEITS = env_int("LUDUS_FLAG_FORFEITS", 3, minimum=1)  # or this ma
 LUDUS_WORKER_CONCURRENCY = env_int("LUDUS_WORKER_CONCURRENCY", os.cpu_count() or 1, minimum=1)
 LUDUS_MATCH_ATTEMPTS = env_int("LUDUS_MATCH_ATTEMPTS", 3, minimum=1)
 LUDUS_MATCH_TIME_LIMIT = env_int("LUDUS_MATCH_TIME_LIMIT", 900, minimum=10)  # seconds, the hard kill of one match
-# A lease outlives the hard time limit, so a live runner never loses its match to the reaper.
-LUDUS_LEASE_SECONDS = env_int("LUDUS_LEASE_SECONDS", LUDUS_MATCH_TIME_LIMIT + 60, minimum=LUDUS_MATCH_TIME_LIMIT + 1)
+# A runner renews its lease every heartbeat while it holds a match (workers/runner.py), so the lease only has to
+# outlive a few missed heartbeats: a stopped or vanished worker's match goes back to the queue within a minute or two.
+LUDUS_HEARTBEAT_SECONDS = env_int("LUDUS_HEARTBEAT_SECONDS", 15, minimum=1)
+LUDUS_LEASE_SECONDS = env_int("LUDUS_LEASE_SECONDS", 6 * LUDUS_HEARTBEAT_SECONDS, minimum=2 * LUDUS_HEARTBEAT_SECONDS)
+# A match queued this long with no claim lost its broker message (Redis restarted without persistence): send again.
+LUDUS_REDISPATCH_SECONDS = env_int("LUDUS_REDISPATCH_SECONDS", 900, minimum=1)
 
 # --- Celery (read by workers/celery.py through the CELERY_ namespace) ----------------------------------------------
 CELERY_BROKER_URL = env_optional("CELERY_BROKER_URL")  # unset: the embedded runner in manage.py
@@ -190,7 +194,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = LUDUS_MATCH_TIME_LIMIT
 CELERY_TASK_SOFT_TIME_LIMIT = LUDUS_MATCH_TIME_LIMIT - 5
 # Redis re-delivers an unacknowledged task after this; above the hard limit, or a slow match would run twice at once.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": LUDUS_MATCH_TIME_LIMIT * 2 + 300}
+# A redelivery while the first runner still plays is harmless (its lease refuses the claim), so tests shorten it.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("LUDUS_VISIBILITY_TIMEOUT", LUDUS_MATCH_TIME_LIMIT * 2 + 300, minimum=1)
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "var" / "celerybeat-schedule"))

@@ -6,13 +6,19 @@ times, concurrently: the claim and the result are compare-and-set updates, and t
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
+import threading
 import time
 import traceback
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 from engine import load_game
 from replays import format as replay_format
@@ -20,7 +26,7 @@ from replays.progress import MatchProgress, save_progress
 from replays.verify import ReplayMismatch, verify_document
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
-from tournaments.services import ResultRefused, claim_match, fail_match, record_result
+from tournaments.services import ResultRefused, claim_match, fail_match, record_result, renew_lease
 from workers.play import play_game
 from workers.seats import Clock, InProcessSeat, SeatPlayer
 
@@ -39,29 +45,130 @@ def runner_id() -> str:
 def run_match(match_id: int) -> str:
     """Run one match to a recorded result; return what happened ("finished", "requeued", "already finished"...)."""
     owner = runner_id()
-    if not claim_match(match_id, owner):
-        return _not_claimed(match_id)
-    match = Match.objects.get(pk=match_id)
-    seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
+    timings = Timings()
+    if not timings.measure("claim", lambda: with_db_retry(lambda: claim_match(match_id, owner))):
+        return with_db_retry(lambda: _not_claimed(match_id))
+    heartbeat = Heartbeat(match_id, owner)
+    heartbeat.start()
     try:
-        document, logs = play_match(match, seats)
-        document["footer"]["digest"] = verify_document(document)["digest"]
+        outcome = _run_claimed(match_id, owner, heartbeat, timings)
+    finally:
+        heartbeat.stop()
+    logger.info("match %s %s; timings %s", match_id, outcome, json.dumps(timings.ms))
+    return outcome
+
+
+def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timings) -> str:
+    try:
+        match, seats = timings.measure("load", lambda: with_db_retry(lambda: _load(match_id)))
+        document, logs = play_match(match, seats, timings, heartbeat)
+        document["footer"]["digest"] = timings.measure("verify", lambda: verify_document(document))["digest"]
+    except LeaseLost as exc:
+        return f"lease lost: {exc}"
     except PermanentFailure as exc:
-        return fail_match(match_id, owner, f"{type(exc).__name__}: {exc}", permanent=True)
+        permanent = f"{type(exc).__name__}: {exc}"
+        return with_db_retry(lambda: fail_match(match_id, owner, permanent, permanent=True))
     except ReplayMismatch as exc:
-        return fail_match(match_id, owner, f"replay verification failed: {exc}")
+        mismatch = f"replay verification failed: {exc}"
+        return with_db_retry(lambda: fail_match(match_id, owner, mismatch))
     except Exception as exc:  # anything that is not a bot fault is the infrastructure's: retry, never rate
         logger.exception("match %s failed", match_id)
-        return fail_match(match_id, owner, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}")
+        cause = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
+        return with_db_retry(lambda: fail_match(match_id, owner, cause))
     try:
-        record_result(match_id, owner, document, logs)
+        # Safe to retry: the result is a compare-and-set in one transaction, so a retry after a commit whose
+        # acknowledgement was lost is refused rather than written twice.
+        timings.measure("record", lambda: with_db_retry(lambda: record_result(match_id, owner, document, logs)))
     except ResultRefused as exc:
         return f"result refused: {exc}"
     except Exception as exc:  # a broken invariant, a deadlock, a locked SQLite file: the whole write rolled back
         logger.exception("recording match %s failed", match_id)
-        return fail_match(match_id, owner, f"recording the result failed: {type(exc).__name__}: {exc}")
-    MatchProgress.objects.filter(match_id=match_id).delete()  # the replay has every action now
+        cause = f"recording the result failed: {type(exc).__name__}: {exc}"
+        return with_db_retry(lambda: fail_match(match_id, owner, cause))
+    with_db_retry(lambda: MatchProgress.objects.filter(match_id=match_id).delete())  # the replay has every action
     return "finished"
+
+
+def _load(match_id: int) -> tuple[Match, list[Seat]]:
+    match = Match.objects.get(pk=match_id)
+    return match, list(match.seats.select_related("bot_version__bot").order_by("number"))
+
+
+T = TypeVar("T")
+DB_RETRIES = 4
+
+
+def with_db_retry(operation: Callable[[], T]) -> T:
+    """Run a database operation; when the connection breaks (a restarted or cut server), reconnect and run it again.
+
+    Only for operations that are safe to repeat, which every match service is: they are compare-and-set updates.
+    """
+    for attempt in range(DB_RETRIES):
+        try:
+            return operation()
+        except (OperationalError, InterfaceError):
+            if attempt == DB_RETRIES - 1 or connection.in_atomic_block:
+                raise
+            logger.warning("database connection lost; reconnecting (attempt %s)", attempt + 2, exc_info=True)
+            connection.close()
+            time.sleep(0.2 * (attempt + 1))  # a brief back-off before reconnecting to a restarting server
+    raise AssertionError("unreachable")
+
+
+class Timings:
+    """Milliseconds per phase of one match (claim, load, spawn, play, verify, record), logged by run_match."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+
+    def measure(self, phase: str, operation: Callable[[], T]) -> T:
+        start = time.perf_counter()
+        try:
+            return operation()
+        finally:
+            self.ms[phase] = round(self.ms.get(phase, 0.0) + (time.perf_counter() - start) * 1000, 2)
+
+
+class LeaseLost(Exception):
+    """The reaper gave this runner's match to another (its heartbeats stopped for longer than the lease)."""
+
+
+class Heartbeat:
+    """A thread that renews the runner's lease every LUDUS_HEARTBEAT_SECONDS while the match is held.
+
+    A stopped or frozen worker stops renewing, so its lease expires and the reaper hands the match on. Once a renewal
+    finds the match gone, `check()` raises LeaseLost in the play loop so the stale runner stops early.
+    """
+
+    def __init__(self, match_id: int, owner: str) -> None:
+        self.match_id, self.owner = match_id, owner
+        self.lost = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{match_id}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def check(self) -> None:
+        if self.lost:
+            raise LeaseLost(f"match {self.match_id} is no longer held by {self.owner}")
+
+    def _beat(self) -> None:
+        try:
+            while not self._stop.wait(settings.LUDUS_HEARTBEAT_SECONDS):
+                try:
+                    if not renew_lease(self.match_id, self.owner):
+                        self.lost = True
+                        return
+                except DatabaseError:  # the next beat reconnects; the lease has room for a few missed beats
+                    logger.warning("renewing the lease of match %s failed", self.match_id, exc_info=True)
+                    connection.close()
+        finally:
+            connection.close()  # this thread's own connection
 
 
 def _not_claimed(match_id: int) -> str:
@@ -73,8 +180,11 @@ def _not_claimed(match_id: int) -> str:
     return f"not claimed: {status}"
 
 
-def play_match(match: Match, seats: list[Seat]) -> tuple[dict[str, Any], list[str]]:
+def play_match(
+    match: Match, seats: list[Seat], timings: Timings | None = None, heartbeat: Heartbeat | None = None
+) -> tuple[dict[str, Any], list[str]]:
     """Play the match with one player per seat; return the replay document (not yet verified) and seat logs."""
+    timings = timings or Timings()
     if [seat.number for seat in seats] != list(range(match.num_players)):
         numbers = [s.number for s in seats]
         raise PermanentFailure(f"match {match.pk} has seats {numbers}, not 0..{match.num_players - 1}")
@@ -83,10 +193,11 @@ def play_match(match: Match, seats: list[Seat]) -> tuple[dict[str, Any], list[st
     clock = Clock(move_ms=match.move_ms, bank_ms=match.bank_ms)
     players: list[SeatPlayer] = []
     try:
-        for seat in seats:
-            players.append(make_seat_player(match, seat))
-        result = play_game(match.game, match.num_players, match.seed, options, players, clock, match.max_faults,
-                           on_action=ProgressRecorder(match))
+        with_timing = timings.measure
+        with_timing("spawn", lambda: players.extend(make_seat_player(match, seat) for seat in seats))
+        recorder = ProgressRecorder(match, heartbeat=heartbeat)
+        result = with_timing("play", lambda: play_game(match.game, match.num_players, match.seed, options, players,
+                                                       clock, match.max_faults, on_action=recorder))
     finally:
         for player in players:
             _close(player)
@@ -103,15 +214,28 @@ def play_match(match: Match, seats: list[Seat]) -> tuple[dict[str, Any], list[st
 class ProgressRecorder:
     """Writes the action log so far to MatchProgress at most every `interval` seconds, for live feeds."""
 
-    def __init__(self, match: Match, interval: float = 0.25) -> None:
+    def __init__(self, match: Match, interval: float = 0.25, heartbeat: Heartbeat | None = None) -> None:
         self.match_id, self.attempt, self.interval = match.pk, match.attempts, interval
+        self.heartbeat = heartbeat
         self.last = time.monotonic()
-        save_progress(self.match_id, self.attempt, [])  # a retried match starts its feed afresh
+        self._save([])  # a retried match starts its feed afresh
 
     def __call__(self, actions: list[dict[str, Any]]) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.check()
         if time.monotonic() - self.last >= self.interval:
-            save_progress(self.match_id, self.attempt, actions)
+            self._save(actions)
             self.last = time.monotonic()
+
+    def _save(self, actions: list[dict[str, Any]]) -> None:
+        # The live feed is a convenience: a cut database connection must not cost the match (the next save
+        # reconnects, and the result is written with retries).
+        try:
+            save_progress(self.match_id, self.attempt, actions)
+        except DatabaseError:
+            logger.warning("saving the progress of match %s failed", self.match_id, exc_info=True)
+            if not connection.in_atomic_block:
+                connection.close()
 
 
 def _seat_header(seat: Seat) -> dict[str, Any]:

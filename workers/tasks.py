@@ -21,9 +21,10 @@ def run_match_task(match_id: int) -> str:
 
 @app.task(name="workers.requeue_expired")
 def requeue_expired_task() -> int:
-    from tournaments.services import requeue_expired
+    """Beat, the reaper: requeue matches whose lease expired, and re-send queued ones whose message was lost."""
+    from tournaments.services import redispatch_queued, requeue_expired
 
-    return requeue_expired()
+    return requeue_expired() + redispatch_queued()
 
 
 @app.task(name="workers.validate_version", bind=True, max_retries=5, default_retry_delay=30)
