@@ -1,4 +1,5 @@
-"""The admin: every model with filters and search; match cancel/requeue, version retire, tournament start."""
+"""The admin: every model with filters and search; match cancel/requeue, version retire, tournament start and
+cancel, ladder pause and resume, and a check of ratings against match history."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 
 from tournaments import services
 from tournaments.admin_uploads import BotVersionUploadForm
-from tournaments.models import Bot, BotVersion, Entry, Ladder, Match, Rating, Seat, Tournament
+from tournaments.models import Bot, BotVersion, Entry, Ladder, LadderEntry, Match, Rating, Seat, Tournament
+from tournaments.progress import cancel_tournament
+from tournaments.ratings import rating_differences
 from tournaments.scheduling import start_tournament
 
 
@@ -102,11 +105,43 @@ class BotVersionAdmin(admin.ModelAdmin):
         self.message_user(request, f"Retired {count} version(s).")
 
 
+def _check_ratings(admin_: admin.ModelAdmin, request: HttpRequest, competitions: QuerySet[Any], field: str) -> None:
+    for competition in competitions:
+        where = Q(**{f"{field}_id": competition.pk})
+        problems = rating_differences(where, where)
+        level = messages.ERROR if problems else messages.SUCCESS
+        summary = "; ".join(problems[:3]) if problems else "ratings agree with match history"
+        admin_.message_user(request, f"{competition}: {summary}", level)
+
+
+class LadderEntryInline(admin.TabularInline):
+    model = LadderEntry
+    autocomplete_fields = ("bot_version",)
+    fields = ("bot_version", "joined_at", "withdrawn_at")
+    readonly_fields = ("joined_at",)
+    extra = 2
+
+
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin):
-    list_display = ("name", "game", "players_per_match", "paused", "created_at")
+    list_display = ("name", "game", "players_per_match", "max_queued", "paused", "created_at")
     list_filter = ("game", "paused")
+    list_editable = ("paused",)
     search_fields = ("name",)
+    inlines = [LadderEntryInline]
+    actions = ["pause_ladders", "resume_ladders", "check_ratings"]
+
+    @admin.action(description="Pause the selected ladders (no new matches; queued ones still run)")
+    def pause_ladders(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+        self.message_user(request, f"Paused {queryset.update(paused=True)} ladder(s).")
+
+    @admin.action(description="Resume the selected ladders")
+    def resume_ladders(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+        self.message_user(request, f"Resumed {queryset.update(paused=False)} ladder(s).")
+
+    @admin.action(description="Check the ratings against a recomputation from match history")
+    def check_ratings(self, request: HttpRequest, queryset: QuerySet[Ladder]) -> None:
+        _check_ratings(self, request, queryset, "ladder")
 
 
 class EntryFormSet(forms.BaseInlineFormSet):
@@ -127,16 +162,33 @@ class EntryInline(admin.TabularInline):
     model = Entry
     formset = EntryFormSet
     autocomplete_fields = ("bot_version",)
+    fields = ("bot_version", "withdrawn_at", "byes", "eliminated_round")
+    readonly_fields = ("withdrawn_at", "byes", "eliminated_round")  # withdraw through progress.withdraw_entry
     extra = 4
 
 
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin):
-    list_display = ("name", "game", "format", "players_per_table", "games_per_set", "state", "created_at")
+    list_display = ("name", "game", "format", "players_per_table", "games_per_set", "state", "current_round",
+                    "created_at")
     list_filter = ("game", "format", "state")
     search_fields = ("name",)
     inlines = [EntryInline]
-    actions = ["start_tournaments"]
+    actions = ["start_tournaments", "cancel_tournaments", "check_ratings"]
+
+    @admin.action(description="Cancel the selected tournaments (pending matches are cancelled)")
+    def cancel_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        for tournament in queryset:
+            try:
+                count = cancel_tournament(tournament)
+            except ValidationError as exc:
+                self.message_user(request, f"{tournament}: {'; '.join(exc.messages)}", messages.ERROR)
+            else:
+                self.message_user(request, f"{tournament}: cancelled, with {count} pending match(es).")
+
+    @admin.action(description="Check the ratings against a recomputation from match history")
+    def check_ratings(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        _check_ratings(self, request, queryset, "tournament")
 
     def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
         if not change and obj.created_by_id is None:
@@ -210,6 +262,13 @@ class RatingAdmin(admin.ModelAdmin):
 
 @admin.register(Entry)
 class EntryAdmin(admin.ModelAdmin):
-    list_display = ("tournament", "bot_version")
+    list_display = ("tournament", "bot_version", "withdrawn_at", "eliminated_round")
     list_filter = ("tournament",)
     search_fields = ("tournament__name", "bot_version__bot__name")
+
+
+@admin.register(LadderEntry)
+class LadderEntryAdmin(admin.ModelAdmin):
+    list_display = ("ladder", "bot_version", "joined_at", "withdrawn_at")
+    list_filter = ("ladder",)
+    search_fields = ("ladder__name", "bot_version__bot__name")
