@@ -1,0 +1,61 @@
+"""N+1 guard: for every list endpoint, the number of queries for a page of 100 equals that for a page of 10."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from apiworld import GAME, World, full_options
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tournaments.models import Bot, BotVersion, Entry, Ladder, Match, Rating, Seat, Tournament
+
+pytestmark = pytest.mark.django_db
+MANY = 110
+
+
+def fill(world: World) -> None:
+    """MANY more of everything: bots with versions, ladders, tournaments, matches with seats, ratings, entries."""
+    owner = world.users["author"]
+    bots = Bot.objects.bulk_create([Bot(owner=owner, name=f"b{i}", game=GAME) for i in range(MANY)])
+    versions = BotVersion.objects.bulk_create([BotVersion(bot=b, number=1, status="active", sha256="0" * 64)
+                                               for b in bots])
+    Ladder.objects.bulk_create([Ladder(name=f"l{i}", game=GAME, created_by=owner) for i in range(MANY)])
+    Tournament.objects.bulk_create([Tournament(name=f"t{i}", game=GAME, created_by=owner) for i in range(MANY)])
+    matches = Match.objects.bulk_create([
+        Match(ladder=world.ladder, game=GAME, num_players=2, seed=i, options=full_options(), status="finished")
+        for i in range(MANY)])
+    Seat.objects.bulk_create([Seat(match=m, number=n, bot_version=versions[(i + n) % MANY], rank=n + 1, score=1)
+                              for i, m in enumerate(matches) for n in range(2)])
+    Rating.objects.bulk_create([Rating(ladder=world.ladder, bot_version=v, mu=25, sigma=8) for v in versions])
+    Entry.objects.bulk_create([Entry(tournament=world.tournament, bot_version=v) for v in versions])
+    tournament_matches = Match.objects.bulk_create([
+        Match(tournament=world.tournament, round=1, game=GAME, num_players=2, seed=i, status="finished")
+        for i in range(MANY)])
+    Seat.objects.bulk_create([Seat(match=m, number=n, bot_version=versions[(i + n) % MANY], rank=n + 1, score=1)
+                              for i, m in enumerate(tournament_matches) for n in range(2)])
+
+
+LISTS = ["/api/bots/", "/api/versions/", "/api/ladders/", "/api/tournaments/", "/api/matches/",
+         "/api/matches/?bot={bot}", "/api/ladders/{ladder}/standings/", "/api/tournaments/{tournament}/standings/",
+         "/api/games/"]
+
+
+def count_queries(client: Any, url: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, f"{url}: {response.status_code} {response.content[:200]!r}"
+    return len(queries)
+
+
+@pytest.mark.parametrize("role", ["anonymous", "owner", "admin"])
+@pytest.mark.parametrize("path", LISTS)
+def test_it_makes_as_many_queries_for_100_rows_as_for_10(world: World, path: str, role: str) -> None:
+    fill(world)
+    url = path.format(bot=world.other_bot.pk, ladder=world.ladder.pk, tournament=world.tournament.pk)
+    client = world.client(role)
+    joiner = "&" if "?" in url else "?"
+    small = count_queries(client, f"{url}{joiner}page_size=10")
+    large = count_queries(client, f"{url}{joiner}page_size=100")
+    assert small == large, f"{url} as {role}: {small} queries for 10 rows, {large} for 100"
