@@ -223,7 +223,7 @@ def grow_body(sp: Species) -> None:
         sp.upkeep += move
 
 
-ask("ask_grow", "grow_species", "Choose the species to grow.", ("str",), grow_options, grow_answer)
+ask("ask_grow", "grow_species", "Choose the species to grow (+1 {2}).", ("str",), grow_options, grow_answer)
 
 
 def discard_species_options(st: EvolutionState, t: Task) -> list[Any]:
