@@ -115,3 +115,22 @@ def rating_differences(competition: Q, match_filter: Q) -> list[str]:
     problems.extend(f"bot version {version_id}: no live rating, recomputed {values}"
                     for version_id, values in recomputed.items())
     return problems
+
+
+def rebuild_ratings(model: type[Ladder] | type[Tournament], pk: int) -> list[str]:
+    """Set a competition's live ratings to the recomputed ones, under its row lock; return what was different."""
+    from django.db import transaction
+
+    field = "ladder_id" if model is Ladder else "tournament_id"
+    where = Q(**{field: pk})
+    with transaction.atomic():
+        model.objects.select_for_update().get(pk=pk)
+        problems = rating_differences(where, where)
+        if problems:
+            recomputed = recompute_ratings(where)
+            for version_id, (mu, sigma, games, wins) in recomputed.items():
+                Rating.objects.update_or_create(**{field: pk, "bot_version_id": version_id},
+                                                defaults={"mu": mu, "sigma": sigma, "games": games, "wins": wins})
+            Rating.objects.filter(where).exclude(bot_version_id__in=list(recomputed)).update(
+                mu=MODEL.mu, sigma=MODEL.sigma, games=0, wins=0)
+    return problems

@@ -140,7 +140,11 @@ def test_recomputed_ratings_equal_the_live_ones_and_a_changed_rating_is_named(to
     assert "ratings agree with history" in out.getvalue()
     Rating.objects.filter(tournament=tournament, bot_version__bot__name="random").update(mu=99.0)
     with pytest.raises(CommandError, match="differ from their history"):
-        call_command("recompute_ratings", stdout=io.StringIO())
+        call_command("recompute_ratings", "--check", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("recompute_ratings", stdout=out)  # rebuilds from history
+    assert "rebuilt 1 rating(s) from history" in out.getvalue() and "random@1: live (99.0" in out.getvalue()
+    call_command("recompute_ratings", "--check", stdout=io.StringIO())
 
 
 def test_a_result_that_does_not_re_simulate_is_requeued_unrated_with_the_cause(
