@@ -77,7 +77,7 @@ def end_feeding(st: EvolutionState, t: Task) -> None:
                 st.extinct(sp)
     if not st.options["cliff_carryover"]:
         st.cliff = 0  # ruling 13
-    st.event(event="feeding_over", bags_total=sum(st.bags))
+    st.event(event="feeding_over", round=st.round)
     if st.last_round is not None and st.round >= st.last_round:
         st.phase = "over"
         st.event(event="game_over")
