@@ -58,6 +58,20 @@ def env_int(name: str, default: int, minimum: int | None = None, maximum: int | 
     return number
 
 
+def env_float(name: str, default: float, minimum: float | None = None) -> float:
+    value = _raw(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"environment variable {name} must be a number, got {value!r}") from None
+    if number != number or (minimum is not None and number < minimum):  # NaN, or below the minimum
+        raise ImproperlyConfigured(f"environment variable {name} must be a number of at least {minimum}, "
+                                   f"got {value!r}")
+    return number
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """A comma-separated list; empty items are an error, since they are always a typo."""
     value = _raw(name)

@@ -9,7 +9,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from tournaments.env import env_bool, env_choice, env_int, env_list, env_optional, env_str
+from tournaments.env import env_bool, env_choice, env_float, env_int, env_list, env_optional, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -173,6 +173,8 @@ LUDUS_FLAG_FAULT_PERCENT = env_int("LUDUS_FLAG_FAULT_PERCENT", 50, minimum=1, ma
 LUDUS_FLAG_FORFEITS = env_int("LUDUS_FLAG_FORFEITS", 3, minimum=1)  # or this many forfeits in a row
 LUDUS_WORKER_CONCURRENCY = env_int("LUDUS_WORKER_CONCURRENCY", os.cpu_count() or 1, minimum=1)
 LUDUS_MATCH_ATTEMPTS = env_int("LUDUS_MATCH_ATTEMPTS", 3, minimum=1)
+# Ratings: a bot is provisional while its OpenSkill sigma is above this (the prior is 25/3, about 8.33).
+LUDUS_PROVISIONAL_SIGMA = env_float("LUDUS_PROVISIONAL_SIGMA", 2.5, minimum=0.0)
 LUDUS_MATCH_TIME_LIMIT = env_int("LUDUS_MATCH_TIME_LIMIT", 900, minimum=10)  # seconds, the hard kill of one match
 # A runner renews its lease every heartbeat while it holds a match (workers/runner.py), so the lease only has to
 # outlive a few missed heartbeats: a stopped or vanished worker's match goes back to the queue within a minute or two.
@@ -206,6 +208,10 @@ CELERY_BEAT_SCHEDULE = {
     "revalidate-stale": {"task": "workers.revalidate_stale",
                          "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
     "flag-faulty-bots": {"task": "workers.flag_faulty_bots", "schedule": env_int("LUDUS_FLAG_SECONDS", 300, minimum=1)},
+    "schedule-ladders": {"task": "workers.schedule_ladders",
+                         "schedule": env_int("LUDUS_LADDER_SECONDS", 10, minimum=1)},
+    "advance-tournaments": {"task": "workers.advance_tournaments",
+                            "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
 }
 
 LOGGING = {
