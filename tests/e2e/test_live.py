@@ -1,0 +1,154 @@
+"""A live match in the viewer: the real runner plays in a background thread while the page is open.
+
+The seats' decisions pass through a gate the test opens a few at a time, so the page is seen to advance step by
+step (no sleeping: the test waits for the page, the runner waits for the gate).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from e2e_matches import entrants, owned_builtin, schedule
+from playwright.sync_api import expect
+
+from tournaments.models import Match
+from workers import runner
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GATE_TIMEOUT_S = 120  # a safety net so a failed test never leaves the runner thread blocked
+
+
+class GatedSeat:
+    """A seat player that takes one permit from the gate before each decision."""
+
+    def __init__(self, player: Any, gate: threading.Semaphore) -> None:
+        self._player, self._gate = player, gate
+
+    def decide(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._gate.acquire(timeout=GATE_TIMEOUT_S):
+            raise RuntimeError("the test never opened the gate")
+        return self._player.decide(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._player, name)
+
+
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Semaphore]:
+    semaphore = threading.Semaphore(0)
+    make = runner.make_seat_player
+    monkeypatch.setattr(runner, "make_seat_player", lambda match, seat: GatedSeat(make(match, seat), semaphore))
+
+    class EveryAction(runner.ProgressRecorder):  # type: ignore[misc,valid-type]
+        """Publish the progress after every action, so what the page shows follows the gate exactly."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.interval = 0.0
+
+    monkeypatch.setattr(runner, "ProgressRecorder", EveryAction)
+    yield semaphore
+    semaphore.release(100_000)
+
+
+def run_in_background(match_id: int, wait_until: Any) -> tuple[threading.Thread, list[str]]:
+    """run_match in a thread, like a worker; returns once the runner has claimed the match."""
+    result: list[str] = []
+
+    def play() -> None:
+        try:
+            result.append(runner.run_match(match_id))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=play, name=f"runner-{match_id}", daemon=True)
+    thread.start()
+    wait_until(lambda: result or Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists(), 60,
+               "the runner to claim the match")
+    return thread, result
+
+
+def log_in(page: Any, username: str, password: str) -> None:
+    page.goto("/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("form.stack button[type=submit]")
+    expect(page.locator("h1")).to_have_text("Ludus")
+
+
+def test_a_live_match_advances_while_the_page_is_open(
+    page: Any, alice: Any, gate: threading.Semaphore, check_a11y: Any, screenshot: Any, wait_until: Any
+) -> None:
+    mine = owned_builtin(alice, "alices-greedy")
+    _, matches = schedule("evolution", 3, versions=[mine, *entrants(2)])
+    match = matches[0]
+    own = match.seats.get(bot_version=mine).number
+    other = (own + 1) % 3
+    log_in(page, "alice", "alice-password-1")
+    thread, result = run_in_background(match.pk, wait_until)
+    try:
+        page.goto(f"/replays/{match.pk}/")
+        expect(page.locator("#live-badge")).to_be_visible()
+        expect(page.locator("#match-status")).to_have_text("running")
+        # The server offers alice her own seat's view only: no other seat, no omniscient view before the end.
+        expect(page.locator("#view-select option")).to_have_count(1)
+        expect(page.locator("#view-select option")).to_have_attribute("value", str(own))
+        refused = page.request.get(f"/replays/{match.pk}/frames.json?view=omniscient&start=0")
+        assert refused.status == 403
+        expect(page.locator("#step-counter")).to_have_text("0 / 0")
+
+        for played in (20, 45):
+            gate.release(played - int(page.locator("#board").get_attribute("data-step") or 0))
+            expect(page.locator("#step-counter")).to_have_text(f"{played} / {played}")
+            expect(page.locator("#board")).to_have_attribute("data-step", str(played))
+        expect(page.locator(f"[data-hand-seat='{own}']")).to_have_class(re.compile(r"\bhand-shown\b"))
+        expect(page.locator(f"[data-hand-seat='{other}']")).to_have_class(re.compile(r"\bhand-hidden\b"))
+        expect(page.locator("#eventlog > li[data-step='45']")).to_have_class(re.compile(r"\bcurrent\b"))
+        check_a11y(page)
+        screenshot(page, "evolution-live")
+
+        gate.release(100_000)  # let it play out
+        thread.join(timeout=120)
+        assert result == ["finished"]
+        expect(page.locator("#match-status")).to_have_text("finished")
+        expect(page.locator("#live-badge")).to_be_hidden()
+        expect(page.locator("#view-select option[value='omniscient']")).to_have_count(1)
+        last = len(Match.objects.get(pk=match.pk).replay.action_log())
+        expect(page.locator("#step-counter")).to_have_text(f"{last} / {last}")
+        for seat in Match.objects.get(pk=match.pk).seats.all():
+            expect(page.locator(f"#final-scores [data-seat='{seat.number}']")).to_have_attribute(
+                "data-score", str(seat.score))
+    finally:
+        gate.release(100_000)
+        thread.join(timeout=120)
+
+
+def test_a_spectator_follows_the_log_but_not_the_board_of_a_live_match(
+    page: Any, gate: threading.Semaphore, check_a11y: Any, wait_until: Any
+) -> None:
+    _, matches = schedule("marine", 2)
+    match = matches[0]
+    thread, result = run_in_background(match.pk, wait_until)
+    try:
+        page.goto(f"/replays/{match.pk}/")
+        expect(page.locator("#live-badge")).to_be_visible()
+        expect(page.locator("#board-hidden")).to_be_visible()
+        assert page.request.get(f"/replays/{match.pk}/frames.json?view=0&start=0").status == 403
+        gate.release(12)
+        expect(page.locator("#step-counter")).to_have_text("12 / 12")
+        expect(page.locator("#eventlog > li[data-step='12']")).to_be_visible()
+        check_a11y(page)
+        gate.release(100_000)
+        thread.join(timeout=120)
+        assert result == ["finished"]
+        expect(page.locator("#match-status")).to_have_text("finished")
+        expect(page.locator("#board .earth svg")).to_be_visible()  # the whole game opens once it is over
+    finally:
+        gate.release(100_000)
+        thread.join(timeout=120)
