@@ -92,10 +92,15 @@ def _evolution_perturb(data: StateDict, seat: int, rng: random.Random) -> StateD
     food = [o for o in others if o.get("food_card") is not None]
     pool = [where[i] for where, i in places] + [o["food_card"] for o in food]
     rng.shuffle(pool)
-    for o in others:
+    for s, o in enumerate(data["seats"]):
+        if s == seat:
+            continue
+        # a card that seat s is playing right now (held in a pending step) must keep the species it may go on
+        playing = {CARD_BIT[parse_card(a)] for t in data.get("stack", []) if len(t) > 1 and t[1] == s
+                   for a in t[2:] if isinstance(a, str) and ":" in a}
         for sp in o["species"]:
             for j, card in enumerate(sp.get("face_down", [])):
-                taken = {CARD_BIT[parse_card(c)] for c in sp["traits"] + sp["face_down"] if c != card}
+                taken = playing | {CARD_BIT[parse_card(c)] for c in sp["traits"] + sp["face_down"] if c != card}
                 fits = [k for k, c in enumerate(pool)
                         if not CARD_BIT[parse_card(c)] & (EVENT_BITS | FLIGHT) and CARD_BIT[parse_card(c)] not in taken]
                 if fits:
