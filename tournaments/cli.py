@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from engine import InvalidOptions, load_game
-from engine.bots import bot_names
+from engine.bots import bot_names, is_bot_name
 from tournaments.builtins import ensure_builtin
 from tournaments.models import Bot, BotVersion, Match, Tournament
 from tournaments.scheduling import check_entries, create_tournament, start_tournament
@@ -53,7 +53,7 @@ def parse_entrants(spec: str) -> list[Entrant]:
             continue
         name, _, builtin = item.partition(":")
         builtin = builtin or name
-        if builtin not in bot_names():
+        if not is_bot_name(builtin):
             raise CommandError(
                 f"unknown bot {item!r}; built-in bots are {', '.join(bot_names())} (NAME or NEWNAME:BUILTIN), "
                 "uploaded bots are owner/name"
@@ -103,20 +103,24 @@ def make_console(stream: Any) -> Console:
 
 
 def run_to_end(tournament: Tournament, console: Console, timeout_s: float = 3600.0) -> None:
-    """Show a progress bar until no match of the tournament is queued or running."""
+    """Show a progress bar until the tournament is no longer running (later rounds are added as rounds end)."""
     total = tournament.matches.count()
     where = f"Celery workers at {settings.CELERY_BROKER_URL}" if settings.CELERY_BROKER_URL else (
         f"{settings.LUDUS_WORKER_CONCURRENCY} local processes")
     console.print(f"Running {total} matches of {tournament.game} on {where}.")
     deadline = time.monotonic() + timeout_s
+    seen = set(tournament.matches.values_list("pk", flat=True))
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task("matches", total=total)
         while True:
+            total = tournament.matches.count()
             done = tournament.matches.exclude(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
-            progress.update(task, completed=done)
-            if done >= total:
+            progress.update(task, completed=done, total=total)
+            if done >= total and not Tournament.objects.filter(pk=tournament.pk,
+                                                              state=Tournament.State.RUNNING).exists():
                 break
+            _dispatch_new_rounds(tournament, seen)
             _raise_embedded_errors()
             if time.monotonic() > deadline:
                 raise CommandError(f"gave up after {timeout_s:.0f}s with {total - done} match(es) unfinished")
@@ -124,6 +128,18 @@ def run_to_end(tournament: Tournament, console: Console, timeout_s: float = 3600
     failed = tournament.matches.filter(status=Match.Status.FAILED)
     for match in failed[:5]:
         console.print(f"[red]match {match.pk} failed:[/red] {match.error.splitlines()[0] if match.error else ''}")
+
+
+def _dispatch_new_rounds(tournament: Tournament, seen: set[int]) -> None:
+    """Embedded mode: a round scheduled inside a pool child is not dispatched from there; send it from here."""
+    if settings.CELERY_BROKER_URL:
+        return
+    from tournaments.services import dispatch_match
+
+    for match_id in tournament.matches.filter(status=Match.Status.QUEUED).exclude(pk__in=seen).values_list(
+            "pk", flat=True):
+        seen.add(match_id)
+        dispatch_match(match_id)
 
 
 def _raise_embedded_errors() -> None:

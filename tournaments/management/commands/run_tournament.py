@@ -1,4 +1,4 @@
-"""manage.py run_tournament: create a round-robin tournament, run it to the end, print the standings."""
+"""manage.py run_tournament: create a tournament (round robin, Swiss or single elimination), run it, print standings."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from tournaments.cli import create_and_start, make_console, parse_entrants, prin
 
 
 class Command(BaseCommand):
-    help = "Create a round-robin tournament between bots, run every match and print the standings."
+    help = ("Create a tournament between bots (round robin by default; --format swiss or single_elimination), run "
+            "it to the end and print the standings.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--game", required=True, help="a registered game, e.g. evolution")
@@ -21,6 +22,9 @@ class Command(BaseCommand):
                                  "greedy-2:greedy) and uploaded bots as owner/name")
         parser.add_argument("--games", type=int, default=1, help="games per table (a set; seats rotate each game)")
         parser.add_argument("--players", type=int, required=True, help="players per table")
+        parser.add_argument("--format", default="round_robin", choices=["round_robin", "swiss", "single_elimination"])
+        parser.add_argument("--rounds", type=int, default=0, help="Swiss: rounds (default: ceil(log2(bots)))")
+        parser.add_argument("--best-of", type=int, default=1, help="single elimination: sets per table (odd)")
         parser.add_argument("--options", default="{}", help="game options as a JSON object")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--name", default="", help="tournament name (default: derived from the game)")
@@ -39,7 +43,8 @@ class Command(BaseCommand):
             raise CommandError(f"--options must be a JSON object, got {opts['options']!r}")
         entrants = parse_entrants(opts["bots"])
         fields = {
-            "name": opts["name"] or f"{opts['game']} round robin",
+            "name": opts["name"] or f"{opts['game']} {opts['format'].replace('_', ' ')}",
+            "format": opts["format"], "rounds": opts["rounds"], "best_of": opts["best_of"],
             "game": opts["game"], "players_per_table": opts["players"], "games_per_set": opts["games"],
             "options": options, "seed": opts["seed"], "move_ms": opts["move_ms"], "bank_ms": opts["bank_ms"],
             "max_faults": opts["max_faults"],
