@@ -56,29 +56,25 @@ def dominated(st: MarineState, seat: int) -> list[int]:
 
 
 def place_options(st: MarineState, seat: int) -> list[Any]:
+    """The free spaces seat may take: one option per action, one per Evolution space."""
     if st.pawns[seat] <= 0 and not ready_specials(st, seat):
         return []
     display = st.display
     options: list[Any] = []
     for action, spaces in OPEN_SPACES[st.n]:
         if action == "evolution":
-            options += [["evolution", k] for k, space in enumerate(spaces, 1) if space not in display]
-        elif any(space not in display for space in spaces) and (action != "domination" or dominated(st, seat)):
-            options.append([action])
+            k = 0
+            for space in spaces:
+                k += 1
+                if space not in display:
+                    options.append(["evolution", k])
+            continue
+        for space in spaces:
+            if space not in display:
+                if action != "domination" or dominated(st, seat):
+                    options.append([action])
+                break
     return options
-
-
-OTHER_SPACES = tuple(space for action in ACTIONS if action != "domination" for space in SPACES[action])
-
-
-def can_place(st: MarineState, seat: int) -> bool:
-    """Whether place_options(st, seat) is not empty, cheaply."""
-    if st.pawns[seat] <= 0 and not ready_specials(st, seat):
-        return False
-    display = st.display
-    if any(space not in display for space in OTHER_SPACES):
-        return True
-    return free_space(st, "domination") is not None and bool(dominated(st, seat))
 
 
 @task("placement", "seat", "int")
@@ -86,7 +82,9 @@ def placement(st: MarineState, t: Task) -> None:
     """Seat t[1] places a pawn if it can; the round's placement ends when every seat in a row could not."""
     seat, idle = t[1], t[2]
     nxt = (seat + 1) % st.n
-    if can_place(st, seat):
+    options = place_options(st, seat)
+    if options:
+        st.place_cache = options  # ask_place, next on the stack, takes these rather than working them out again
         st.stack += [["placement", nxt, 0], ["ask_place", seat]]
     elif idle + 1 >= st.n:
         st.stack.append(["reset"])
@@ -101,8 +99,12 @@ def place_answer(st: MarineState, t: Task, option: Any) -> None:
     st.stack += [["act", seat, space], ["put_pawn", seat, space]]
 
 
-ask("ask_place", "place", "Place a pawn on an action space.", (),
-    lambda st, t: place_options(st, t[1]), place_answer)
+def cached_place_options(st: MarineState, t: Task) -> list[Any]:
+    options, st.place_cache = st.place_cache, None
+    return options if options is not None else place_options(st, t[1])
+
+
+ask("ask_place", "place", "Place a pawn on an action space.", (), cached_place_options, place_answer)
 
 
 @task("put_pawn", "seat", "space")

@@ -73,6 +73,7 @@ class MarineState(State):
         self._leaders: list[int | None] | None = None
         self._types: dict[Hex, tuple[int, ...]] = {}
         self._adjacent: dict[Hex, tuple[Hex, ...]] = {}
+        self.place_cache: list[Any] | None = None  # see placement.placement
 
     # -- the engine contract --------------------------------------------------------------------------------------
 
@@ -86,10 +87,14 @@ class MarineState(State):
         if type(action) is tuple:
             action = list(action)
         for chosen in d.options:
-            if chosen == action and (type(chosen) is str or same_json(chosen, action)):
+            if chosen is action:  # the option object itself, as choose() and most runners pass it
                 break
         else:
-            raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
+            for chosen in d.options:
+                if chosen == action and (type(chosen) is str or same_json(chosen, action)):
+                    break
+            else:
+                raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
         events: list[JSON] = []
         self._events = events
         self._decision = None
@@ -155,6 +160,7 @@ class MarineState(State):
         other._values = other._leaders = None
         other._types = {}
         other._adjacent = {}
+        other.place_cache = None
         return other
 
     def score_parts(self, seat: int) -> dict[str, int]:
