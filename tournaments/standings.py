@@ -4,10 +4,11 @@
   N is worth N-1); a Swiss or elimination bye is worth a won set, (N-1) × games per set.
 - **rating**: the conservative OpenSkill rating mu - 3 sigma, marked provisional while sigma is above
   LUDUS_PROVISIONAL_SIGMA.
-- **by seat**: each bot's games, wins and points per seat number, and each seat's win rate over all games, so
-  organisers can see any first-player advantage (ARCHITECTURE §7).
+- **by seat**: each bot's games, wins and points per seat number; each seat's win rate in the competition and
+  in every game of the same game and table size, so organisers can see any first-player advantage (ARCHITECTURE
+  §7).
 - **head to head**: per pair of bots that shared a table, games where one finished ahead of the other.
-- **rounds**: a tournament's points per round per bot.
+- **rounds**: a tournament's points per round per bot; `tournament_scores` gives a bot's record in each tournament.
 
 Order: single elimination by how far a bot went, then points; other tournaments by points; ladders by rating.
 Ties then go to the conservative rating, then the name.
@@ -31,7 +32,7 @@ Competition = Tournament | Ladder
 
 
 def provisional_sigma() -> float:
-    return float(getattr(settings, "LUDUS_PROVISIONAL_SIGMA", 2.5))
+    return float(settings.LUDUS_PROVISIONAL_SIGMA)
 
 
 @dataclass
@@ -183,6 +184,32 @@ def seat_win_rates(competition: Competition) -> dict[int, tuple[int, int]]:
     return dict(sorted(rates.items()))
 
 
+def game_seat_win_rates(game: str, players: int) -> dict[int, tuple[int, int]]:
+    """Per seat number: (wins, games) over every finished game of this game at tables of `players`, anywhere."""
+    rates: dict[int, tuple[int, int]] = {}
+    seats = Seat.objects.filter(match__game=game, match__num_players=players, match__status=Match.Status.FINISHED)
+    for number, rank in seats.values_list("number", "rank"):
+        wins, games = rates.get(number, (0, 0))
+        rates[number] = (wins + (rank == 1), games + 1)
+    return dict(sorted(rates.items()))
+
+
+def tournament_scores(version_id: int) -> list[dict[str, Any]]:
+    """A bot version's record in each tournament it entered: place, points, games, wins (for its page)."""
+    scores = []
+    for entry in Entry.objects.filter(bot_version_id=version_id).select_related("tournament").order_by("pk"):
+        rows = competition_standings(entry.tournament)
+        place, row = next((i, r) for i, r in enumerate(rows, 1) if r.version_id == version_id)
+        scores.append({"tournament": entry.tournament_id, "name": entry.tournament.name,
+                       "state": entry.tournament.state, "place": place, "of": len(rows), "points": row.points,
+                       "games": row.games, "wins": row.wins})
+    return scores
+
+
+def _rates(rates: dict[int, tuple[int, int]]) -> dict[str, dict[str, float]]:
+    return {str(n): {"wins": w, "games": g, "rate": w / g if g else 0.0} for n, (w, g) in rates.items()}
+
+
 def standings_data(competition: Competition) -> dict[str, Any]:
     """Everything the API and the pages show, as plain JSON-able data."""
     kind = "tournament" if isinstance(competition, Tournament) else "ladder"
@@ -190,9 +217,10 @@ def standings_data(competition: Competition) -> dict[str, Any]:
         "kind": kind, "id": competition.pk, "name": competition.name, "game": competition.game,
         "provisional_sigma": provisional_sigma(),
         "rows": [dict(s.to_dict(), place=place) for place, s in enumerate(competition_standings(competition), 1)],
-        "seat_win_rates": {str(n): {"wins": w, "games": g, "rate": w / g if g else 0.0}
-                           for n, (w, g) in seat_win_rates(competition).items()},
+        "seat_win_rates": _rates(seat_win_rates(competition)),
     }
+    players = competition.players_per_table if isinstance(competition, Tournament) else competition.players_per_match
+    data["game_seat_win_rates"] = _rates(game_seat_win_rates(competition.game, players))
     if isinstance(competition, Tournament):
         data.update(format=competition.format, state=competition.state, round=competition.current_round)
     return data

@@ -13,7 +13,7 @@ from django.core.management.base import CommandError
 from tournaments.builtins import ensure_builtin
 from tournaments.models import Rating, Tournament
 from tournaments.scheduling import create_tournament, start_tournament
-from tournaments.standings import competition_standings, seat_win_rates, standings_data
+from tournaments.standings import competition_standings, seat_win_rates, standings_data, tournament_scores
 from workers.runner import run_match
 
 pytestmark = pytest.mark.django_db
@@ -81,8 +81,12 @@ def test_the_elimination_champion_comes_first(tinynim: Any) -> None:
 
 
 def test_the_data_is_plain_json(tinynim: Any) -> None:
-    data = json.loads(json.dumps(standings_data(played())))
+    tournament = played()
+    data = json.loads(json.dumps(standings_data(tournament)))
     assert data["kind"] == "tournament" and data["state"] == "finished"
+    assert sum(r["games"] for r in data["game_seat_win_rates"].values()) == 2 * tournament.matches.count()
+    [record] = tournament_scores(tournament.entry_set.first().bot_version_id)  # type: ignore[union-attr]
+    assert record["tournament"] == tournament.pk and record["of"] == 4 and 1 <= record["place"] <= 4
     row = data["rows"][0]
     assert row["place"] == 1 and {"points", "games", "conservative", "provisional", "seats", "head_to_head",
                                   "rounds"} <= set(row)
