@@ -116,7 +116,9 @@ def with_db_retry(operation: Callable[[], T]) -> T:
 
 
 class Timings:
-    """Milliseconds per phase of one match (claim, load, spawn, play, verify, record), logged by run_match."""
+    """Milliseconds per phase of one match, logged by run_match: claim, load, spawn (making the seat players),
+    play (the whole game, including start and finish: the seats' processes starting and stopping), verify, record.
+    """
 
     def __init__(self) -> None:
         self.ms: dict[str, float] = {}
@@ -194,7 +196,8 @@ def play_match(
     players: list[SeatPlayer] = []
     try:
         with_timing = timings.measure
-        with_timing("spawn", lambda: players.extend(make_seat_player(match, seat) for seat in seats))
+        with_timing("spawn", lambda: players.extend(TimedSeat(make_seat_player(match, seat), timings)
+                                                    for seat in seats))
         recorder = ProgressRecorder(match, heartbeat=heartbeat)
         result = with_timing("play", lambda: play_game(match.game, match.num_players, match.seed, options, players,
                                                        clock, match.max_faults, on_action=recorder))
@@ -209,6 +212,35 @@ def play_match(
     footer = replay_format.make_footer(result.outcome.to_dict(), result.faults, result.forfeited)
     # Seat logs go to the seats, for their owners only, never into the public replay.
     return {"header": header, "actions": result.actions, "footer": footer}, result.logs
+
+
+class TimedSeat:
+    """A seat player whose start-up (the sandbox's process starting) and shut-down count in the match's timings.
+
+    `play` includes both; the game itself is play - start - finish.
+    """
+
+    def __init__(self, player: SeatPlayer, timings: Timings) -> None:
+        self._player, self._timings = player, timings
+
+    def start(self, hello: dict[str, Any]) -> None:
+        self._timings.measure("start", lambda: self._player.start(hello))
+
+    def decide(self, seq: int, view: dict[str, Any] | None, decision: Any, bank_ms: int) -> Any:
+        return self._player.decide(seq, view, decision, bank_ms)
+
+    def finish(self, outcome: dict[str, Any]) -> None:
+        self._timings.measure("finish", lambda: self._player.finish(outcome))
+
+    def log(self) -> str:
+        return self._player.log()
+
+    @property
+    def needs_view(self) -> bool:
+        return self._player.needs_view
+
+    def __getattr__(self, name: str) -> Any:  # close(), kill() and the rest of the player's own interface
+        return getattr(self._player, name)
 
 
 class ProgressRecorder:
