@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/ludus
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/5
 
-.PHONY: demo test test-engine lint typecheck sysdeps venv
+.PHONY: demo test test-engine test-e2e lint typecheck sysdeps venv
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -31,6 +31,10 @@ test: $(STAMP) sysdeps
 
 test-engine: $(STAMP)
 	$(BIN)/python -m pytest tests/engine -m 'not slow'
+
+# The browser tests alone (Playwright on /usr/bin/chromium); screenshots land in artifacts/screenshots/.
+test-e2e: $(STAMP) sysdeps
+	DEBUG=1 DATABASE_URL=$(DATABASE_URL) $(BIN)/python -m pytest tests/e2e -m e2e
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
