@@ -27,8 +27,8 @@ seeds = st.integers(min_value=0, max_value=2**31 - 1)
 
 # Two budgets. The fast loop (`-m 'not slow'`) plays a few games per case and probes a sample of their steps;
 # the thorough twins (marked slow) play more games and probe every step or many more of them.
-light = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-heavy = settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+light = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+heavy = settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 thorough = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FAST_RATE, THOROUGH_RATE = 0.02, 0.2  # the share of steps probed by the per-step checks
 json_junk = st.recursive(

@@ -1,7 +1,13 @@
-"""`python -m engine` driven as a user would: in a subprocess, with arguments, files and piped stdin."""
+"""`python -m engine` driven as a user would: with arguments, files and piped stdin.
+
+The end-to-end cases run `python -m engine` in a subprocess; the many bad-input rows call the same `main()`
+in-process (same parser, same exit codes, same stderr line) to keep the fast loop fast.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -20,19 +26,37 @@ def run_cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.Com
                           cwd=ROOT, timeout=timeout)
 
 
+def run_main(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """engine.cli.main in this process, with stdin, stdout and stderr captured; SystemExit becomes the code."""
+    from engine.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old_stdin = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        sys.stdin = old_stdin
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+
+
 def players_of(game_name: str) -> str:
     return str(load_game(game_name).min_players)
 
 
-def simulate_json(game_name: str, *extra: str) -> dict[str, Any]:
-    done = run_cli("simulate", "--game", game_name, "--players", players_of(game_name), "--games", "3",
+def simulate_json(game_name: str, *extra: str, runner: Any = run_main) -> dict[str, Any]:
+    done = runner("simulate", "--game", game_name, "--players", players_of(game_name), "--games", "3",
                    "--seed", "11", "--bots", "random,greedy", "--json", *extra)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
 def test_simulate_json_twice_gives_the_same_digest(game_name: str) -> None:
-    first, second = simulate_json(game_name), simulate_json(game_name)
+    first, second = simulate_json(game_name, runner=run_cli), simulate_json(game_name, runner=run_cli)
     assert first["digest"] == second["digest"]
     for key in ("games", "decisions", "seconds", "games_per_sec", "decisions_per_sec", "wins_by_seat",
                 "wins_by_bot", "mean_score_by_bot", "digest"):
@@ -49,8 +73,8 @@ def test_simulate_digest_depends_on_the_seed_and_the_rotation(game_name: str) ->
 
 
 def test_simulate_prints_a_readable_table_without_json(game_name: str) -> None:
-    done = run_cli("simulate", "--game", game_name, "--players", players_of(game_name), "--games", "2",
-                   "--bots", "greedy,random")
+    done = run_main("simulate", "--game", game_name, "--players", players_of(game_name), "--games", "2",
+                    "--bots", "greedy,random")
     assert done.returncode == 0, done.stderr
     assert "win rate" in done.stdout and "greedy" in done.stdout and "digest:" in done.stdout
 
@@ -73,7 +97,7 @@ BAD_SIMULATE_ARGS = [
 
 @pytest.mark.parametrize(("args", "message"), BAD_SIMULATE_ARGS, ids=[" ".join(a) for a, _ in BAD_SIMULATE_ARGS])
 def test_a_bad_simulate_argument_exits_2_with_one_clear_line(args: list[str], message: str) -> None:
-    done = run_cli("simulate", "--games", "1", *args)
+    done = run_main("simulate", "--games", "1", *args)
     assert done.returncode == 2
     assert message in done.stderr
     assert "Traceback" not in done.stderr
@@ -85,7 +109,7 @@ def test_an_out_of_range_option_value_exits_2_naming_it(game_name: str) -> None:
     specs = load_game(game_name).options_schema
     key, spec = next((k, s) for k, s in sorted(specs.items()) if s.type == "int" and s.maximum is not None)
     assert spec.maximum is not None
-    done = run_cli("simulate", "--game", game_name, "--games", "1", "--option", f"{key}={spec.maximum + 1}")
+    done = run_main("simulate", "--game", game_name, "--games", "1", "--option", f"{key}={spec.maximum + 1}")
     assert done.returncode == 2 and key in done.stderr and "Traceback" not in done.stderr
 
 
@@ -105,15 +129,15 @@ def test_show_prints_the_view_and_the_pending_decision(game_name: str, tmp_path:
     done = run_cli("show", str(path))
     assert done.returncode == 0, done.stderr
     assert "to act:" in done.stdout and "[0]" in done.stdout
-    seat_view = run_cli("show", str(path), "--seat", "1")
+    seat_view = run_main("show", str(path), "--seat", "1")
     assert seat_view.returncode == 0, seat_view.stderr
 
 
 def test_show_reads_a_raw_state_dict_with_game(game_name: str, tmp_path: Path) -> None:
     path = tmp_path / "raw.json"
     path.write_text(json.dumps(saved_state(game_name)))
-    assert run_cli("show", str(path), "--game", game_name).returncode == 0
-    without_game = run_cli("show", str(path))
+    assert run_main("show", str(path), "--game", game_name).returncode == 0
+    without_game = run_main("show", str(path))
     assert without_game.returncode == 2 and "--game" in without_game.stderr
 
 
@@ -127,14 +151,14 @@ def test_show_reads_a_raw_state_dict_with_game(game_name: str, tmp_path: Path) -
 def test_show_rejects_a_bad_file_with_exit_2(game_name: str, tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content.replace("GAME", game_name))
-    done = run_cli("show", str(path))
+    done = run_main("show", str(path))
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
 def test_show_rejects_a_missing_file(tmp_path: Path) -> None:
-    done = run_cli("show", str(tmp_path / "nope.json"))
+    done = run_main("show", str(tmp_path / "nope.json"))
     assert done.returncode == 2 and "cannot read" in done.stderr
 
 
@@ -148,18 +172,24 @@ def test_play_driven_by_piped_stdin_runs_a_game_to_the_end(game_name: str) -> No
 
 
 def test_play_exits_cleanly_on_eof(game_name: str) -> None:
-    done = run_cli("play", "--game", game_name, "--players", players_of(game_name), "--seed", "3", stdin="")
+    done = run_main("play", "--game", game_name, "--players", players_of(game_name), "--seed", "3", stdin="")
     assert done.returncode == 0, done.stderr
     assert "bye" in done.stdout and "Traceback" not in done.stderr
 
 
 def test_play_rejects_a_seat_out_of_range(game_name: str) -> None:
-    done = run_cli("play", "--game", game_name, "--players", players_of(game_name), "--seat", "9")
+    done = run_main("play", "--game", game_name, "--players", players_of(game_name), "--seat", "9")
     assert done.returncode == 2 and "--seat" in done.stderr
 
 
 def test_show_rejects_a_seat_that_is_not_in_the_state(game_name: str, tmp_path: Path) -> None:
     path = tmp_path / "state.json"
     path.write_text(json.dumps({"game": game_name, "state": saved_state(game_name)}))
-    done = run_cli("show", str(path), "--seat", "42")
+    done = run_main("show", str(path), "--seat", "42")
     assert done.returncode == 2 and "--seat" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_bad_argument_exits_2_in_a_real_subprocess_too() -> None:
+    done = run_cli("simulate", "--game", "no_such_game")
+    assert done.returncode == 2 and "unknown game 'no_such_game'" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
