@@ -238,7 +238,10 @@ def next_round(tournament: Tournament) -> list[Match]:
         total = tournament.rounds or swiss.default_rounds(tournament.entry_set.count())
         return schedule_round(tournament, number + 1) if number < total else []
     alive = seeded_alive(tournament)
-    was_final = elimination.is_final(len(alive), tournament.players_per_table)
+    # The final is the round that had one table and no bye (withdrawals may shrink a round, not make it a final).
+    tables = set(tournament.matches.filter(round=number).values_list("table", flat=True))
+    byes = sum(number in e.byes for e in alive)
+    was_final = len(tables) + byes <= 1
     eliminate(tournament, number, alive, final=was_final)
     return [] if was_final else schedule_round(tournament, number + 1)
 

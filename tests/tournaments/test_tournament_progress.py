@@ -205,3 +205,16 @@ def test_withdrawing_from_a_finished_tournament_is_refused(tinynim: Any) -> None
     assert entry is not None
     with pytest.raises(ValidationError, match="is finished; its entries are final"):
         withdraw_entry(tournament, entry.bot_version_id)
+
+
+def test_withdrawals_that_shrink_an_elimination_round_do_not_make_it_the_final(tinynim: Any) -> None:
+    tournament = make(6, format="single_elimination", players_per_table=2)
+    start_tournament(tournament, enqueue=False)
+    seeds = list(tournament.entry_set.order_by("pk"))
+    for entry in seeds[3:]:  # one from each of the three first-round tables (snake: 0-5, 1-4, 2-3)
+        withdraw_entry(tournament, entry.bot_version_id)
+    tournament.refresh_from_db()
+    assert tournament.current_round == 2  # every first-round game was cancelled: the round is over
+    run_queued(tournament)
+    assert tournament.state == "finished" and tournament.current_round == 3
+    assert [e.eliminated_round for e in tournament.entry_set.order_by("pk")][:3].count(None) == 1
