@@ -44,8 +44,12 @@ def ladder_order(ladder: Any) -> list[str]:
 
 
 def run_convergence(game: str = "marine", players: int = 2, max_games: int = 600, seed: int = 1,
-                    batch: int = 8, options: dict[str, Any] | None = None) -> Convergence:
-    """Play a fresh ladder of the eight bots for max_games games; record when the true order settled."""
+                    batch: int = 8, options: dict[str, Any] | None = None,
+                    stable_games: int | None = None) -> Convergence:
+    """Play a fresh ladder of the eight bots for max_games games; record when the true order settled.
+
+    With stable_games, stop early once the true order has held for that many games.
+    """
     from tournaments.builtins import ensure_builtin
     from tournaments.ladders import join_ladder, schedule_ladder
     from tournaments.models import Ladder
@@ -68,6 +72,8 @@ def run_convergence(game: str = "marine", players: int = 2, max_games: int = 600
             result.settled_at = None
         elif result.settled_at is None:
             result.settled_at = result.games
+        if stable_games and result.settled_at is not None and result.games - result.settled_at >= stable_games:
+            break
     return result
 
 
@@ -77,6 +83,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--games", type=int, default=600)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--stable", type=int, default=0, help="stop once the true order held this many games")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
@@ -84,7 +91,7 @@ def main() -> None:
 
     django.setup()
     started = time.monotonic()
-    result = run_convergence(args.game, args.players, args.games, args.seed)
+    result = run_convergence(args.game, args.players, args.games, args.seed, stable_games=args.stable or None)
     report = {"game": args.game, "players": args.players, "games": result.games, "settled_at": result.settled_at,
               "final_order": result.order, "true_order": TRUE_ORDER, "seconds": round(time.monotonic() - started)}
     if args.json:

@@ -153,7 +153,7 @@ def test_run_ladder_plays_its_rounds_in_the_embedded_pool(settings: Any) -> None
 @pytest.mark.django_db
 @pytest.mark.slow
 def test_a_ladder_ranks_eight_bots_of_known_strength_in_their_true_order() -> None:
-    result = run_convergence(game="marine", players=2, max_games=400, seed=1)
+    result = run_convergence(game="marine", players=2, max_games=1200, seed=1, stable_games=96)
     print(f"ladder convergence: true order after {result.settled_at} of {result.games} games")
     assert result.order == TRUE_ORDER
     ladder = Ladder.objects.get(name__startswith="convergence marine")
