@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from tournaments.builtins import ensure_builtin
-from tournaments.models import Bot, BotVersion, Match, Tournament
+from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Seat, Tournament
 from tournaments.scheduling import create_tournament, start_tournament
 from workers.runner import run_match
 
@@ -40,6 +40,20 @@ def play_match(game: str, players: int, seed: int = 7) -> Match:
     """One finished match of `game` between `players` built-in bots."""
     _, matches = schedule(game, players, seed=seed)
     match = matches[0]
+    assert run_match(match.pk) == "finished", Match.objects.get(pk=match.pk).error
+    match.refresh_from_db()
+    return match
+
+
+def ladder_match(game: str, players: int, seed: int = 5, name: str = "open ladder") -> Match:
+    """A ladder with built-in entrants and one match between them, played by the real runner."""
+    versions = entrants(players)
+    ladder, _ = Ladder.objects.get_or_create(name=name, defaults={"game": game, "players_per_match": players})
+    for version in versions:
+        LadderEntry.objects.get_or_create(ladder=ladder, bot_version=version)
+    match = Match.objects.create(ladder=ladder, game=game, num_players=players, seed=seed)
+    for number, version in enumerate(versions):
+        Seat.objects.create(match=match, number=number, bot_version=version)
     assert run_match(match.pk) == "finished", Match.objects.get(pk=match.pk).error
     match.refresh_from_db()
     return match

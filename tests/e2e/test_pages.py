@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from e2e_matches import schedule
+from e2e_matches import ladder_match, schedule
 from playwright.sync_api import expect
 
 from tournaments.models import Match
@@ -35,8 +35,8 @@ def test_the_standings_reflect_a_finished_match(page: Any, check_a11y: Any) -> N
     expect(first.locator("td").nth(4)).to_have_text("1")  # points: one opponent beaten
     expect(rows.nth(1)).to_contain_text(loser.bot_version.label)
     expect(rows.nth(1).locator("td").nth(3)).to_have_text("0")
-    expect(page.locator(f".fairness li.seat-{winner.number}")).to_contain_text("1 / 1 won")
-    expect(page.locator(f".fairness li.seat-{loser.number}")).to_contain_text("0 / 1 won")
+    expect(page.locator(f".fairness li.seat-{winner.number}").first).to_contain_text("1 / 1 won")
+    expect(page.locator(f".fairness li.seat-{loser.number}").first).to_contain_text("0 / 1 won")
     expect(page.locator(".round .table .status")).to_have_text(["finished"])
     check_a11y(page)
 
@@ -97,3 +97,17 @@ def test_the_pages_fit_a_phone(browser: Any, live_server: Any, play: Any, proble
     finally:
         context.close()
     assert problems.errors == []
+
+
+def test_a_ladder_shows_its_ratings_after_a_match(page: Any, check_a11y: Any) -> None:
+    match = ladder_match("marine", 2)
+    page.goto("/")
+    page.locator("#ladders-h + ul").get_by_role("link", name="open ladder").click()
+    rows = page.locator("table.standings tbody tr")
+    expect(rows).to_have_count(2)
+    winner = match.seats.select_related("bot_version__bot").get(rank=1)
+    expect(rows.nth(0)).to_contain_text(winner.bot_version.label)
+    expect(rows.nth(0).locator("td").nth(2)).to_have_text("1")
+    expect(page.locator(f".fairness li.seat-{winner.number}").first).to_contain_text("1 / 1 won")
+    expect(page.locator("table.matches tbody tr")).to_have_count(1)
+    check_a11y(page)

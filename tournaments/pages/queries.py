@@ -9,13 +9,20 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from tournaments import standings as standings_module
 from tournaments.models import Bot, Ladder, Match, Rating, Seat, Tournament
 from tournaments.pages.charts import Series
 
-PROVISIONAL_SIGMA = float(getattr(standings_module, "PROVISIONAL_SIGMA", 4.0))  # sigma above this: provisional
+
+def provisional_sigma() -> float:
+    """Ratings with a sigma above this are provisional (the standings module's setting when it has one)."""
+    read = getattr(standings_module, "provisional_sigma", None)
+    if callable(read):
+        return float(read())
+    return float(getattr(settings, "LUDUS_PROVISIONAL_SIGMA", 4.0))
 
 
 @dataclass
@@ -32,6 +39,8 @@ class Row:
     mean_score: float | None
     mu: float
     sigma: float
+    withdrawn: bool = False
+    eliminated_round: int | None = None
 
     @property
     def conservative(self) -> float:
@@ -39,7 +48,7 @@ class Row:
 
     @property
     def is_provisional(self) -> bool:
-        return self.sigma > PROVISIONAL_SIGMA or self.games == 0
+        return self.sigma > provisional_sigma() or self.games == 0
 
 
 @dataclass
@@ -53,15 +62,20 @@ class SeatRate:
         return 100.0 * self.wins / self.games if self.games else 0.0
 
 
-def tournament_rows(tournament: Tournament) -> list[Row]:
+def competition_rows(competition: Tournament | Ladder) -> list[Row]:
     """Rows from tournaments.standings when it works, else from the ratings alone."""
-    bots = dict(tournament.entries.values_list("pk", "bot_id"))
+    bots = dict(competition.entry_set.values_list("bot_version_id", "bot_version__bot_id"))
+    kind = "tournament" if isinstance(competition, Tournament) else "ladder"
+    read = getattr(standings_module, f"{kind}_standings", None)
     try:
-        lines = standings_module.tournament_standings(tournament)
+        lines = read(competition) if read else None
     except Exception:  # the module is being extended: never let it take the page down
-        return rating_rows(Rating.objects.filter(tournament=tournament))
-    return [Row(place, s.name, s.version_id, bots.get(s.version_id), s.games, s.wins, s.points,
-                s.mean_score, s.mu, s.sigma) for place, s in enumerate(lines, start=1)]
+        lines = None
+    if lines is None:
+        return rating_rows(Rating.objects.filter(**{kind: competition}))
+    return [Row(place, s.name, s.version_id, bots.get(s.version_id), s.games, s.wins, s.points, s.mean_score,
+                s.mu, s.sigma, bool(getattr(s, "withdrawn", False)), getattr(s, "eliminated_round", None))
+            for place, s in enumerate(lines, start=1)]
 
 
 def rating_rows(ratings: QuerySet[Rating]) -> list[Row]:
@@ -78,6 +92,12 @@ def seat_rates(matches: QuerySet[Match]) -> list[SeatRate]:
         counts[number][0] += rank == 1
         counts[number][1] += 1
     return [SeatRate(number, wins, games) for number, (wins, games) in sorted(counts.items())]
+
+
+def game_seat_rates(game: str, players: int) -> list[SeatRate]:
+    """The same over every finished game of this game at tables of this size, in any competition."""
+    matches = Match.objects.filter(game=game, num_players=players)
+    return seat_rates(matches)
 
 
 def rounds(tournament: Tournament) -> list[tuple[int, list[Match]]]:

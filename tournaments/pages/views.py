@@ -41,10 +41,11 @@ def ladder_detail(request: HttpRequest, pk: int) -> HttpResponse:
     matches = Match.objects.filter(ladder=ladder)
     return render(request, "pages/ladder.html", {
         "ladder": ladder,
-        "rows": queries.rating_rows(ladder.ratings.all()),
+        "rows": queries.competition_rows(ladder),
         "seat_rates": queries.seat_rates(matches),
+        "game_seat_rates": queries.game_seat_rates(ladder.game, ladder.players_per_match),
         "recent_matches": queries.with_seats(matches.order_by("-id"))[:10],
-        "provisional_sigma": queries.PROVISIONAL_SIGMA,
+        "provisional_sigma": queries.provisional_sigma(),
     })
 
 
@@ -52,10 +53,11 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=pk)
     return render(request, "pages/tournament.html", {
         "tournament": tournament,
-        "rows": queries.tournament_rows(tournament),
+        "rows": queries.competition_rows(tournament),
         "seat_rates": queries.seat_rates(tournament.matches.all()),
+        "game_seat_rates": queries.game_seat_rates(tournament.game, tournament.players_per_table),
         "rounds": queries.rounds(tournament),
-        "provisional_sigma": queries.PROVISIONAL_SIGMA,
+        "provisional_sigma": queries.provisional_sigma(),
     })
 
 
