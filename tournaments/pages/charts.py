@@ -17,6 +17,7 @@ class Series:
 
     label: str
     points: list[float] = field(default_factory=list)
+    games: int = 0
 
 
 def _scale(values: list[float]) -> tuple[float, float]:
@@ -33,6 +34,7 @@ def rating_chart(series: list[Series], title: str = "Rating history") -> SafeStr
         return mark_safe('<p class="muted">No rated games yet.</p>')
     low, high = _scale([p for s in series for p in s.points])
     longest = max(len(s.points) for s in series)
+    games = max(s.games for s in series)
     x_step = (WIDTH - PAD_LEFT - PAD_RIGHT) / max(1, longest - 1)
 
     def y(value: float) -> float:
@@ -41,7 +43,7 @@ def rating_chart(series: list[Series], title: str = "Rating history") -> SafeStr
     parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="chart-title chart-desc">',
              f'<title id="chart-title">{escape(title)}</title>',
              f'<desc id="chart-desc">{escape(_describe(series))}</desc>']
-    parts += _axes(low, high, y, longest)
+    parts += _axes(low, high, y, games)
     for index, s in enumerate(series):
         colour = PALETTE[index % len(PALETTE)]
         points = " ".join(f"{PAD_LEFT + i * x_step:.1f},{y(v):.1f}" for i, v in enumerate(s.points))
@@ -50,7 +52,7 @@ def rating_chart(series: list[Series], title: str = "Rating history") -> SafeStr
         parts.append(f'<circle cx="{last_x:.1f}" cy="{last_y:.1f}" r="4" fill="{colour}"/>')
     parts.append("</svg>")
     legend = "".join(f'<li><span class="swatch" style="background:{PALETTE[i % len(PALETTE)]}"></span>'
-                     f'{escape(s.label)}: {s.points[-1]:.1f} after {len(s.points)} game(s)</li>'
+                     f'{escape(s.label)}: {s.points[-1]:.1f} after {s.games} game(s)</li>'
                      for i, s in enumerate(series))
     return mark_safe("".join(parts) + f'<ul class="legend">{legend}</ul>')
 
@@ -70,5 +72,5 @@ def _axes(low: float, high: float, y: object, games: int) -> list[str]:
 
 
 def _describe(series: list[Series]) -> str:
-    return "; ".join(f"{s.label}: from {s.points[0]:.1f} to {s.points[-1]:.1f} over {len(s.points)} games"
+    return "; ".join(f"{s.label}: from {s.points[0]:.1f} to {s.points[-1]:.1f} over {s.games} games"
                      for s in series)

@@ -179,4 +179,5 @@ def rating_history(bot: Bot) -> list[Series]:
                 series[label].points.append(seat.rating_mu_before - 3 * seat.rating_sigma_before)
         assert seat.rating_mu_after is not None and seat.rating_sigma_after is not None
         series[label].points.append(seat.rating_mu_after - 3 * seat.rating_sigma_after)
+        series[label].games += 1
     return list(series.values())
