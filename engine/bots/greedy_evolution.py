@@ -43,8 +43,16 @@ def card_food(card: str) -> int:
 
 
 def traits_of(sp: Species) -> list[str]:
-    """Face-up and (own) face-down trait names; a hidden "?" counts as no known trait."""
+    """Face-up and (own) face-down trait names; a hidden "?" counts as no known trait. Remembered per species
+    object for the length of one decision (see Board), since one decision asks about the same species often."""
+    cached = _TRAITS.get(id(sp))
+    if cached is not None and cached[0] is sp:
+        return cached[1]
     return [card_name(c) for c in sp["traits"] + sp["face_down"] if c != "?"]
+
+
+# id(species dict) -> (the dict, its trait names): filled by Board for the view of the current decision only
+_TRAITS: dict[int, tuple[Species, list[str]]] = {}
 
 
 def need(sp: Species) -> int:
@@ -64,6 +72,10 @@ class Board:
 
     def __post_init__(self) -> None:
         v = self.view
+        _TRAITS.clear()
+        for s in v["seats"]:
+            for sp in s["species"]:
+                _TRAITS[id(sp)] = (sp, [card_name(c) for c in sp["traits"] + sp["face_down"] if c != "?"])
         self.me: int = v["you"] if isinstance(v.get("you"), int) else 0
         self.seat: dict[str, Any] = v["seats"][self.me]
         self.mine: list[Species] = self.seat["species"]
@@ -72,11 +84,14 @@ class Board:
         self.foreign_carnivores = [sp for s in v["seats"] if s["seat"] != self.me
                                    for sp in s["species"] if is_carnivore(sp)]
 
+        self.short = self.plant_need() > int(v["watering_hole"])
+        self.plans: dict[str, Plan] = {}
+
     def plant_need(self) -> int:
         return sum(max(need(sp), 0) for sp in self.mine if not is_carnivore(sp))
 
     def food_is_short(self) -> bool:
-        return self.plant_need() > int(self.view["watering_hole"])
+        return self.short
 
     def threatened(self, sp: Species) -> bool:
         """A foreign carnivore is big enough to eat sp."""
@@ -176,7 +191,14 @@ class Plan:
 
 
 def card_plan(board: Board, card: str) -> Plan:
-    """The best use of card from hand, by value."""
+    """The best use of card from hand, by value (worked out once per card and decision)."""
+    plan = board.plans.get(card)
+    if plan is None:
+        plan = board.plans[card] = _card_plan(board, card)
+    return plan
+
+
+def _card_plan(board: Board, card: str) -> Plan:
     value, idx, replace = best_trait_use(board, card)
     plans = [Plan(value, "trait", idx, replace), Plan(new_species_value(board), "species")]
     if board.mine:
