@@ -16,7 +16,7 @@ from django.utils.html import format_html
 from tournaments import services
 from tournaments.admin_uploads import BotVersionUploadForm
 from tournaments.models import Bot, BotVersion, Entry, Ladder, LadderEntry, Match, Rating, Seat, Tournament
-from tournaments.progress import cancel_tournament
+from tournaments.progress import cancel_tournament, withdraw_entry
 from tournaments.ratings import rating_differences
 from tournaments.scheduling import start_tournament
 
@@ -265,6 +265,17 @@ class EntryAdmin(admin.ModelAdmin):
     list_display = ("tournament", "bot_version", "withdrawn_at", "eliminated_round")
     list_filter = ("tournament",)
     search_fields = ("tournament__name", "bot_version__bot__name")
+    actions = ["withdraw_entries"]
+
+    @admin.action(description="Withdraw the selected entries (their queued matches are cancelled)")
+    def withdraw_entries(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
+        for entry in queryset.select_related("tournament"):
+            try:
+                cancelled = withdraw_entry(entry.tournament, entry.bot_version_id)
+            except ValidationError as exc:
+                self.message_user(request, f"{entry}: {'; '.join(exc.messages)}", messages.ERROR)
+            else:
+                self.message_user(request, f"{entry}: withdrawn; {cancelled} queued match(es) cancelled.")
 
 
 @admin.register(LadderEntry)

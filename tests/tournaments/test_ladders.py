@@ -159,3 +159,26 @@ def test_a_ladder_ranks_eight_bots_of_known_strength_in_their_true_order() -> No
     ladder = Ladder.objects.get(name__startswith="convergence marine")
     assert [s.name.split("@")[0] for s in ladder_standings(ladder)] == [f"ladder-{n}" for n in TRUE_ORDER]
     assert rating_differences(Q(ladder=ladder), Q(ladder=ladder)) == []
+
+
+@pytest.mark.django_db
+def test_organisers_withdraw_an_entry_and_cancel_a_tournament_in_the_admin(
+    admin_user: Any, tinynim: Any, make_tournament: Any
+) -> None:
+    from tournaments.models import Entry
+    from tournaments.scheduling import start_tournament
+
+    tournament = make_tournament(format="swiss")
+    start_tournament(tournament, enqueue=False)
+    entry = Entry.objects.filter(tournament=tournament).first()
+    assert entry is not None
+    client = Client()
+    client.force_login(admin_user)
+    response = client.post("/admin/tournaments/entry/", {"action": "withdraw_entries", "_selected_action": [entry.pk]})
+    assert response.status_code == 302
+    entry.refresh_from_db()
+    assert entry.withdrawn_at is not None
+    assert not tournament.matches.filter(seats__bot_version=entry.bot_version, status="queued").exists()
+    client.post("/admin/tournaments/tournament/", {"action": "cancel_tournaments", "_selected_action": [tournament.pk]})
+    tournament.refresh_from_db()
+    assert tournament.state == "cancelled"
