@@ -44,7 +44,7 @@ class Matchmaking:
         if unknown:
             raise ValueError(f"unknown matchmaking setting(s) {', '.join(sorted(unknown))}; "
                              "known: explore, new_games, window (and note)")
-        made = cls(**{k: type(getattr(cls, k))(v) for k, v in settings.items()})  # type: ignore[arg-type]
+        made = cls(**{k: type(getattr(cls, k))(v) for k, v in settings.items()})
         if not 0.0 <= made.explore <= 1.0 or made.new_games < 0 or made.window < 0:
             raise ValueError(f"matchmaking needs 0 <= explore <= 1, new_games >= 0, window >= 0; got {settings}")
         return made
