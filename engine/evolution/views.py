@@ -32,6 +32,9 @@ def build_view(st: EvolutionState, seat: int | None) -> dict[str, JSON]:
         "seats": [_seat_view(st, s, seat is None or seat == s, over) for s in range(st.n)],
         "decision": None,
     }
+    if seat is None:  # the omniscient view holds the deck too, top card first
+        view["deck"] = [CARD_STR[c] for c in reversed(st.deck)]
+        view["reserve"] = [CARD_STR[c] for c in reversed(st.reserve)]
     if d is not None:
         shown: dict[str, JSON] = {"seat": d.seat, "kind": d.kind, "prompt": d.prompt}
         if seat is None or seat == d.seat:
