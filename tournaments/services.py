@@ -16,6 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from replays.models import Replay
+from replays.progress import MatchProgress
 from tournaments.models import Match, Seat, Tournament
 from tournaments.ratings import lock_competition, rate_seats
 
@@ -82,6 +83,7 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
             rate_seats(match, seats)
         Seat.objects.bulk_update(seats, _SEAT_RESULT_FIELDS)
         Replay.from_document(match, document).save()
+        MatchProgress.objects.filter(match_id=match_id).delete()  # the replay has every action now
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match

@@ -22,7 +22,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 
 from engine import load_game
 from replays import format as replay_format
-from replays.progress import MatchProgress, save_progress
+from replays.progress import save_progress
 from replays.verify import ReplayMismatch, verify_document
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
@@ -85,7 +85,6 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
         logger.exception("recording match %s failed", match_id)
         cause = f"recording the result failed: {type(exc).__name__}: {exc}"
         return with_db_retry(lambda: fail_match(match_id, owner, cause))
-    with_db_retry(lambda: MatchProgress.objects.filter(match_id=match_id).delete())  # the replay has every action
     return "finished"
 
 
