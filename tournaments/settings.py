@@ -117,7 +117,7 @@ if not DEBUG:
 
 # Views that do not say otherwise need a login; the public ones (tournaments/api/) allow anonymous reads.
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.LudusAutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["tournaments.api.common.StrictFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "tournaments.api.common.Pagination",
     "EXCEPTION_HANDLER": "tournaments.api.common.api_exception_handler",

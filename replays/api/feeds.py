@@ -139,10 +139,10 @@ FEED_RESPONSE = OpenApiResponse(OpenApiTypes.STR, description="newline-delimited
 
 class MatchFeedView(APIView):
     permission_classes = [permissions.AllowAny]
-    renderer_classes = [NDJSONRenderer, renderers.JSONRenderer]
+    renderer_classes = [renderers.JSONRenderer, NDJSONRenderer]
 
     @extend_schema(tags=["replays"], summary="Live feed of a match's actions and public events (NDJSON)",
-                   responses={(200, NDJSON): FEED_RESPONSE, (404, NDJSON): errors(404)[404]})
+                   responses={(200, NDJSON): FEED_RESPONSE, **errors(404)})
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         match = get_object_or_404(Match, pk=pk)
         return stream(match_lines(match.pk, Feed()))
@@ -150,13 +150,12 @@ class MatchFeedView(APIView):
 
 class LadderFeedView(APIView):
     permission_classes = [permissions.AllowAny]
-    renderer_classes = [NDJSONRenderer, renderers.JSONRenderer]
+    renderer_classes = [renderers.JSONRenderer, NDJSONRenderer]
 
     @extend_schema(tags=["ladders"], summary="Live feed of a ladder's new results (NDJSON)",
                    parameters=[OpenApiParameter("since", OpenApiTypes.DATETIME,
                                                 description="results finished at or after this; default now")],
-                   responses={(200, NDJSON): FEED_RESPONSE, (400, NDJSON): errors(400)[400],
-                              (404, NDJSON): errors(404)[404]})
+                   responses={(200, NDJSON): FEED_RESPONSE, **errors(400, 404)})
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         ladder = get_object_or_404(Ladder, pk=pk)
         unknown = sorted(set(request.query_params) - {"since"})

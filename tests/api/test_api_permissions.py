@@ -15,7 +15,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 pytestmark = pytest.mark.django_db
 
-A, O, U, G, S = ROLES  # anonymous, owner, author, organiser, admin (staff)
 ALL_200 = dict.fromkeys(ROLES, 200)
 
 
@@ -100,6 +99,7 @@ ROWS: dict[str, Row] = {
     "match feed, finished": ("get", lambda w: f"/api/matches/{w.finished.pk}/feed/", None, ALL_200),
     "schema": ("get", lambda w: "/api/schema/", None, ALL_200),
     "docs": ("get", lambda w: "/api/docs/", None, ALL_200),
+    "no such endpoint": ("get", lambda w: "/api/nowhere/1.5/", None, dict.fromkeys(ROLES, 404)),
 }
 
 

@@ -14,6 +14,7 @@ import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import exceptions, permissions, serializers
 from rest_framework.pagination import PageNumberPagination
@@ -26,8 +27,10 @@ ORGANISERS_GROUP = "organisers"
 MAX_PAGE_SIZE = 100
 
 ERROR = inline_serializer("Error", fields={"detail": serializers.CharField()})
+# A 400 names each bad field (or query parameter) with its messages, or says what is wrong in `detail`.
+BAD_INPUT = OpenApiTypes.OBJECT
 ERRORS = {
-    400: OpenApiResponse(description="bad input: each field with what is wrong, or `detail`"),
+    400: OpenApiResponse(BAD_INPUT, description="bad input: each field with what is wrong, or `detail`"),
     401: OpenApiResponse(ERROR, description="no credentials"),
     403: OpenApiResponse(ERROR, description="not allowed for this user"),
     404: OpenApiResponse(ERROR, description="not found, or not visible to this user"),
@@ -180,3 +183,4 @@ class GameFilter(django_filters.CharFilter):
             except (InvalidOptions, ImportError) as exc:
                 raise exceptions.ValidationError({self.field_name.split("__")[-1]: [str(exc)]}) from None
         return super().filter(qs, value)
+

@@ -134,7 +134,7 @@ class MatchCreateThrottle(ScopedRateThrottle):
                            responses={200: MatchSerializer, **errors(404)}),
     create=extend_schema(tags=["matches"], summary="Request a ladder match for your bot (throttled)",
                          request=MatchRequestSerializer,
-                         responses={201: MatchSerializer, **errors(400, 401, 403), 429: errors(401)[401]}),
+                         responses={201: MatchSerializer, **errors(400, 401, 403)}),
 )
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin,
                    viewsets.GenericViewSet):

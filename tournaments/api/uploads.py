@@ -22,7 +22,7 @@ from rest_framework.reverse import reverse
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from tournaments.api.common import ERROR
+from tournaments.api.common import BAD_INPUT, ERROR
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.models import Bot, BotVersion
 
@@ -96,7 +96,7 @@ class UploadView(APIView):
         request={"multipart/form-data": UploadSerializer},
         responses={
             201: OwnerVersionSerializer,
-            400: OpenApiResponse(ERROR, description="a malformed upload, an unknown game or a bad name"),
+            400: OpenApiResponse(BAD_INPUT, description="a malformed upload, an unknown game or a bad name"),
             401: OpenApiResponse(ERROR, description="no credentials"),
             413: OpenApiResponse(ERROR, description="the request is larger than the upload limit"),
             429: OpenApiResponse(ERROR, description="too many uploads; retry later"),

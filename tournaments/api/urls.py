@@ -1,11 +1,11 @@
 """Routes of the REST API, included under /api/ by tournaments/urls.py (the replays app's API included)."""
 
-from django.urls import path
+from django.urls import path, re_path
 from rest_framework.routers import SimpleRouter
 
 from replays.api import feeds
 from replays.api import views as replays
-from tournaments.api import bots, competitions, games, matches, uploads
+from tournaments.api import bots, competitions, games, matches, notfound, uploads
 
 app_name = "api"
 
@@ -29,4 +29,5 @@ urlpatterns = [
     path("matches/<int:pk>/frames/", replays.FramesView.as_view(), name="match-frames"),
     path("matches/<int:pk>/feed/", feeds.MatchFeedView.as_view(), name="match-feed"),
     *router.urls,
+    re_path(r"^(?P<path>.*)$", notfound.not_found, name="not-found"),  # last: a JSON 404 for the rest
 ]
