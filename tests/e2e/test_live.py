@@ -134,10 +134,12 @@ def test_a_spectator_follows_the_log_but_not_the_board_of_a_live_match(
 ) -> None:
     _, matches = schedule("marine", 2)
     match = matches[0]
+    page.goto(f"/replays/{match.pk}/")
+    expect(page.locator("#viewer-unavailable")).to_contain_text("queued")
+    check_a11y(page)
     thread, result = run_in_background(match.pk, wait_until)
     try:
-        page.goto(f"/replays/{match.pk}/")
-        expect(page.locator("#live-badge")).to_be_visible()
+        expect(page.locator("#live-badge")).to_be_visible()  # the waiting page reloads once the match starts
         expect(page.locator("#board-hidden")).to_be_visible()
         assert page.request.get(f"/replays/{match.pk}/frames.json?view=0&start=0").status == 403
         gate.release(12)

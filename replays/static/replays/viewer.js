@@ -124,6 +124,7 @@
       }
       self.renderLogEntries();
       self.updateRange();
+      if (self.shownStep >= 0) self.drawFinal();  // the end may arrive after the last step was drawn
       if (body.status === "running") self.schedulePoll();
       return body;
     });
