@@ -4,7 +4,8 @@ Each game may have a scorer (engine/bots/greedy_<game>.py) that gives one score 
 best-scored option, ties broken by its own seeded rng, then tells the scorer what it chose (a scorer may remember
 its own plan, as any bot may). A game without a scorer gets the generic rule: every option scores 0, except
 pass-like options (`"pass"`, `"done"`, `"no"`, `null`, `false`, or an object whose "type", "action" or "kind" is
-one of those words), which score -1; so the bot acts whenever it can and otherwise picks uniformly.
+one of those words), which score -1; so the bot acts whenever it can and otherwise picks uniformly. A scorer that
+fails on a decision it does not know falls back to the same generic rule for that decision.
 """
 
 from __future__ import annotations
@@ -76,7 +77,13 @@ class GreedyBot:
         """The index of a best-scored option; ties broken by the seeded rng."""
         if len(decision.options) == 1:
             return 0
-        scores = self._scorer.score(view or {}, decision)
+        try:
+            scores = self._scorer.score(view or {}, decision)
+        except (KeyError, IndexError, TypeError, ValueError):
+            # an unforeseen decision shape (a rules change the heuristic does not know yet): a built-in bot must
+            # never fail a match, so it falls back to the generic rule. tests/engine/test_greedy_bot.py calls
+            # the scorers directly, so such a gap still fails a test.
+            scores = generic_scores(view or {}, decision)
         best = max(scores)
         top = [i for i, s in enumerate(scores) if s >= best - 1e-9]
         choice = top[0] if len(top) == 1 else top[self._rng.randrange(len(top))]

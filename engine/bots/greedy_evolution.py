@@ -7,6 +7,7 @@ The rules of thumb, one per decision kind:
 - play a card when its best use is worth more than keeping it: defensive traits when a carnivore that could
   eat the species is in play, feeding traits otherwise, a new species while the row is short, Population when
   food is plentiful, Body Size against bigger carnivores;
+- play an event (Seed Dispersal, Dive Bomb) as soon as it is offered: it is food on top of the normal feeding;
 - as the food card give a card with a high food value when food is short, else the least useful card;
 - discard (for negations, Intelligence, Flight) the least useful card.
 The bot remembers its own last choices (the card it picked and the plan for it, the species it fed), as any
@@ -248,7 +249,8 @@ class EvolutionGreedy:
         if kind == "play" and isinstance(option, list):
             self.card, self.plan = option[1], self._plans.get(option[1])
         elif kind in ("feed", "dive_bomb_species"):
-            self.feeder = option[0] if isinstance(option, list) else option if isinstance(option, int) else None
+            first = option[0] if isinstance(option, list) else option
+            self.feeder = first if isinstance(first, int) else None
 
 
 def _neutral(bot: EvolutionGreedy, board: Board, option: Any) -> float:
@@ -317,6 +319,11 @@ def _discard_card(bot: EvolutionGreedy, board: Board, card: Any) -> float:
 def _feed(bot: EvolutionGreedy, board: Board, option: Any) -> float:
     if option == "pass":
         return 0.5
+    if option[0] == "seed_dispersal":  # free food before feeding, and the turn goes on: play it first
+        hungry_avians = sum(need(sp) for sp in board.mine if sp["avian"])
+        return 20.0 + (1.0 if (option[1] == "cliff") == (hungry_avians > 0) else 0.0)
+    if option[0] == "dive_bomb":  # an extra feeding for an avian species
+        return 19.0 + (0.1 if option[1] == "before" else 0.0)
     i, how = option
     sp = board.mine[i]
     hungry = need(sp)
@@ -358,18 +365,6 @@ def _trigger(bot: EvolutionGreedy, board: Board, option: Any) -> float:
     return TRIGGER_ORDER.get(option[1], 1.0)
 
 
-def _seed(bot: EvolutionGreedy, board: Board, option: Any) -> float:
-    if option == "no":
-        return 0.0
-    place = option[0]
-    hungry_avians = sum(need(sp) for sp in board.mine if sp["avian"])
-    return 2.0 + (1.0 if (place == "cliff") == (hungry_avians > 0) else 0.0)
-
-
-def _dive(bot: EvolutionGreedy, board: Board, option: Any) -> float:
-    return 0.0 if option == "no" else 2.0 + (0.1 if option[0] == "before" else 0.0)
-
-
 def _dive_species(bot: EvolutionGreedy, board: Board, i: Any) -> float:
     return float(need(board.mine[i]))
 
@@ -385,6 +380,6 @@ HANDLERS: dict[str, Handler] = {
     "grow_species": _grow, "discard_trait_species": _discard_species, "discard_trait": _replace_trait,
     "feed": _feed, "intelligence_card": _discard_card, "attack_target": _target, "negate_card": _discard_card,
     "negate_horns": _horns, "store_fat": _store_fat, "nesting_source": _prefer_bank,
-    "trigger_order": _trigger, "seed_dispersal": _seed, "dive_bomb": _dive, "dive_bomb_species": _dive_species,
+    "trigger_order": _trigger, "dive_bomb_species": _dive_species,
     "dive_bomb_source": _prefer_bank,
 }

@@ -73,3 +73,26 @@ def test_greedy_in_one_seat_clearly_beats_three_random_bots(heuristic_game: str)
     result = simulate(game, players, 24, 500, game.validate_options({}), ["greedy"] + ["random"] * (players - 1))
     assert result["win_rate_by_bot"]["greedy"] >= 0.6, result
     assert result["mean_score_by_bot"]["greedy"] > result["mean_score_by_bot"]["random"]
+
+
+@pytest.mark.parametrize("heuristic_game", games_with_a_heuristic())
+def test_the_heuristic_scores_every_option_of_every_decision_kind(heuristic_game: str) -> None:
+    """Called directly (GreedyBot would fall back to the generic rule on an error), over every decision of random
+    games, from the acting seat's view: a rules change that adds an option shape fails here."""
+    import math
+
+    game = load_game(heuristic_game)
+    kinds = set()
+    for players in (game.min_players, game.max_players):
+        for seed in range(5):
+            state = game.new_state(players, seed)
+            scorers = [SCORERS[heuristic_game]() for _ in range(players)]
+            rng = random.Random(seed)
+            while (decision := state.decision()) is not None:
+                scores = scorers[decision.seat].score(state.view(decision.seat), decision)
+                assert len(scores) == len(decision.options) and all(math.isfinite(s) for s in scores)
+                choice = rng.randrange(len(decision.options))
+                scorers[decision.seat].chosen(choice)
+                kinds.add(decision.kind)
+                state.choose(choice)
+    assert len(kinds) > 3
