@@ -9,14 +9,13 @@ import importlib.util
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit import ROOT, subprocess_env, wait_until
 
-ROOT = Path(__file__).resolve().parents[1]
 TEST_BROKER_URL = "redis://127.0.0.1:6379/5"  # a dedicated Redis database for tests; flushed at start
 
 
@@ -54,33 +53,6 @@ def wait_until_fixture() -> Callable[..., Any]:
 def toygame_prelude() -> str:
     """Python source that registers tinynim in a fresh process (prepend it to `python -c` code)."""
     return REGISTER_TOYGAME
-
-
-def database_url() -> str:
-    """A URL for the database the tests use now (pytest-django's test database), for subprocesses."""
-    from django.db import connection
-
-    s = connection.settings_dict
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
-    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
-def subprocess_env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tournaments.settings", DEBUG="1", DATABASE_URL=database_url())
-    env.update(extra)
-    return env
-
-
-def wait_until(predicate: Callable[[], Any], deadline_s: float, what: str, poll_s: float = 0.2) -> Any:
-    """Poll predicate until it returns something truthy; fail naming `what` at the deadline."""
-    deadline = time.monotonic() + deadline_s
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {deadline_s:.0f}s waiting for {what}")
-        time.sleep(poll_s)  # a poll interval, not a wait for an outcome: the deadline decides
 
 
 # --- personas --------------------------------------------------------------------------------------------------------

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from conftest import ROOT, subprocess_env, wait_until
 from django.core.management import call_command
+from testkit import ROOT, subprocess_env, wait_until
 
 from tournaments.bot_lifecycle import upload_bot_version
 from tournaments.builtins import ensure_builtin

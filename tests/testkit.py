@@ -1,0 +1,40 @@
+"""Plain helpers shared by the service tests, importable by name (every conftest.py is a module called `conftest`)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def database_url() -> str:
+    """A URL for the database the tests use now (pytest-django's test database), for subprocesses."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
+    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tournaments.settings", DEBUG="1", DATABASE_URL=database_url())
+    env.update(extra)
+    return env
+
+
+def wait_until(predicate: Callable[[], Any], deadline_s: float, what: str, poll_s: float = 0.2) -> Any:
+    """Poll predicate until it returns something truthy; fail naming `what` at the deadline."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {deadline_s:.0f}s waiting for {what}")
+        time.sleep(poll_s)  # a poll interval, not a wait for an outcome: the deadline decides
