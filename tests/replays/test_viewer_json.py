@@ -1,0 +1,87 @@
+"""The viewer's JSON: who may see which frames (the server decides), the log, chunking and the export file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from replays.format import decode_replay
+from replays.models import Replay
+from replays.progress import save_progress
+from tournaments.models import Match
+from tournaments.scheduling import start_tournament
+from tournaments.services import claim_match
+from workers.runner import play_match, run_match
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def match(tournament: Any) -> Match:
+    return start_tournament(tournament, enqueue=False)[0]
+
+
+def frames(client: Client, match: Match, view: str, start: int = 0, stop: int | None = None) -> Any:
+    query = f"view={view}&start={start}" + (f"&stop={stop}" if stop is not None else "")
+    return client.get(f"/replays/{match.pk}/frames.json?{query}")
+
+
+def test_it_serves_every_view_of_a_finished_match_to_anyone(client: Client, match: Match) -> None:
+    assert run_match(match.pk) == "finished"
+    for view in ("0", "1", "omniscient"):
+        response = frames(client, match, view)
+        assert response.status_code == 200, view
+        body = response.json()
+        assert body["finished"] and body["frames"][0]["step"] == 0 and body["frames"][0]["decided"] is None
+    log = client.get(f"/replays/{match.pk}/log.json").json()
+    assert log["views"] == ["0", "1", "omniscient"]
+    assert log["outcome"]["scores"] == [seat.score for seat in match.seats.order_by("number")]
+    assert [entry["step"] for entry in log["log"]] == list(range(1, log["steps"]))
+
+
+def test_it_attaches_each_decision_with_its_options_and_choice(client: Client, match: Match) -> None:
+    assert run_match(match.pk) == "finished"
+    actions = Replay.objects.get(match=match).action_log()
+    body = frames(client, match, "omniscient", start=1, stop=3).json()
+    assert [f["step"] for f in body["frames"]] == [1, 2]
+    for frame in body["frames"]:
+        decided, action = frame["decided"], actions[frame["step"] - 1]
+        assert decided["choice"] == action["choice"] and decided["seat"] == action["seat"]
+        assert decided["options"] and "kind" in decided
+
+
+def test_it_pages_frames_in_chunks(client: Client, match: Match) -> None:
+    assert run_match(match.pk) == "finished"
+    body = frames(client, match, "0", start=0, stop=10_000).json()
+    assert len(body["frames"]) == min(40, body["steps"])
+
+
+def test_it_refuses_the_omniscient_view_and_other_seats_while_the_match_runs(
+    client: Client, match: Match, admin_user: Any
+) -> None:
+    assert claim_match(match.pk, "test-runner")
+    document, _ = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    save_progress(match.pk, 1, document["actions"][:3])
+    assert frames(client, match, "omniscient").status_code == 403
+    assert frames(client, match, "0").status_code == 403
+    log = client.get(f"/replays/{match.pk}/log.json").json()
+    assert (log["status"], log["steps"], log["views"], log["finished"]) == ("running", 4, [], False)
+    assert all("choice" not in entry for entry in log["log"])
+    client.force_login(admin_user)
+    body = frames(client, match, "omniscient").json()
+    assert [frame["step"] for frame in body["frames"]] == [0, 1, 2, 3]
+
+
+def test_it_exports_the_replay_file(client: Client, match: Match) -> None:
+    assert run_match(match.pk) == "finished"
+    response = client.get(f"/replays/{match.pk}/export/")
+    assert response.status_code == 200 and response["Content-Disposition"].startswith("attachment")
+    assert decode_replay(response.content) == Replay.objects.get(match=match).document()
+
+
+def test_a_queued_match_has_no_frames_and_no_file(client: Client, match: Match) -> None:
+    assert client.get(f"/replays/{match.pk}/").status_code == 200
+    assert frames(client, match, "0").status_code == 403
+    assert client.get(f"/replays/{match.pk}/export/").status_code == 404
