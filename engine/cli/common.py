@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.bots import bot_names
+from engine.bots import bot_names, is_bot_name
 from engine.core import Decision, Game, Outcome
 
 Renderer = Callable[[dict[str, Any]], str]
@@ -28,8 +28,8 @@ def parse_bot_list(text: str) -> list[str]:
     if not names or any(not n for n in names):
         raise CliError(f"--bots must be a comma-separated list of bot names, got {text!r}")
     for name in names:
-        if name not in bot_names():
-            raise CliError(f"unknown bot {name!r}; known bots: {', '.join(bot_names())}")
+        if not is_bot_name(name):
+            raise CliError(f"unknown bot {name!r}; known bots: {', '.join(bot_names())}, greedy_epsNN")
     return names
 
 

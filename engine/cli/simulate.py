@@ -175,10 +175,12 @@ def format_summary(result: dict[str, Any]) -> str:
         f"{result['decisions']} decisions in {result['seconds']:.2f} s: "
         f"{result['games_per_sec']:.1f} games/s, {result['decisions_per_sec']:.0f} decisions/s",
         "",
-        "bot        seats   wins  win rate  mean score  mean rank",
     ]
+    width = max([9, *map(len, result["seats_by_bot"])])
+    lines.append(f"{'bot':<{width}}  seats   wins  win rate  mean score  mean rank")
     for name, seats in result["seats_by_bot"].items():
-        lines.append(f"{name:<9} {seats:>6} {result['wins_by_bot'][name]:>6}  {result['win_rate_by_bot'][name]:>8.1%}"
+        wins, rate = result["wins_by_bot"][name], result["win_rate_by_bot"][name]
+        lines.append(f"{name:<{width}} {seats:>6} {wins:>6}  {rate:>8.1%}"
                      f"  {result['mean_score_by_bot'][name]:>10.2f}  {result['mean_rank_by_bot'][name]:>9.2f}")
     lines += ["", "wins by seat: " + ", ".join(f"{s}: {w}" for s, w in enumerate(result["wins_by_seat"])),
               f"digest: {result['digest']}"]

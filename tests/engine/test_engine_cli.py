@@ -85,6 +85,7 @@ BAD_SIMULATE_ARGS = [
     (["--players", "1"], "got 1"),
     (["--players", "four"], "invalid int value: 'four'"),
     (["--bots", "random,clever"], "unknown bot 'clever'"),
+    (["--bots", "greedy_epsilon"], "unknown bot 'greedy_epsilon'"),
     (["--bots", ""], "--bots"),
     (["--option", "no_such_option=1"], "no_such_option"),
     (["--option", "missing_equals"], "key=value"),
