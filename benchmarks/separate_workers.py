@@ -19,6 +19,7 @@ import argparse
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -30,9 +31,13 @@ from benchmarks.cluster import ROOT, TIMINGS, Cluster, setup_django
 
 
 def export_code(destination: Path) -> Path:
-    """The committed tree, as a release would ship it, unpacked into destination/code."""
-    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT, capture_output=True, check=True)
+    """The committed tree, as a release would ship it, unpacked into destination/code (a plain copy of this tree
+    when it is not a git checkout)."""
     code = destination / "code"
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT, capture_output=True, check=False)
+    if archive.returncode != 0:
+        shutil.copytree(ROOT, code, ignore=shutil.ignore_patterns(".venv", "__pycache__", "var", "artifacts", ".git"))
+        return code
     code.mkdir(parents=True)
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(code, filter="data")
@@ -42,13 +47,17 @@ def export_code(destination: Path) -> Path:
 def machine_env(machine: Path) -> dict[str, str]:
     for name in ("tmp", "home"):
         (machine / name).mkdir(exist_ok=True)
+    # Like /tmp: the sandbox's per-seat uids must reach the bot files the worker unpacks under TMPDIR.
+    for path in (machine.parent, machine):
+        path.chmod(0o755)
+    (machine / "tmp").chmod(0o1777)
     return {"TMPDIR": str(machine / "tmp"), "HOME": str(machine / "home"),
             "CELERY_BEAT_SCHEDULE_FILENAME": str(machine / "tmp" / "celerybeat-schedule")}
 
 
 def imported_from(cluster: Cluster, code: Path, env: dict[str, str]) -> str:
     """Where a process started like the worker imports the runner from."""
-    probe = "import workers.runner as r, tournaments.settings as s; print(r.__file__)"
+    probe = "import django; django.setup(); import workers.runner as r; print(r.__file__)"
     done = subprocess.run([sys.executable, "-c", probe], cwd=code, env=cluster.env(code, **env),
                           capture_output=True, text=True, check=True)
     return done.stdout.strip()
