@@ -119,7 +119,7 @@
     var top = Math.max.apply(null, [20].concat(view.scores, targets.map(function (t) { return t[1].target; })));
     top = Math.ceil((top + 1) / 10) * 10;
     var W = 720, left = 20, right = 20, scale = (W - left - right) / top;
-    var root = svg("svg", { viewBox: "0 0 " + W + " 108", role: "img", "aria-labelledby": "vp-title", class: "vp-svg" });
+    var root = svg("svg", { viewBox: "0 0 " + W + " 160", role: "img", "aria-labelledby": "vp-title", class: "vp-svg" });
     root.appendChild(svg("title", { id: "vp-title", text: "VP track: scores " + view.scores.join(", ") +
       "; target markers " + targets.map(function (t) { return t[0] + " " + t[1].target; }).join(", ") }));
     root.appendChild(svg("rect", { x: left, y: 40, width: W - left - right, height: 14, fill: "#e2e8f0", rx: 4 }));
@@ -133,13 +133,26 @@
       root.appendChild(svg("polygon", { points: [x, 40, x - 6, y + 2, x + 6, y + 2].join(" "), fill: colour }));
       root.appendChild(svg("text", { x: x, y: y - 1, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: colour, text: "S" + (seat + 1) + " " + score }));
     });
-    targets.forEach(function (t, i) {
-      var x = left + t[1].target * scale, info = ELEMENT[t[0]] || [t[0].slice(0, 2), "#334155"], y = 80 + (i % 3) * 10;
+    // The target markers on their own scale below: they stay small while the scores run into the hundreds.
+    var placed = targets.filter(function (t) { return t[1].target > 0; })
+      .sort(function (a, b) { return a[1].target - b[1].target; });
+    var topT = Math.max(20, Math.ceil((Math.max.apply(null, [0].concat(placed.map(function (t) { return t[1].target; }))) + 1) / 5) * 5);
+    var scaleT = (W - left - right) / topT;
+    root.appendChild(svg("text", { x: left, y: 88, "font-size": 10, fill: "#334155", text: "target markers" }));
+    root.appendChild(svg("rect", { x: left, y: 94, width: W - left - right, height: 8, fill: "#e2e8f0", rx: 3 }));
+    for (var tv = 0; tv <= topT; tv += 5) {
+      var tx = left + tv * scaleT;
+      root.appendChild(svg("line", { x1: tx, x2: tx, y1: 92, y2: 104, stroke: "#64748b" }));
+      root.appendChild(svg("text", { x: tx, y: 116, "text-anchor": "middle", "font-size": 10, fill: "#334155", text: String(tv) }));
+    }
+    placed.forEach(function (t, k) {
+      var x = left + t[1].target * scaleT, info = ELEMENT[t[0]] || [t[0].slice(0, 2), "#334155"], y = 128 + (k % 3) * 12;
       root.appendChild(svg("g", { class: "target-marker", "data-element": t[0] }, [
         svg("title", { text: t[0] + " target marker at " + t[1].target }),
+        svg("line", { x1: x, x2: x, y1: 102, y2: y - 5, stroke: info[1], "stroke-width": 1 }),
         svg("rect", { x: x - 5, y: y - 5, width: 10, height: 10, transform: "rotate(45 " + x + " " + y + ")",
           fill: info[1], stroke: "#fff", "stroke-width": 1 }),
-        svg("text", { x: x + 8, y: y + 4, "font-size": 9, "font-weight": 700, fill: "#111827", text: info[0] }),
+        svg("text", { x: x + 8, y: y + 4, "font-size": 10, "font-weight": 700, fill: "#111827", text: info[0] + " " + t[1].target }),
       ]));
     });
     var legend = el("ul", { class: "plain small" }, targets.map(function (t) {

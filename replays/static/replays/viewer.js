@@ -38,9 +38,14 @@
     return "Seat " + (seat + 1) + (info ? " (" + info.label + ")" : "");
   }
   function humanize(text) { return String(text).replace(/_/g, " "); }
+  function isScalar(value) { return value === null || typeof value !== "object"; }
   function short(value) {
     if (value === null || value === undefined) return "";
     if (typeof value === "string") return value;
+    if (Array.isArray(value) && value.every(isScalar)) return value.join(" ");  // ["card", "Horns:3"]
+    if (Array.isArray(value) && value.every(function (v) { return Array.isArray(v) && v.every(isScalar); })) {
+      return value.map(function (v) { return "[" + v.join(", ") + "]"; }).join(" ");  // [[q, r], [q, r]]
+    }
     return JSON.stringify(value);
   }
   Ludus.dom = { el: el, svg: svg, seatName: seatName, humanize: humanize, short: short };
