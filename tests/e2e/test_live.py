@@ -46,15 +46,29 @@ def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Semaphore]:
     monkeypatch.setattr(runner, "make_seat_player", lambda match, seat: GatedSeat(make(match, seat), semaphore))
 
     class EveryAction(runner.ProgressRecorder):  # type: ignore[misc,valid-type]
-        """Publish the progress after every action, so what the page shows follows the gate exactly."""
+        """Publish the progress after every action while the test watches step by step (PACE["interval"] = 0),
+        then at the runner's usual pace once the test lets the game play out."""
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.interval = 0.0
+        @property
+        def interval(self) -> float:
+            return PACE["interval"]
 
+        @interval.setter
+        def interval(self, value: float) -> None:
+            pass
+
+    PACE["interval"] = 0.0
     monkeypatch.setattr(runner, "ProgressRecorder", EveryAction)
     yield semaphore
     semaphore.release(100_000)
+
+
+PACE = {"interval": 0.0}
+
+
+def play_out(gate: threading.Semaphore) -> None:
+    PACE["interval"] = 0.25
+    gate.release(100_000)
 
 
 def run_in_background(match_id: int, wait_until: Any) -> tuple[threading.Thread, list[str]]:
@@ -113,7 +127,7 @@ def test_a_live_match_advances_while_the_page_is_open(
         check_a11y(page)
         screenshot(page, "evolution-live")
 
-        gate.release(100_000)  # let it play out
+        play_out(gate)
         thread.join(timeout=120)
         assert result == ["finished"]
         expect(page.locator("#match-status")).to_have_text("finished")
@@ -146,7 +160,7 @@ def test_a_spectator_follows_the_log_but_not_the_board_of_a_live_match(
         expect(page.locator("#step-counter")).to_have_text("12 / 12")
         expect(page.locator("#eventlog > li[data-step='12']")).to_be_visible()
         check_a11y(page)
-        gate.release(100_000)
+        play_out(gate)
         thread.join(timeout=120)
         assert result == ["finished"]
         expect(page.locator("#match-status")).to_have_text("finished")
