@@ -83,7 +83,8 @@ def negative_count_paths(game_name: str) -> list[tuple[Any, ...]]:
 
 def _evolution_perturb(data: StateDict, seat: int, rng: random.Random) -> StateDict:
     """Deal every card seat cannot see afresh: deck, reserve, other hands, other food cards, other face-down
-    traits (as far as the trait rules allow); and change the seed, which fixes every later shuffle."""
+    traits (as far as the trait rules allow), the cards other seats are playing right now (for one of the same
+    trait); and change the seed, which fixes every later shuffle."""
     from engine.evolution.cards import CARD_BIT, EVENT_BITS, FLIGHT, parse_card
 
     others = [data["seats"][s] for s in range(len(data["seats"])) if s != seat]
@@ -106,6 +107,7 @@ def _evolution_perturb(data: StateDict, seat: int, rng: random.Random) -> StateD
                 if fits:
                     k = rng.choice(fits)
                     sp["face_down"][j], pool[k] = pool[k], card
+    _swap_pending_cards(data, seat, pool)
     for (where, i), card in zip(places, pool, strict=False):
         where[i] = card
     for o, card in zip(food, pool[len(places):], strict=True):
@@ -114,6 +116,22 @@ def _evolution_perturb(data: StateDict, seat: int, rng: random.Random) -> StateD
         o["hand"].sort(key=parse_card)
     data["seed"] = rng.randrange(1 << 30)
     return data
+
+
+def _swap_pending_cards(data: StateDict, seat: int, pool: list[str]) -> None:
+    """A card another seat is playing right now (held in a pending step, e.g. on its way to a species face down)
+    is hidden too: swap it for a pooled card of the same trait, which leaves every rule about it unchanged."""
+    for step in data.get("stack", []):
+        if len(step) < 3 or step[1] == seat:
+            continue
+        for k in range(2, len(step)):
+            card = step[k]
+            if not isinstance(card, str) or ":" not in card:
+                continue
+            name = card.rsplit(":", 1)[0]
+            twin = next((j for j, c in enumerate(pool) if c != card and c.rsplit(":", 1)[0] == name), None)
+            if twin is not None:
+                step[k], pool[twin] = pool[twin], card
 
 
 def _evolution_hidden_tokens(data: StateDict, seat: int) -> set[str]:
