@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e_matches import entrants, schedule
 from playwright.sync_api import expect
 
 from replays.format import decode_replay
 from replays.models import Replay
-from tournaments.models import Match
+from tournaments.models import Bot, BotVersion, Match
+from workers.runner import run_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def open_viewer(page: Any, match: Match) -> int:
@@ -121,3 +127,27 @@ def test_it_plays_and_pauses_and_downloads_the_replay(page: Any, play: Any) -> N
         page.click("#download")
     data = open(download.value.path(), "rb").read()
     assert decode_replay(data) == Replay.objects.get(match=match).document()
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bwrap is not installed: run `make sysdeps`")
+def test_faults_are_marked_in_the_log_and_the_decision(page: Any, alice: Any) -> None:
+    source = (ROOT / "tests" / "tournaments" / "fixtures" / "out_of_range.py").read_bytes()
+    bot = Bot.objects.create(owner=alice, name="out-of-range", game="evolution")
+    faulty = BotVersion.objects.create(bot=bot, number=1, source=source, filename="bot.py",
+                                       status=BotVersion.Status.ACTIVE)
+    _, matches = schedule("evolution", 3, versions=[faulty, *entrants(2)])
+    match = matches[0]
+    assert run_match(match.pk) == "finished"  # the upload plays in the real sandbox
+    seat = match.seats.get(bot_version=faulty)
+    seat.refresh_from_db()
+    assert seat.faults and seat.forfeited
+    last = open_viewer(page, match)
+    page.keyboard.press("End")
+    step_shown(page, last, last)
+    fault = page.locator("#eventlog > li", has=page.locator(".faulty")).first
+    expect(fault).to_contain_text("fault: out of range")
+    step = int(fault.get_attribute("data-step") or 0)
+    fault.locator("button.step").click()
+    step_shown(page, step, last)
+    expect(page.locator("#decision-fault")).to_contain_text("Fault: out of range")
+    expect(page.locator("#decision .options li.chosen")).to_have_text(re.compile(r"^#0 "))  # the default

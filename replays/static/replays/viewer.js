@@ -195,6 +195,12 @@
       if (next * self.chunk < self.steps && !(self.frames[view] || {})[next * self.chunk]) {
         self.fetchChunk(view, next).catch(function () {});  // prefetch, for smooth playing
       }
+    }).catch(function (error) {
+      self.pause();
+      var board = self.$("board");
+      board.textContent = "";
+      board.appendChild(el("p", { class: "alert bad", role: "alert",
+        text: "Could not load step " + step + " (" + error.message + "). Try again, or reload the page." }));
     });
   };
 
