@@ -30,8 +30,13 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m engine", description=__doc__.split("\n\n")[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    _add_simulate(commands.add_parser("simulate", help="play many games between built-in bots"))
-    _add_play(commands.add_parser("play", help="play a game in the terminal against built-in bots"))
+    from engine.cli import play, simulate
+
+    raw = argparse.RawDescriptionHelpFormatter
+    _add_simulate(commands.add_parser("simulate", help="play many games between built-in bots",
+                                      description=simulate.__doc__, formatter_class=raw))
+    _add_play(commands.add_parser("play", help="play a game in the terminal against built-in bots",
+                                  description=play.__doc__, formatter_class=raw))
     _add_show(commands.add_parser("show", help="print the view and pending decision of a saved state"))
     golden = commands.add_parser("golden", help="regenerate the golden playthrough files")
     golden.add_argument("--game", action="append", help="only this game (repeatable); default: every game")
@@ -41,8 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_game_args(p: argparse.ArgumentParser, players_default: int) -> None:
     p.add_argument("--game", default="evolution", help=f"one of: {', '.join(game_names())}")
-    p.add_argument("--players", type=int, default=players_default)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--players", type=int, default=players_default, help=f"default {players_default}")
+    p.add_argument("--seed", type=int, default=0, help="the seed of the (first) game; default 0")
     p.add_argument("--bots", default="random", help="comma-separated built-in bots, cycled over the seats")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a game option (value read as JSON when it parses); repeatable")
@@ -51,7 +56,7 @@ def _add_game_args(p: argparse.ArgumentParser, players_default: int) -> None:
 
 def _add_simulate(p: argparse.ArgumentParser) -> None:
     _add_game_args(p, 4)
-    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--games", type=int, default=100, help="default 100")
     p.add_argument("--no-rotate", action="store_true", help="keep the same line-up in every game")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")

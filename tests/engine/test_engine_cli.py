@@ -194,3 +194,13 @@ def test_a_bad_argument_exits_2_in_a_real_subprocess_too() -> None:
     done = run_cli("simulate", "--game", "no_such_game")
     assert done.returncode == 2 and "unknown game 'no_such_game'" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_seat_rotation_moves_the_first_bot_one_seat_per_game() -> None:
+    from engine.cli.simulate import base_lineup, lineup_for_game
+
+    base = base_lineup(["greedy", "random"], 4)
+    assert base == ["greedy", "random", "greedy", "random"]
+    solo = base_lineup(["greedy", "random", "random", "random"], 4)
+    assert [lineup_for_game(solo, g, rotate=True).index("greedy") for g in range(6)] == [0, 1, 2, 3, 0, 1]
+    assert lineup_for_game(solo, 3, rotate=False) == tuple(solo)
