@@ -110,17 +110,32 @@ def run_matches(cluster: Cluster, ids: list[int], workers: list[str], deadline_s
     for match_id in ids:
         dispatch_match(match_id)
     last_note = t0
-    while pending.exists():
+    while with_db_retry(pending.exists):
         if time.monotonic() - t0 > deadline_s:
             raise TimeoutError(f"{pending.count()} of {len(ids)} matches unfinished after {deadline_s:.0f}s")
         if progress and time.monotonic() - last_note > 15:
-            done = len(ids) - pending.count()
+            done = len(ids) - with_db_retry(pending.count)
             print(f"  {done}/{len(ids)} finished after {time.monotonic() - t0:.0f}s", flush=True)
             last_note = time.monotonic()
         time.sleep(0.5)  # a poll interval of the benchmark's driver
     wall = time.monotonic() - t0
     return {"matches": len(ids), "workers": len(workers), "wall_s": round(wall, 1),
             "matches_per_min": round(len(ids) / wall * 60, 1), **phase_shares(cluster, ids, workers)}
+
+
+def with_db_retry(query: Any, patience_s: float = 300) -> Any:
+    """The driver's polls outlive a database restart: reconnect until it answers again."""
+    from django.db import InterfaceError, OperationalError, connection
+
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            return query()
+        except (OperationalError, InterfaceError):
+            if time.monotonic() > deadline:
+                raise
+            connection.close()
+            time.sleep(1.0)
 
 
 def phase_shares(cluster: Cluster, ids: list[int], workers: list[str]) -> dict[str, Any]:
