@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
-from rest_framework import exceptions, permissions, serializers
+from rest_framework import exceptions, pagination, permissions, serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.views import APIView, exception_handler
@@ -155,7 +155,32 @@ class Pagination(PageNumberPagination):
         return parameters
 
 
-PAGING_PARAMETERS = {"page", "page_size", "format"}
+class StrictPageSize:
+    """The page-size rule of Pagination, shared by CursorPagination."""
+
+    page_size_query_param = "page_size"
+    max_page_size = MAX_PAGE_SIZE
+    page_size = 20
+
+    def get_page_size(self, request: Request) -> int:
+        return Pagination.get_page_size(self, request)  # type: ignore[arg-type]
+
+
+class CursorPagination(StrictPageSize, pagination.CursorPagination):
+    """For the big, growing lists (matches): newest first, no COUNT and no OFFSET, so page 1000 costs what page 1
+    does. `next` and `previous` carry the cursor."""
+
+    ordering = "-id"
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"].update({"minimum": 1, "maximum": self.max_page_size})
+        return parameters
+
+
+PAGING_PARAMETERS = {"page", "page_size", "cursor", "format"}
 
 
 class StrictFilterBackend(DjangoFilterBackend):

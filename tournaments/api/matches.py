@@ -23,10 +23,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
-from tournaments.api.common import GameFilter, ReadOnlyOrAuthenticated, StrictSerializer, errors, is_staff
+from tournaments.api.common import (
+    CursorPagination,
+    GameFilter,
+    ReadOnlyOrAuthenticated,
+    StrictSerializer,
+    errors,
+    is_staff,
+)
 from tournaments.models import BotVersion, Ladder, Match, Rating, Seat, Tournament
 from tournaments.services import enqueue_match
-from tournaments.standings import seat_win_rates, tournament_standings
+from tournaments.standings import Standing, tournament_standings
 
 
 class SeatSerializer(serializers.ModelSerializer):
@@ -143,6 +150,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     filterset_class = MatchFilter
     throttle_classes = [MatchCreateThrottle]
     throttle_scope = "matches"
+    pagination_class = CursorPagination
 
     def get_queryset(self) -> QuerySet[Match]:
         return Match.objects.prefetch_related(seats_prefetch()).order_by("-pk")
@@ -212,6 +220,9 @@ class TournamentStandingSerializer(serializers.Serializer):
     rating = serializers.FloatField(source="conservative", help_text="mu - 3 sigma")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
+    provisional = serializers.BooleanField(help_text="sigma is still above the provisional threshold")
+    byes = serializers.IntegerField()
+    withdrawn = serializers.BooleanField()
 
 
 class TournamentStandingsView(generics.GenericAPIView):
@@ -223,8 +234,20 @@ class TournamentStandingsView(generics.GenericAPIView):
                    responses={200: TournamentStandingSerializer(many=True), **errors(400, 404)})
     def get(self, request: Request, pk: int) -> Response:
         tournament = get_object_or_404(Tournament, pk=pk)
-        page = self.paginate_queryset(tournament_standings(tournament))
+        standings = tournament_standings(tournament)
+        page = self.paginate_queryset(standings)
         response = self.get_paginated_response(self.get_serializer(page, many=True).data)
-        response.data["seat_win_rates"] = {str(seat): {"wins": wins, "games": games}
-                                           for seat, (wins, games) in seat_win_rates(tournament).items()}
+        response.data["seat_win_rates"] = seat_rates(standings)
         return response
+
+
+def seat_rates(standings: list[Standing]) -> dict[str, dict[str, int]]:
+    """Wins and games per seat number over all entrants (what standings.seat_win_rates gives, without re-reading
+    the seats), so organisers see any first-player advantage."""
+    rates: dict[int, dict[str, int]] = {}
+    for standing in standings:
+        for seat, games in standing.seat_games.items():
+            rate = rates.setdefault(seat, {"wins": 0, "games": 0})
+            rate["games"] += games
+            rate["wins"] += standing.seat_wins.get(seat, 0)
+    return {str(seat): rates[seat] for seat in sorted(rates)}

@@ -1,0 +1,269 @@
+"""REST API latency and queries per request, against a real gunicorn on loopback and a filled PostgreSQL database.
+
+The script creates (or re-creates) the database `ludus_bench_api` on the PostgreSQL server of DATABASE_URL (default
+postgres://postgres@127.0.0.1:5432/ludus), migrates it and fills it with bulk inserts: 1,000 bots with a version
+each, a ladder with their 1,000 ratings and 100,000 finished two-seat matches (200,000 seats), 1,000 replays, and a
+16-entry round-robin tournament. It then starts gunicorn on a free loopback port (2 sync workers, persistent
+database connections, DEBUG off) and times sequential keep-alive requests per endpoint: p50 and p95 in ms. Queries
+per request are counted in process (CaptureQueriesContext) for page sizes 10 and 100: they must be equal.
+
+    python -m benchmarks.api                       # fill (if needed), serve, measure: a table
+    python -m benchmarks.api --requests 300 --json
+    python -m benchmarks.api --refill              # drop and fill the database again
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_DB = "ludus_bench_api"
+BOTS, MATCHES, REPLAYS, ENTRANTS = 1_000, 100_000, 1_000, 16
+TARGET_P95_MS = 50.0
+
+
+def bench_url(base: str) -> str:
+    parts = urlsplit(base)
+    return parts._replace(path=f"/{BENCH_DB}").geturl()
+
+
+def recreate_database(base: str, refill: bool) -> bool:
+    """Create the benchmark database; True when it must be filled (new, or --refill)."""
+    import psycopg
+
+    parts = urlsplit(base)
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (BENCH_DB,)).fetchone()
+        if exists and not refill:
+            return False
+        conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+    return True
+
+
+def setup_django(url: str) -> None:
+    os.environ.update(DATABASE_URL=url, DEBUG="1", DJANGO_SETTINGS_MODULE="tournaments.settings")
+    import django
+
+    django.setup()
+
+
+def fill() -> None:
+    """Bulk-insert the data set; about a minute on a busy two-core machine."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    from engine import load_game
+    from replays.models import Replay
+    from tournaments.models import Bot, BotVersion, Entry, Ladder, Match, Rating, Seat, Tournament
+
+    call_command("migrate", verbosity=0)
+    started = time.monotonic()
+    rng = random.Random(1)
+    User = get_user_model()
+    owners = User.objects.bulk_create([User(username=f"author{i}") for i in range(100)])
+    bots = Bot.objects.bulk_create([Bot(owner=owners[i % 100], name=f"bot{i}", game="evolution")
+                                    for i in range(BOTS)])
+    source = b"from engine.sdk import run\nrun(lambda view, decision: 0)\n"
+    versions = BotVersion.objects.bulk_create([
+        BotVersion(bot=bot, number=1, source=source, sha256="0" * 64, size=len(source), status="active")
+        for bot in bots])
+    options = load_game("evolution").validate_options({"deck": "short"})
+    ladder = Ladder.objects.create(name="bench", game="evolution", options=options, players_per_match=2)
+    Rating.objects.bulk_create([Rating(ladder=ladder, bot_version=v, mu=rng.gauss(25, 3), sigma=rng.uniform(1, 8),
+                                       games=100, wins=50) for v in versions])
+    now = timezone.now()
+    for start in range(0, MATCHES, 10_000):
+        batch = Match.objects.bulk_create([
+            Match(ladder=ladder, game="evolution", num_players=2, seed=i, options=options, status="finished",
+                  attempts=1, created_at=now, finished_at=now, started_at=now)
+            for i in range(start, start + 10_000)], batch_size=2_000)
+        Seat.objects.bulk_create([
+            Seat(match=m, number=n, bot_version=v, score=10 - n, rank=n + 1, rating_mu_before=25,
+                 rating_mu_after=25 + (1 - 2 * n))
+            for m in batch for n, v in enumerate(rng.sample(versions, 2))], batch_size=5_000)
+    document = played_document(options)
+    from replays import format as replay_format
+
+    actions = replay_format.encode_actions(document["actions"])
+    Replay.objects.bulk_create([Replay(match_id=pk, header=document["header"], actions=actions,
+                                       footer=document["footer"], size=len(actions))
+                                for pk in Match.objects.order_by("-pk").values_list("pk", flat=True)[:REPLAYS]])
+    tournament = Tournament.objects.create(name="bench cup", game="evolution", options=options,
+                                           players_per_table=2, state="finished")
+    entrants = versions[:ENTRANTS]
+    Entry.objects.bulk_create([Entry(tournament=tournament, bot_version=v) for v in entrants])
+    pairs = [(a, b) for i, a in enumerate(entrants) for b in entrants[i + 1:]]
+    matches = Match.objects.bulk_create([
+        Match(tournament=tournament, round=1, game="evolution", num_players=2, seed=i, options=options,
+              status="finished", finished_at=now) for i in range(len(pairs))])
+    Seat.objects.bulk_create([Seat(match=m, number=n, bot_version=v, score=5, rank=rng.choice([1, 2]))
+                              for m, pair in zip(matches, pairs, strict=True) for n, v in enumerate(pair)])
+    Rating.objects.bulk_create([Rating(tournament=tournament, bot_version=v, mu=25, sigma=5) for v in entrants])
+    print(f"filled in {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+
+def played_document(options: dict[str, Any]) -> dict[str, Any]:
+    from engine import load_game
+    from replays import format as replay_format
+
+    game = load_game("evolution")
+    state = game.new_state(2, 42, options)
+    actions = []
+    while (decision := state.decision()) is not None:
+        actions.append({"seat": decision.seat, "choice": len(actions) % len(decision.options), "ms": 5})
+        state.choose(actions[-1]["choice"])
+    outcome = state.outcome()
+    assert outcome is not None
+    header = replay_format.make_header("evolution", game.rules_version, options, 42, {}, [{}, {}])
+    return {"header": header, "actions": actions, "footer": replay_format.make_footer(outcome.to_dict(), [0, 0],
+                                                                                       [False, False])}
+
+
+def endpoints() -> dict[str, str]:
+    from tournaments.models import Bot, Ladder, Match, Tournament
+
+    ladder = Ladder.objects.get(name="bench")
+    tournament = Tournament.objects.get(name="bench cup")
+    bot = Bot.objects.order_by("pk")[500]
+    replayed = Match.objects.filter(replay__isnull=False).order_by("pk").first()
+    assert replayed is not None
+    return {
+        "ladder standings": f"/api/ladders/{ladder.pk}/standings/",
+        "ladder standings, 100": f"/api/ladders/{ladder.pk}/standings/?page_size=100",
+        "tournament standings": f"/api/tournaments/{tournament.pk}/standings/",
+        "match list": "/api/matches/",
+        "match list, 100": "/api/matches/?page_size=100",
+        "match list, page 200": f"/api/matches/?ladder={ladder.pk}&status=finished&page=200",
+        "match list by bot": f"/api/matches/?bot={bot.pk}",
+        "replay header": f"/api/matches/{replayed.pk}/replay/",
+        "replay frames (20)": f"/api/matches/{replayed.pk}/frames/?start=0&stop=20",
+        "replay seat frames (20)": f"/api/matches/{replayed.pk}/frames/?start=20&stop=40&seat=1",
+    }
+
+
+def count_queries(urls: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Queries per request for page sizes 10 and 100 (lists), in process."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    counts = {}
+    for name, url in urls.items():
+        if "page_size" in url:
+            continue
+        joiner = "&" if "?" in url else "?"
+        per_size = []
+        for size in (10, 100):
+            with CaptureQueriesContext(connection) as queries:
+                response = client.get(f"{url}{joiner}page_size={size}", HTTP_HOST="127.0.0.1")
+            assert response.status_code in (200, 400), (url, response.status_code)
+            per_size.append(len(queries))
+        counts[name] = (per_size[0], per_size[1])
+    return counts
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_gunicorn(url: str, port: int) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, DATABASE_URL=url, DEBUG="0", SECRET_KEY=secrets.token_urlsafe(40),
+               ALLOWED_HOSTS="127.0.0.1", DATABASE_CONN_MAX_AGE="60", LOG_LEVEL="ERROR")
+    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "tournaments.wsgi", "-w", "2", "-b",
+                               f"127.0.0.1:{port}", "--log-level", "warning"], cwd=ROOT, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return server
+        except OSError:
+            if server.poll() is not None:
+                raise SystemExit(f"gunicorn exited with {server.returncode}") from None
+            time.sleep(0.1)
+    server.terminate()
+    raise SystemExit("gunicorn did not start listening within 60 s")
+
+
+def measure(port: int, urls: dict[str, str], requests: int) -> dict[str, dict[str, float]]:
+    results = {}
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    for name, url in urls.items():
+        for _ in range(10):  # warm-up: connections, caches, the first import of each view
+            get(conn, url)
+        times = []
+        for _ in range(requests):
+            started = time.perf_counter()
+            get(conn, url)
+            times.append((time.perf_counter() - started) * 1000)
+        times.sort()
+        results[name] = {"p50_ms": round(statistics.median(times), 2),
+                         "p95_ms": round(times[int(len(times) * 0.95) - 1], 2)}
+    conn.close()
+    return results
+
+
+def get(conn: http.client.HTTPConnection, url: str) -> None:
+    conn.request("GET", url, headers={"Host": "127.0.0.1", "Accept": "application/json"})
+    response = conn.getresponse()
+    body = response.read()
+    if response.status != 200:
+        raise SystemExit(f"GET {url}: {response.status} {body[:200]!r}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=200, help="timed requests per endpoint")
+    parser.add_argument("--refill", action="store_true", help="drop and fill the benchmark database again")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    url = bench_url(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ludus"))
+    must_fill = recreate_database(url, args.refill)
+    setup_django(url)
+    if must_fill:
+        fill()
+    urls = endpoints()
+    queries = count_queries(urls)
+    port = free_port()
+    server = start_gunicorn(url, port)
+    try:
+        latency = measure(port, urls, args.requests)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    report(urls, latency, queries, args.json)
+
+
+def report(urls: dict[str, str], latency: dict[str, dict[str, float]], queries: dict[str, tuple[int, int]],
+           as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"latency": latency, "queries": queries}, indent=2))
+        return
+    print(f"{'endpoint':<26} {'p50 ms':>8} {'p95 ms':>8}  {'queries (10 / 100 rows)':>24}")
+    for name in urls:
+        q = queries.get(name)
+        shown = f"{q[0]} / {q[1]}" if q else "-"
+        flag = "" if latency[name]["p95_ms"] < TARGET_P95_MS else "  (over the 50 ms target)"
+        print(f"{name:<26} {latency[name]['p50_ms']:>8.2f} {latency[name]['p95_ms']:>8.2f}  {shown:>24}{flag}")
+
+
+if __name__ == "__main__":
+    main()
