@@ -63,7 +63,7 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 class MatchFilter(forms.Form):
     game = forms.ChoiceField(required=False)
-    bot = forms.CharField(required=False, max_length=64, help_text="a bot's name")
+    bot = forms.CharField(required=False, max_length=64, label="Bot name")
     status = forms.ChoiceField(required=False, choices=[("", "any")] + list(Match.Status.choices))
     competition = forms.ChoiceField(required=False)
 
