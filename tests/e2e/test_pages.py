@@ -80,20 +80,22 @@ def test_every_page_reads_well_and_links_up(page: Any, play: Any, check_a11y: An
 
 def test_the_pages_fit_a_phone(browser: Any, live_server: Any, play: Any, problems: Any, check_a11y: Any,
                                screenshot: Any) -> None:
-    match = play("evolution", 3)
+    evolution, marine = play("evolution", 3), play("marine", 2)
     context = browser.new_context(base_url=live_server.url, viewport={"width": 390, "height": 844},
                                   device_scale_factor=2, is_mobile=True, has_touch=True)
     page = context.new_page()
     problems.watch(page)
     try:
-        for path in ("/", f"/replays/{match.pk}/"):
+        for path, name in (("/", None), (f"/replays/{evolution.pk}/", "evolution-phone"),
+                           (f"/replays/{marine.pk}/", "marine-phone"), (f"/tournaments/{marine.tournament_id}/", None)):
             page.goto(path)
-            if "replays" in path:
+            if name:
                 expect(page.locator("#board")).to_have_attribute("data-step", "0")
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, f"{path} scrolls sideways on a phone: {width}px"
             check_a11y(page)
-        screenshot(page, "evolution-phone")
+            if name:
+                screenshot(page, name)
     finally:
         context.close()
     assert problems.errors == []
