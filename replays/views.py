@@ -46,7 +46,8 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _no_store(response: HttpResponse, is_finished: bool) -> HttpResponse:
-    response["Cache-Control"] = "private, max-age=300" if is_finished else "no-store"
+    # A finished match never changes and everyone may see all of it: cacheable anywhere. A live one: never.
+    response["Cache-Control"] = "public, max-age=86400" if is_finished else "no-store"
     return response
 
 

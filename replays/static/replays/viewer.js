@@ -317,6 +317,7 @@
     range.value = this.step;
     range.setAttribute("aria-valuetext", "step " + this.step + " of " + last);
     this.$("jump").max = last;
+    if (document.activeElement !== this.$("jump")) this.$("jump").value = this.step;
     this.$("step-counter").textContent = this.step + " / " + last;
   };
 
