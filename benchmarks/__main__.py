@@ -89,7 +89,9 @@ def throughput_section(quick: bool) -> dict[str, Any]:
             finally:
                 reader.done.set()
                 reader.join()
-            phases[str(workers)]["api_under_load"] = latency_summary(reader.latencies)
+            phases[str(workers)]["api_under_load"] = {
+                **latency_summary(reader.latencies),
+                "by_path": {path: latency_summary(v) for path, v in reader.by_path.items()}}
             phases[str(workers)]["exactly_once"] = check_exactly_once(ids)["exactly_once"]
             for name in names:
                 cluster.stop(name)

@@ -70,6 +70,7 @@ class ApiReader(threading.Thread):
                       f"/api/matches/?tournament={tournament_id}&status=finished"]
         self.base, self.limit, self.interval = base, limit, interval
         self.latencies: list[float] = []
+        self.by_path: dict[str, list[float]] = {}
         self.errors: list[str] = []
         self.done = threading.Event()
 
@@ -83,6 +84,8 @@ class ApiReader(threading.Thread):
                 with urllib.request.urlopen(self.base + path, timeout=60) as response:
                     response.read()
                 self.latencies.append(time.perf_counter() - t0)
+                self.by_path.setdefault(path.split("?")[0] + ("?…" if "?" in path else ""), []).append(
+                    self.latencies[-1])
             except OSError as exc:
                 self.errors.append(f"{path}: {exc}")
             self.done.wait(self.interval)
@@ -221,7 +224,8 @@ def run_load(cluster: Cluster, n: int, workers: int, api_requests: int, api_inte
     return {"n": len(ids), "workers": workers, "game": "evolution", "players": 2, "options": OPTIONS,
             "bots": "examples/bots/evolution_bot.py as 4 uploaded bots, sandboxed (bwrap)",
             "throughput": throughput, "api_idle": latency_summary(idle.latencies),
-            "api_under_load": {**latency_summary(reader.latencies), "errors": reader.errors[:5]},
+            "api_under_load": {**latency_summary(reader.latencies), "errors": reader.errors[:5],
+                               "by_path": {path: latency_summary(v) for path, v in reader.by_path.items()}},
             "exactly_once": check_exactly_once(ids)}
 
 
