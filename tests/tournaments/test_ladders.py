@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -133,18 +135,15 @@ def test_bad_matchmaking_settings_fail_validation() -> None:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.integration
-def test_run_ladder_plays_its_rounds_in_the_embedded_pool(settings: Any) -> None:
-    settings.CELERY_BROKER_URL = None
+def test_run_ladder_plays_its_rounds_in_the_embedded_pool(subprocess_env: Any, repo_root: Any) -> None:
     ladder = make_ladder(game="marine", count=4, max_queued=2)
-    out = io.StringIO()
-    try:
-        call_command("run_ladder", "--rounds", "2", "--ladder", str(ladder.pk), "--timeout", "300", stdout=out)
-    finally:
-        from workers.embedded import shutdown
-
-        shutdown()
+    env = {k: v for k, v in subprocess_env(LUDUS_WORKER_CONCURRENCY="2").items() if k != "CELERY_BROKER_URL"}
+    # In its own process, as `make demo` would run it: the pool and its helpers die with that process.
+    done = subprocess.run([sys.executable, "manage.py", "run_ladder", "--rounds", "2", "--ladder", str(ladder.pk),
+                           "--timeout", "300"], cwd=repo_root, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
     assert ladder.matches.filter(status=Match.Status.FINISHED).count() == 4
-    assert "round 2: 2 new match(es)" in out.getvalue() and "daily: marine ladder" in out.getvalue()
+    assert "round 2: 2 new match(es)" in done.stdout and "daily: marine ladder" in done.stdout
     assert rating_differences(Q(ladder=ladder), Q(ladder=ladder)) == []
     with pytest.raises(CommandError, match="no ladder with id 999999"):
         call_command("run_ladder", "--ladder", "999999", stdout=io.StringIO())
