@@ -68,8 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", "--matches", type=int, default=36)
     parser.add_argument("--machines", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--server", default="postgres://postgres@127.0.0.1:5432/postgres",
+                        help="the PostgreSQL server (a database is created on it and dropped)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="ludus-machines-") as tmp, Cluster(Path(tmp) / "driver") as cluster:
+    with tempfile.TemporaryDirectory(prefix="ludus-machines-") as tmp, \
+            Cluster(Path(tmp) / "driver", server_url=args.server) as cluster:
         setup_django(cluster)
         report = run(cluster, Path(tmp), args.matches, args.machines)
     print(json.dumps(report, indent=2))
