@@ -33,7 +33,7 @@ from engine import State, load_game
 from replays.api.access import public_action
 from replays.models import Replay
 from replays.progress import live_actions
-from tournaments.api.common import errors
+from tournaments.api.common import errors, to_utc
 from tournaments.models import Ladder, Match, Seat
 
 NDJSON = "application/x-ndjson"
@@ -172,5 +172,5 @@ class LadderFeedView(APIView):
                 parsed = None
             if parsed is None:
                 raise exceptions.ValidationError({"since": [f"since must be an ISO 8601 date-time, got {raw!r}"]})
-            since = parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed)
+            since = to_utc(parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed), "since")
         return stream(ladder_lines(ladder.pk, since, Feed()))

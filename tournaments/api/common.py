@@ -8,6 +8,7 @@ staff do everything.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import django_filters
@@ -209,3 +210,20 @@ class GameFilter(django_filters.CharFilter):
                 raise exceptions.ValidationError({self.field_name.split("__")[-1]: [str(exc)]}) from None
         return super().filter(qs, value)
 
+
+
+def to_utc(value: datetime, name: str) -> datetime:
+    """A date-time in UTC, so PostgreSQL never sees an offset it refuses (it allows less than 16 hours)."""
+    try:
+        return value.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise exceptions.ValidationError({name: [f"{value.isoformat()} is out of range"]}) from None
+
+
+class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
+    """An ISO 8601 date-time filter; any offset is converted to UTC first."""
+
+    def filter(self, qs: QuerySet[Any], value: Any) -> QuerySet[Any]:
+        if value is not None:
+            value = to_utc(value, self.field_name)
+        return super().filter(qs, value)

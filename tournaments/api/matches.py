@@ -28,6 +28,7 @@ from tournaments.api.common import (
     GameFilter,
     ReadOnlyOrAuthenticated,
     StrictSerializer,
+    UtcDateTimeFilter,
     errors,
     is_staff,
 )
@@ -116,10 +117,10 @@ class MatchFilter(django_filters.FilterSet):
     tournament = django_filters.NumberFilter(field_name="tournament_id")
     bot = django_filters.NumberFilter(method="filter_bot", help_text="matches where this bot has a seat")
     bot_version = django_filters.NumberFilter(method="filter_bot_version")
-    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
-    finished_after = django_filters.IsoDateTimeFilter(field_name="finished_at", lookup_expr="gte")
-    finished_before = django_filters.IsoDateTimeFilter(field_name="finished_at", lookup_expr="lt")
+    created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    finished_after = UtcDateTimeFilter(field_name="finished_at", lookup_expr="gte")
+    finished_before = UtcDateTimeFilter(field_name="finished_at", lookup_expr="lt")
 
     class Meta:
         model = Match
