@@ -32,7 +32,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def browser() -> Iterator[Any]:
     """Chromium for one test module. Module-scoped, so the flag below never outlives the browser tests."""
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed: run `make sysdeps`")
+        pytest.fail(f"{CHROMIUM} is not installed: run `make sysdeps` (make test does)", pytrace=False)
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=20_000)  # a busy 2-core machine: generous, and it only matters when failing
