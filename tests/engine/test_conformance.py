@@ -243,7 +243,7 @@ def round_trips(play: Play, game_name: str, players: int, seed: int, choice_seed
     round_trip(run.state, len(run.choices))
 
 
-@heavy
+@settings(heavy, max_examples=2)
 @given(seed=seeds, choice_seed=seeds)
 def test_states_round_trip_through_dicts_and_json_at_every_step(play: Play, game_name: str, players: int,
                                                                 seed: int, choice_seed: int) -> None:
