@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,9 +22,11 @@ from engine.registry import load_game
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_cli(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, stdin: str = "", timeout: float = 120, hash_seed: str | None = None
+            ) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONHASHSEED=hash_seed) if hash_seed is not None else None
     return subprocess.run([sys.executable, "-m", "engine", *args], input=stdin, capture_output=True, text=True,
-                          cwd=ROOT, timeout=timeout)
+                          cwd=ROOT, timeout=timeout, env=env)
 
 
 def run_main(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -56,7 +59,9 @@ def simulate_json(game_name: str, *extra: str, runner: Any = run_main) -> dict[s
 
 
 def test_simulate_json_twice_gives_the_same_digest(game_name: str) -> None:
-    first, second = simulate_json(game_name, runner=run_cli), simulate_json(game_name, runner=run_cli)
+    """Two processes with different string-hash seeds: no set or dict order may leak into a game."""
+    first = simulate_json(game_name, runner=lambda *a: run_cli(*a, hash_seed="1"))
+    second = simulate_json(game_name, runner=lambda *a: run_cli(*a, hash_seed="2"))
     assert first["digest"] == second["digest"]
     for key in ("games", "decisions", "seconds", "games_per_sec", "decisions_per_sec", "wins_by_seat",
                 "wins_by_bot", "mean_score_by_bot", "digest"):
