@@ -100,3 +100,16 @@ def shutdown() -> None:
         if _pool is not None:
             _pool.shutdown(wait=True, cancel_futures=True)
             _pool = None
+            _stop_resource_tracker()
+
+
+def _stop_resource_tracker() -> None:
+    """The spawn context's resource tracker outlives the pool; stop it too, so no helper process is left behind.
+
+    It starts again on demand (multiprocessing calls ensure_running) when a new pool needs it.
+    """
+    from multiprocessing import resource_tracker
+
+    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+    if callable(stop):
+        stop()
