@@ -136,9 +136,13 @@ def every_option_applies(play: Play, game_name: str, players: int, seed: int, ch
             return
         decision = state.decision()
         assert decision is not None
+        before = state.to_dict()
         for index in range(len(decision.options)):
-            events = state.clone().choose(index)
+            twin = state.clone()
+            assert twin == state, "clone() differs from the state"
+            events = twin.choose(index)
             json.dumps(events)
+        assert state.to_dict() == before, f"step {step}: playing on a clone() changed the original"
 
     play(load_game(game_name), players, seed, choice_seed, on_step=try_every_option)
 
@@ -216,14 +220,14 @@ def test_lookalike_actions_with_float_or_bool_numbers_are_refused(
 
 # -- dicts, JSON, replays and seeds ---------------------------------------------------------------------------------
 
-def assert_same_state(copy: State, state: State, players: int, with_views: bool) -> None:
-    assert copy.to_dict() == state.to_dict()
-    assert copy == state
-    assert as_json((copy.decision() or Decision(-1, "", [])).to_dict()) == as_json(
+def assert_same_state(twin: State, state: State, players: int, with_views: bool) -> None:
+    assert twin.to_dict() == state.to_dict()
+    assert twin == state
+    assert as_json((twin.decision() or Decision(-1, "", [])).to_dict()) == as_json(
         (state.decision() or Decision(-1, "", [])).to_dict())
     if with_views:
         for seat in [None, *range(players)]:
-            assert copy.view(seat) == state.view(seat), f"view({seat}) differs after the round trip"
+            assert twin.view(seat) == state.view(seat), f"view({seat}) differs after the round trip"
 
 
 def round_trips(play: Play, game_name: str, players: int, seed: int, choice_seed: int, rate: float) -> None:
@@ -267,9 +271,9 @@ def test_a_json_copy_mid_game_plays_on_exactly_like_the_original(
     run = play(game, players, seed, choice_seed)
     k = int(cut * len(run.choices))
     head, _ = replay_choices(game, players, seed, run.choices[:k])
-    copy = game.state_from_dict(json.loads(json.dumps(head.to_dict())))
-    events = [copy.choose(choice) for choice in run.choices[k:]]
-    assert copy == run.state
+    twin = game.state_from_dict(json.loads(json.dumps(head.to_dict())))
+    events = [twin.choose(choice) for choice in run.choices[k:]]
+    assert twin == run.state
     assert as_json(events) == as_json(run.events[k:])
 
 
