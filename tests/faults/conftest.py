@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,11 +14,11 @@ from faultkit import RedisServer, WorkerPool, slow_bot_source, use_broker
 def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     server = RedisServer(tmp_path)
     server.start()
-    use_broker(server.url)
+    restore_broker = use_broker(server.url)
     try:
         yield server
     finally:
-        use_broker(os.environ.get("CELERY_BROKER_URL"))
+        restore_broker()
         server.kill()
 
 

@@ -178,18 +178,34 @@ class WorkerPool:
         self.workers.clear()
 
 
-def use_broker(url: str | None) -> None:
-    """Point this (test) process's Celery app and settings at a broker, dropping connections to the previous one."""
+def use_broker(url: str | None) -> Callable[[], None]:
+    """Point this (test) process's Celery app at a broker; return a function that restores the previous one.
+
+    Celery reads the CELERY_BROKER_URL environment variable before its own setting (`make test` sets it), so both
+    change. Kombu keeps connection and producer pools in a process-wide registry keyed by URL: it is reset so the
+    next send connects afresh, and nothing later is handed a pool closed here.
+    """
     from django.conf import settings
 
     from workers.celery import app
 
-    settings.CELERY_BROKER_URL = url
-    app.conf.broker_url = url
-    if app._pool is not None:
-        app._pool.force_close_all()
+    previous = (os.environ.get("CELERY_BROKER_URL"), settings.CELERY_BROKER_URL, app.conf.broker_url)
+
+    def point_at(env_url: str | None, settings_url: str | None, conf_url: str | None) -> None:
+        from kombu import pools
+
+        if env_url is None:
+            os.environ.pop("CELERY_BROKER_URL", None)
+        else:
+            os.environ["CELERY_BROKER_URL"] = env_url
+        settings.CELERY_BROKER_URL = settings_url
+        app.conf.broker_url = conf_url
+        pools.reset()
         app._pool = None
-    app.amqp._producer_pool = None
+        app.amqp._producer_pool = None
+
+    point_at(url, url, url)
+    return lambda: point_at(*previous)
 
 
 def reap() -> int:
