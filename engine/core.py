@@ -142,7 +142,7 @@ class Game(ABC):
         self.check_options(full)
         return full
 
-    def check_options(self, options: dict[str, JSON]) -> None:
+    def check_options(self, options: dict[str, JSON]) -> None:  # noqa: B027 - an optional hook, not abstract
         """Cross-field checks; games override this. Raises InvalidOptions."""
 
     def check_players(self, num_players: int) -> None:
