@@ -13,27 +13,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def wait_until(predicate: Callable[[], Any], deadline_s: float, what: str, poll_s: float = 0.2) -> Any:
-    """Poll predicate until it returns something truthy; fail naming `what` at the deadline (as tests/conftest.py)."""
-    deadline = time.monotonic() + deadline_s
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {deadline_s:.0f}s waiting for {what}")
-        time.sleep(poll_s)  # a poll interval, not a wait for an outcome: the deadline decides
+from testkit import ROOT, wait_until
 
 EXAMPLE_BOT = (ROOT / "examples" / "bots" / "evolution_bot.py").read_text()
 
