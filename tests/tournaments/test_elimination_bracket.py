@@ -51,7 +51,7 @@ def test_every_bracket_shrinks_to_one_final_table(players: int, n: int) -> None:
         assert going == sorted(going, key=rank.__getitem__)
         seeded = going
         rounds += 1
-    assert 1 <= len(seeded) <= players
+    assert len(seeded) in range(1, players + 1), f"{len(seeded)} finalists for a table of {players}"
     assert rounds == rounds_needed(n, players)
 
 

@@ -35,7 +35,8 @@ def check_board(s: EvolutionState) -> None:
     for seat, row in enumerate(s.rows):
         for sp in row:
             assert sp.owner == seat and s.by_sid[sp.sid] is sp
-            assert 1 <= sp.pop <= 6 and 1 <= sp.body <= (3 if sp.avian else 6)
+            assert sp.pop in range(1, 7), f"population {sp.pop} outside 1..6 (ruling 8)"
+            assert sp.body in range(1, (3 if sp.avian else 6) + 1), f"body size {sp.body} over its cap (ruling 8)"
             assert 0 <= sp.food <= sp.pop and 0 <= sp.fat <= sp.body
             assert 0 <= sp.upkeep <= (sp.body if sp.avian else 0)
             kinds = [c // 13 for c in sp.cards + sp.hidden]
