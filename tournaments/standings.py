@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from rich.table import Table
@@ -92,21 +92,36 @@ class Standing:
         return data
 
 
-def finished_seats(competition: Competition) -> list[Seat]:
+class SeatRow(NamedTuple):
+    """The columns of a finished seat that standings read: plain tuples, since model instances for every seat of
+    a competition cost most of a standings request (benchmarks/api.py)."""
+
+    match_id: int
+    number: int
+    bot_version_id: int
+    score: int | None
+    rank: int | None
+    forfeited: bool
+    round: int | None
+
+
+def finished_seats(competition: Competition) -> list[SeatRow]:
     where = {"match__tournament": competition} if isinstance(competition, Tournament) else {
         "match__ladder": competition}
-    return list(Seat.objects.filter(**where, match__status=Match.Status.FINISHED)
-                .select_related("match").order_by("match_id", "number"))
+    rows = (Seat.objects.filter(**where, match__status=Match.Status.FINISHED).order_by("match_id", "number")
+            .values_list("match_id", "number", "bot_version_id", "score", "rank", "forfeited", "match__round"))
+    return [SeatRow(*row) for row in rows]
 
 
 def _entries(competition: Competition) -> Iterable[Entry | LadderEntry]:
-    return competition.entry_set.select_related("bot_version__bot").order_by("pk")
+    return (competition.entry_set.select_related("bot_version__bot").order_by("pk")
+            .defer("bot_version__source", "bot_version__validation_log"))
 
 
 def competition_standings(competition: Competition) -> list[Standing]:
     """Every entrant's line, best first."""
     table = {e.bot_version_id: _standing(e) for e in _entries(competition)}
-    games: dict[int, list[Seat]] = defaultdict(list)
+    games: dict[int, list[SeatRow]] = defaultdict(list)
     for seat in finished_seats(competition):
         games[seat.match_id].append(seat)
     for seats in games.values():
@@ -156,7 +171,7 @@ def _order_key(competition: Competition) -> Any:
     return lambda s: (-s.points, -s.conservative, s.name)
 
 
-def _add_game(standing: Standing, seat: Seat, seats: list[Seat]) -> None:
+def _add_game(standing: Standing, seat: SeatRow, seats: list[SeatRow]) -> None:
     assert seat.rank is not None
     points = game_points(seat.rank, [s.rank or 0 for s in seats])
     won = seat.rank == 1
@@ -167,8 +182,8 @@ def _add_game(standing: Standing, seat: Seat, seats: list[Seat]) -> None:
     standing.forfeits += seat.forfeited
     record = standing.seats.setdefault(seat.number, SeatRecord())
     record.games, record.wins, record.points = record.games + 1, record.wins + won, record.points + points
-    if seat.match.round is not None:
-        standing.rounds[seat.match.round] = standing.rounds.get(seat.match.round, 0.0) + points
+    if seat.round is not None:
+        standing.rounds[seat.round] = standing.rounds.get(seat.round, 0.0) + points
     for other in seats:
         if other is not seat and other.rank is not None:
             result = standing.head_to_head.setdefault(other.bot_version_id, [0, 0, 0])

@@ -11,11 +11,13 @@
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 from typing import Any
 
 import django_filters
+from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
+from django.db.models import Case, Exists, F, OuterRef, QuerySet, TextField, Value, When
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, mixins, permissions, serializers, status, viewsets
@@ -36,6 +38,8 @@ from tournaments.models import BotVersion, Ladder, Match, Rating, Seat, Tourname
 from tournaments.services import enqueue_match
 from tournaments.standings import Standing, tournament_standings
 
+User = get_user_model()
+
 
 class SeatSerializer(serializers.ModelSerializer):
     bot_version = serializers.IntegerField(source="bot_version_id", read_only=True)
@@ -43,7 +47,8 @@ class SeatSerializer(serializers.ModelSerializer):
     bot_name = serializers.CharField(source="bot_version.bot.name", read_only=True)
     version = serializers.IntegerField(source="bot_version.number", read_only=True)
     owner = serializers.CharField(source="bot_version.bot.owner.get_username", read_only=True)
-    log = serializers.SerializerMethodField(help_text="the seat's stderr: only for the bot's owner and staff")
+    log = serializers.CharField(read_only=True, allow_null=True,
+                                help_text="the seat's stderr: only for the bot's owner and staff, null for others")
 
     class Meta:
         model = Seat
@@ -52,16 +57,14 @@ class SeatSerializer(serializers.ModelSerializer):
                   "log"]
         read_only_fields = fields
 
-    def get_log(self, seat: Seat) -> str | None:
-        user = self.context["request"].user
-        if is_staff(user) or (user.is_authenticated and seat.bot_version.bot.owner_id == user.pk):
-            return seat.log
-        return None
-
 
 class MatchSerializer(serializers.ModelSerializer):
+    """The shape of a match, for the OpenAPI schema. The views build the rows with `match_rows`, from plain column
+    values: lists of 100 matches are the API's hot path (benchmarks/api.py), and model instances for a match, its
+    seats, their versions, bots and owners cost most of a request."""
+
     seats = SeatSerializer(many=True, read_only=True)
-    has_replay = serializers.SerializerMethodField()
+    has_replay = serializers.BooleanField(read_only=True, help_text="the match finished and its replay is kept")
 
     class Meta:
         model = Match
@@ -70,44 +73,47 @@ class MatchSerializer(serializers.ModelSerializer):
                   "finished_at", "seats", "has_replay"]
         read_only_fields = fields
 
-    def get_has_replay(self, match: Match) -> bool:
-        return match.status == Match.Status.FINISHED
 
-    def to_representation(self, match: Match) -> dict[str, Any]:
-        """The declared fields, built directly: lists of 100 matches are the API's hot path (benchmarks/api.py)."""
-        user = self.context["request"].user
-        staff, user_id = is_staff(user), user.pk if user.is_authenticated else None
-        data = {name: getattr(match, name) for name in _PLAIN_MATCH_FIELDS}
-        data.update(ladder=match.ladder_id, tournament=match.tournament_id,
-                    created_at=_when(match.created_at), started_at=_when(match.started_at),
-                    finished_at=_when(match.finished_at), has_replay=self.get_has_replay(match))
-        data["seats"] = [_seat(seat, staff or seat.bot_version.bot.owner_id == user_id) for seat in match.seats.all()]
-        return data
+_MATCH_COLUMNS = [name for name in MatchSerializer.Meta.fields if name not in ("seats", "has_replay")]
+_DATETIMES = ("created_at", "started_at", "finished_at")
+# Seat fields by their API names; `log` is chosen per reader in `_visible_log`.
+_SEAT_COLUMNS = {"bot": F("bot_version__bot_id"), "bot_name": F("bot_version__bot__name"),
+                 "version": F("bot_version__number"), "owner": F(f"bot_version__bot__owner__{User.USERNAME_FIELD}")}
+_SEAT_PLAIN = ["match", "number", "bot_version", "score", "rank", "faults", "forfeited", "rating_mu_before",
+               "rating_mu_after", "rating_sigma_before", "rating_sigma_after"]
 
 
-_PLAIN_MATCH_FIELDS = ["id", "game", "round", "num_players", "seed", "options", "status", "rated", "attempts",
-                       "move_ms", "bank_ms", "max_faults"]
-_DATETIME = serializers.DateTimeField()
+def match_values(matches: QuerySet[Match]) -> QuerySet[Match, dict[str, Any]]:
+    """The matches' own columns, as dicts keyed by API name (`ladder`, not `ladder_id`), for `match_rows`."""
+    return matches.values(*_MATCH_COLUMNS)
 
 
-def _when(value: Any) -> str | None:
-    return None if value is None else _DATETIME.to_representation(value)
+def match_rows(rows: list[dict[str, Any]], user: Any) -> list[dict[str, Any]]:
+    """The API's rows for these matches (from `match_values`), with their seats in one more query whatever their
+    number. A seat's captured stderr (`log`) is read only where this user may see it: staff, or the bot's owner."""
+    seats: dict[int, list[dict[str, Any]]] = {row["id"]: [] for row in rows}
+    columns = dict(_SEAT_COLUMNS, seat_log=_visible_log(user))
+    for seat in (Seat.objects.filter(match_id__in=seats).order_by("match_id", "number")
+                 .values(*_SEAT_PLAIN, **columns)):
+        seat["log"] = seat.pop("seat_log")
+        seats[seat.pop("match")].append(seat)
+    for row in rows:
+        row.update({name: _when(row[name]) for name in _DATETIMES},
+                   seats=seats[row["id"]], has_replay=row["status"] == Match.Status.FINISHED)
+    return rows
 
 
-def _seat(seat: Seat, sees_log: bool) -> dict[str, Any]:
-    version = seat.bot_version
-    return {"number": seat.number, "bot_version": version.pk, "bot": version.bot_id, "bot_name": version.bot.name,
-            "version": version.number, "owner": version.bot.owner.get_username(), "score": seat.score,
-            "rank": seat.rank, "faults": seat.faults, "forfeited": seat.forfeited,
-            "rating_mu_before": seat.rating_mu_before, "rating_mu_after": seat.rating_mu_after,
-            "rating_sigma_before": seat.rating_sigma_before, "rating_sigma_after": seat.rating_sigma_after,
-            "log": seat.log if sees_log else None}
+def _visible_log(user: Any) -> Any:
+    if is_staff(user):
+        return F("log")
+    if not user.is_authenticated:
+        return Value(None, output_field=TextField())
+    return Case(When(bot_version__bot__owner_id=user.pk, then=F("log")), default=None, output_field=TextField())
 
 
-def seats_prefetch() -> Prefetch:
-    versions = Seat.objects.select_related("bot_version__bot__owner").defer(
-        "bot_version__source", "bot_version__validation_log")
-    return Prefetch("seats", queryset=versions.order_by("number"))
+def _when(value: datetime | None) -> str | None:
+    """What DRF's DateTimeField gives (ISO 8601 in UTC, the project's zone, with `Z`) at a tenth of its cost."""
+    return None if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class MatchFilter(django_filters.FilterSet):
@@ -184,15 +190,24 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     pagination_class = CursorPagination
 
     def get_queryset(self) -> QuerySet[Match]:
-        return Match.objects.prefetch_related(seats_prefetch()).order_by("-pk")
+        return Match.objects.order_by("-pk")
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(match_values(self.filter_queryset(self.get_queryset())))
+        assert page is not None, "the match list is always paginated"
+        return self.get_paginated_response(match_rows(page, request.user))
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        row = generics.get_object_or_404(match_values(self.get_queryset()), pk=kwargs["pk"])
+        return Response(match_rows([row], request.user)[0])
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         form = MatchRequestSerializer(data=request.data, context={"request": request})
         form.is_valid(raise_exception=True)
         match = request_match(form.validated_data["ladder"], form.validated_data["seats"],
                               form.validated_data["rated"])
-        match = self.get_queryset().get(pk=match.pk)
-        return Response(MatchSerializer(match, context={"request": request}).data, status=status.HTTP_201_CREATED)
+        rows = match_rows(list(match_values(Match.objects.filter(pk=match.pk))), request.user)
+        return Response(rows[0], status=status.HTTP_201_CREATED)
 
 
 def request_match(ladder: Ladder, versions: list[BotVersion], rated: bool) -> Match:
