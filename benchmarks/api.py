@@ -86,7 +86,8 @@ def fill() -> None:
     options = load_game("evolution").validate_options({"deck": "short"})
     ladder = Ladder.objects.create(name="bench", game="evolution", options=options, players_per_match=2)
     Rating.objects.bulk_create([Rating(ladder=ladder, bot_version=v, mu=rng.gauss(25, 3), sigma=rng.uniform(1, 8),
-                                       games=100, wins=50) for v in versions])
+                                       games=100, wins=50, seat_record=[[50, 30], [50, 20]])
+                                for v in versions])
     now = timezone.now()
     for start in range(0, MATCHES, 10_000):
         batch = Match.objects.bulk_create([

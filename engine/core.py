@@ -26,6 +26,12 @@ class InvalidState(ValueError):
     """A state dict that does not describe a legal state of the game."""
 
 
+def check_seat(seat: int | None, num_players: int) -> None:
+    """Raise ValueError unless seat is None (the omniscient view) or one of the game's seats."""
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players):
+        raise ValueError(f"seat {seat!r}: this game has seats 0-{num_players - 1}, or None for the omniscient view")
+
+
 @dataclass(frozen=True)
 class Decision:
     """Who must act next, and the finite, ordered list of legal actions."""
@@ -187,7 +193,8 @@ class State(ABC):
 
     @abstractmethod
     def view(self, seat: int | None) -> dict[str, JSON]:
-        """What seat may see (None: everything, for finished games and admins)."""
+        """What seat may see (None: everything, for finished games and admins). Raises ValueError for a seat the
+        game does not have (engine.core.check_seat)."""
 
     @abstractmethod
     def outcome(self) -> Outcome | None:

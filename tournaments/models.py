@@ -109,7 +109,12 @@ class BotVersion(models.Model):
 
     @property
     def label(self) -> str:
-        return f"{self.bot.name}@{self.number}"
+        return self.label_of(self.bot.name, self.number)
+
+    @staticmethod
+    def label_of(bot_name: str, number: int) -> str:
+        """`name@number`, for rows read as plain values."""
+        return f"{bot_name}@{number}"
 
     def is_builtin(self) -> bool:
         return bool(self.builtin)
@@ -266,7 +271,9 @@ class Match(Clocked):
     lease_owner = models.CharField(max_length=200, blank=True)
     lease_expires = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
-    rated = models.BooleanField(default=True)
+    # Whether its result counts for ratings once it finishes. Only finished matches are ever rated, so a failed or
+    # cancelled one never counts; the flag is kept as created so that a requeued try-out stays unrated.
+    rated = models.BooleanField(default=True, help_text="its result counts for ratings once it finishes")
     # When it was last handed to the broker: a queued match waiting far longer lost its message (a broker restart
     # without persistence), and the reaper sends it again (tournaments.services.redispatch_queued).
     queued_at = models.DateTimeField(default=timezone.now, db_index=True)
@@ -340,6 +347,11 @@ class Rating(models.Model):
     sigma = models.FloatField()
     games = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
+    seat_record = models.JSONField(
+        default=list, blank=True,
+        help_text="rated [games, wins] by seat number: the standings' seat fairness figures, kept here so a "
+                  "ladder's table need not read its every seat",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -300,7 +300,7 @@ def withdraw_entry(tournament: Tournament, bot_version_id: int) -> int:
         entry.save(update_fields=["withdrawn_at"])
         cancelled = Match.objects.filter(tournament=locked, status=Status.QUEUED,
                                          seats__bot_version_id=bot_version_id).update(
-            status=Status.CANCELLED, rated=False, finished_at=timezone.now(), error="an entrant withdrew")
+            status=Status.CANCELLED, finished_at=timezone.now(), error="an entrant withdrew")
     advance_tournament(tournament.pk)  # the cancelled games may have been the last of the round
     return cancelled
 
@@ -317,7 +317,7 @@ def cancel_tournament(tournament: Tournament) -> int:
         Tournament.objects.filter(pk=tournament.pk).update(state=State.CANCELLED, finished_at=timezone.now())
         tournament.state = State.CANCELLED
         return Match.objects.filter(tournament=locked, status__in=PENDING).update(
-            status=Status.CANCELLED, lease_expires=None, rated=False, finished_at=timezone.now())
+            status=Status.CANCELLED, lease_expires=None, finished_at=timezone.now())
 
 
 def active_entries(tournament: Tournament) -> list[int]:

@@ -17,6 +17,16 @@ from openskill.models import PlackettLuce
 from tournaments.models import Ladder, Match, Rating, Seat, Tournament
 
 MODEL = PlackettLuce()
+# What a rating row holds apart from its keys: mu, sigma, games, wins and the seat record (Rating.seat_record).
+Values = tuple[float, float, int, int, list[list[int]]]
+PRIOR: Values = (MODEL.mu, MODEL.sigma, 0, 0, [])
+
+
+def add_seat(record: list[list[int]], number: int, won: bool) -> list[list[int]]:
+    """The seat record ([games, wins] by seat number) with one more game, won or not, at this seat number."""
+    padded = [list(pair) for pair in record] + [[0, 0] for _ in range(number + 1 - len(record))]
+    padded[number] = [padded[number][0] + 1, padded[number][1] + won]
+    return padded
 
 
 def competition_filter(match: Match) -> Q:
@@ -80,26 +90,29 @@ def rate_seats(match: Match, seats: Sequence[Seat]) -> None:
         rating.mu, rating.sigma = new.mu, new.sigma
         rating.games += 1
         rating.wins += 1 if seat.rank == 1 else 0
+        rating.seat_record = add_seat(rating.seat_record, seat.number, seat.rank == 1)
         rating.updated_at = timezone.now()  # bulk_update skips auto_now
-    Rating.objects.bulk_update(before, ["mu", "sigma", "games", "wins", "updated_at"])
+    Rating.objects.bulk_update(before, ["mu", "sigma", "games", "wins", "seat_record", "updated_at"])
 
 
-def recompute_ratings(match_filter: Q) -> dict[int, tuple[float, float, int, int]]:
-    """Ratings replayed from match history: bot version id → (mu, sigma, games, wins).
+def recompute_ratings(match_filter: Q) -> dict[int, Values]:
+    """Ratings replayed from match history: bot version id → (mu, sigma, games, wins, seat record).
 
     Rated finished matches are applied in rating_seq order, the order the live updates were serialized in, so the
     result must equal the live ratings.
     """
-    ratings: dict[int, tuple[float, float, int, int]] = {}
+    ratings: dict[int, Values] = {}
     matches = (Match.objects.filter(match_filter, status=Match.Status.FINISHED, rated=True)
                .order_by("rating_seq", "pk").prefetch_related("seats"))
     for match in matches:
         seats = sorted(match.seats.all(), key=lambda seat: seat.number)
-        before = [ratings.get(seat.bot_version_id, (MODEL.mu, MODEL.sigma, 0, 0)) for seat in seats]
-        teams = [[MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma, _, _ in before]
+        before = [ratings.get(seat.bot_version_id, PRIOR) for seat in seats]
+        teams = [[MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma, *_ in before]
         after = MODEL.rate(teams, ranks=[float(seat.rank or 0) for seat in seats])
-        for seat, (_, _, games, wins), [new] in zip(seats, before, after, strict=True):
-            ratings[seat.bot_version_id] = (new.mu, new.sigma, games + 1, wins + (seat.rank == 1))
+        for seat, (_, _, games, wins, record), [new] in zip(seats, before, after, strict=True):
+            won = seat.rank == 1
+            ratings[seat.bot_version_id] = (new.mu, new.sigma, games + 1, wins + won,
+                                            add_seat(record, seat.number, won))
     return ratings
 
 
@@ -108,9 +121,11 @@ def rating_differences(competition: Q, match_filter: Q) -> list[str]:
     recomputed = recompute_ratings(match_filter)
     problems = []
     for rating in Rating.objects.filter(competition).select_related("bot_version__bot"):
-        expected = recomputed.pop(rating.bot_version_id, (MODEL.mu, MODEL.sigma, 0, 0))
-        live = (rating.mu, rating.sigma, rating.games, rating.wins)
-        if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(live, expected, strict=True)):
+        expected = recomputed.pop(rating.bot_version_id, PRIOR)
+        live = (rating.mu, rating.sigma, rating.games, rating.wins, rating.seat_record)
+        numbers_agree = all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+                            for a, b in zip(live[:4], expected[:4], strict=True))
+        if not numbers_agree or live[4] != expected[4]:
             problems.append(f"{rating.bot_version.label}: live {live}, recomputed {expected}")
     problems.extend(f"bot version {version_id}: no live rating, recomputed {values}"
                     for version_id, values in recomputed.items())
@@ -128,9 +143,10 @@ def rebuild_ratings(model: type[Ladder] | type[Tournament], pk: int) -> list[str
         problems = rating_differences(where, where)
         if problems:
             recomputed = recompute_ratings(where)
-            for version_id, (mu, sigma, games, wins) in recomputed.items():
+            names = ("mu", "sigma", "games", "wins", "seat_record")
+            for version_id, values in recomputed.items():
                 Rating.objects.update_or_create(**{field: pk, "bot_version_id": version_id},
-                                                defaults={"mu": mu, "sigma": sigma, "games": games, "wins": wins})
+                                                defaults=dict(zip(names, values, strict=True)))
             Rating.objects.filter(where).exclude(bot_version_id__in=list(recomputed)).update(
-                mu=MODEL.mu, sigma=MODEL.sigma, games=0, wins=0)
+                **dict(zip(names, PRIOR, strict=True)))
     return problems

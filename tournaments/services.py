@@ -126,8 +126,8 @@ def fail_match(
         match.error = cause[-4000:]
         match.lease_expires = None
         if permanent or match.attempts >= settings.LUDUS_MATCH_ATTEMPTS:
-            match.status, match.rated, match.finished_at = Status.FAILED, False, timezone.now()
-            match.save(update_fields=["status", "rated", "finished_at", "error", "lease_expires"])
+            match.status, match.finished_at = Status.FAILED, timezone.now()
+            match.save(update_fields=["status", "finished_at", "error", "lease_expires"])
         else:
             match.status, match.queued_at = Status.QUEUED, timezone.now()
             match.save(update_fields=["status", "error", "lease_expires", "queued_at"])
@@ -179,7 +179,7 @@ def redispatch_queued(now: datetime | None = None) -> int:
 def cancel_match(match: Match) -> bool:
     """Queued or running → cancelled. A runner still playing it will find its result refused."""
     cancelled = Match.objects.filter(pk=match.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
-        status=Status.CANCELLED, lease_expires=None, rated=False, finished_at=timezone.now()
+        status=Status.CANCELLED, lease_expires=None, finished_at=timezone.now()
     )
     if cancelled and match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
@@ -187,10 +187,11 @@ def cancel_match(match: Match) -> bool:
 
 
 def requeue_match(match: Match) -> bool:
-    """Failed or cancelled → queued, with a fresh attempt count, and enqueue it."""
+    """Failed or cancelled → queued, with a fresh attempt count, and enqueue it. It stays rated or unrated as it
+    was created: an author's try-out stays unrated."""
     with transaction.atomic():
         requeued = Match.objects.filter(pk=match.pk, status__in=[Status.FAILED, Status.CANCELLED]).update(
-            status=Status.QUEUED, attempts=0, lease_owner="", lease_expires=None, rated=True, finished_at=None,
+            status=Status.QUEUED, attempts=0, lease_owner="", lease_expires=None, finished_at=None,
             queued_at=timezone.now(),
         )
         if requeued and match.tournament_id is not None:

@@ -75,12 +75,11 @@ class Standing:
         return self.sigma > provisional_sigma()
 
     @property
-    def seat_games(self) -> dict[int, int]:
-        return {n: r.games for n, r in sorted(self.seats.items())}
-
-    @property
-    def seat_wins(self) -> dict[int, int]:
-        return {n: r.wins for n, r in sorted(self.seats.items())}
+    def seat_record(self) -> list[list[int]]:
+        """[games, wins] by seat number, as Rating.seat_record keeps them."""
+        empty = SeatRecord()
+        return [[self.seats.get(n, empty).games, self.seats.get(n, empty).wins]
+                for n in range(max(self.seats, default=-1) + 1)]
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

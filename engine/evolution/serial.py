@@ -119,7 +119,7 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
         raise InvalidState(f"state.seats must list {game.min_players}-{game.max_players} seats, got {n}")
     if _get(data, "num_players", "state", int, n) != n:
         raise InvalidState(f"state.num_players is {data['num_players']!r} but there are {n} seats")
-    st = EvolutionState(options, _get(data, "seed", "state", int, 0), n)
+    st = EvolutionState(options, _get(data, "seed", "state", int), n)
     st.round = _int(data, "round", "state", 1, 10_000)
     st.phase = _get(data, "phase", "state", str)
     if st.phase not in PHASES:

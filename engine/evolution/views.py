@@ -3,7 +3,7 @@ seats' face-down traits ("?") and food cards ("?" once chosen), and other seats'
 
 from __future__ import annotations
 
-from engine.core import JSON
+from engine.core import JSON, check_seat
 from engine.evolution.cards import CARD_STR, card_view
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState, deep
@@ -12,6 +12,7 @@ HIDDEN = "?"
 
 
 def build_view(st: EvolutionState, seat: int | None) -> dict[str, JSON]:
+    check_seat(seat, st.n)
     over = st.phase == "over"
     d = st.decision()
     view: dict[str, JSON] = {

@@ -125,7 +125,7 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> MarineState:
         raise InvalidState(f"state.animals must name {game.min_players}-{game.max_players} different animals")
     if _get(data, "num_players", "state", int, n) != n:
         raise InvalidState(f"state.num_players is {data['num_players']!r} but there are {n} animals")
-    st = MarineState(options, _get(data, "seed", "state", int, 0), n)
+    st = MarineState(options, _get(data, "seed", "state", int), n)
     st.animals = animals
     st.round = _int(_get(data, "round", "state", int, 1), "state.round", 1, 10_000)
     st.phase = _get(data, "phase", "state", str, "play")

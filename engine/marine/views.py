@@ -3,7 +3,7 @@ below their top tiles (counts); view(None) adds both. The seed, which fixes late
 
 from __future__ import annotations
 
-from engine.core import JSON
+from engine.core import JSON, check_seat
 from engine.marine.data import ANIMALS, CARD_EFFECTS, CARD_EVENTS, CARD_NAMES, ELEMENTS, TERRAINS
 from engine.marine.state import MarineState, deep
 
@@ -16,6 +16,7 @@ def card_view(card: int | None) -> JSON:
 
 
 def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
+    check_seat(seat, st.n)
     d = st.decision()
     parts = [st.score_parts(s) for s in range(st.n)]
     view: dict[str, JSON] = {

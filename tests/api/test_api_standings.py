@@ -6,6 +6,7 @@ import pytest
 from apiworld import World
 
 from tournaments.models import Rating
+from tournaments.ratings import rate_seats
 
 pytestmark = pytest.mark.django_db
 
@@ -25,6 +26,23 @@ def test_it_gives_a_tournaments_standings_with_seat_win_rates(world: World) -> N
     assert {r["bot_version"] for r in body["results"]} == {world.version.pk, world.other_version.pk}
     assert sum(r["games"] for r in body["results"]) == 2
     assert sum(rate["games"] for rate in body["seat_win_rates"].values()) == 2
+    assert all(sorted(row["seats"]) == ["0", "1"] and sum(s["games"] for s in row["seats"].values()) == row["games"]
+               for row in body["results"]), body["results"]
+
+
+def test_a_ladder_table_gives_wins_by_seat_from_the_rated_results(world: World) -> None:
+    seats = list(world.finished.seats.order_by("number"))
+    for seat in seats:  # seat 1 wins: the world's finished game is a tie, and wins should differ by seat
+        seat.rank = 2 - seat.number
+        seat.save()
+    rate_seats(world.finished, seats)  # what recording the finished match's result does
+    body = world.client("anonymous").get(f"/api/ladders/{world.ladder.pk}/standings/").json()
+    by_version = {row["bot_version"]: row["seats"] for row in body["results"]}
+    assert by_version == {seat.bot_version_id: {str(n): {"games": int(n == seat.number),
+                                                         "wins": int(n == seat.number and seat.rank == 1)}
+                                                for n in range(2)}
+                          for seat in seats}
+    assert body["seat_win_rates"] == {str(seat.number): {"games": 1, "wins": int(seat.rank == 1)} for seat in seats}
 
 
 def test_it_gives_a_404_for_a_missing_ladder(world: World) -> None:

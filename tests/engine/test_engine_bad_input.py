@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from typing import Any
 
 import hidden
@@ -178,6 +179,20 @@ def test_a_state_missing_a_key_is_refused_naming_it_or_gets_a_working_default(ga
             break
         state.choose(rng.randrange(len(decision.options)))
     assert state.outcome() is not None
+
+
+def test_a_state_without_its_seed_is_refused(game_name: str) -> None:
+    """The seed fixes every later draw: a default would silently give another game."""
+    data = {k: v for k, v in sample_state(game_name).to_dict().items() if k != "seed"}
+    assert_refused_state(game_name, data, "seed")
+
+
+@pytest.mark.parametrize("seat", [-1, "max", 1.0, True, "0"])
+def test_a_view_of_a_seat_the_game_does_not_have_raises_naming_it(game_name: str, seat: Any) -> None:
+    state = sample_state(game_name)
+    seat = state.view(None)["num_players"] if seat == "max" else seat  # one past the last seat
+    with pytest.raises(ValueError, match=re.escape(f"seat {seat!r}")):
+        state.view(seat)
 
 
 def test_a_state_of_another_game_is_refused(game_name: str) -> None:

@@ -62,7 +62,7 @@ def test_a_match_whose_workers_stop_heartbeating_is_requeued_then_failed_unrated
         return match.is_done()
 
     wait_until(failed, 120, "the reaper to fail the match after its second frozen attempt")
-    assert (match.status, match.rated, match.attempts) == ("failed", False, 2)
+    assert (match.status, match.attempts, match.rating_seq) == ("failed", 2, None)
     assert second_owner in match.error and "expired" in match.error
 
     # Thawed, both workers find their lease gone: they stop playing and record nothing.
@@ -72,7 +72,7 @@ def test_a_match_whose_workers_stop_heartbeating_is_requeued_then_failed_unrated
         wait_until(lambda w=worker: "lease lost" in w.log() or "result refused" in w.log(), 180,
                    f"the thawed worker {worker.name} to give the match up")
     match.refresh_from_db()
-    assert (match.status, match.rated) == ("failed", False)
+    assert (match.status, match.rating_seq) == ("failed", None)
     assert not Replay.objects.filter(match=match).exists()
     assert list(tournament.ratings.values_list("games", flat=True)) == [0, 0]
     assert not match.seats.filter(rating_mu_after__isnull=False).exists()

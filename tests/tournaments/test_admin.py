@@ -81,6 +81,15 @@ def test_it_cancels_and_requeues_matches(staff: Client, tournament: Any) -> None
     assert (first.status, first.attempts, second.status) == ("queued", 0, "cancelled")
 
 
+def test_a_requeued_try_out_stays_unrated(staff: Client, tournament: Any) -> None:
+    match = start_tournament(tournament, enqueue=False)[0]
+    Match.objects.filter(pk=match.pk).update(status="failed", rated=False)  # an unrated match that failed
+    staff.post(reverse("admin:tournaments_match_changelist"),
+               {"action": "requeue_matches", "_selected_action": [match.pk]})
+    match.refresh_from_db()
+    assert (match.status, match.rated) == ("queued", False)
+
+
 def test_a_match_page_shows_its_seats_and_error(staff: Client, tournament: Any) -> None:
     match = start_tournament(tournament, enqueue=False)[0]
     Match.objects.filter(pk=match.pk).update(status="failed", error="RuntimeError: the sandbox is gone")

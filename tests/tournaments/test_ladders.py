@@ -18,8 +18,8 @@ from django.test import Client
 from benchmarks.ladder_convergence import TRUE_ORDER, run_convergence
 from tournaments.builtins import ensure_builtin
 from tournaments.ladders import join_ladder, schedule_ladder, schedule_ladders
-from tournaments.models import Bot, BotVersion, Ladder, Match
-from tournaments.ratings import rating_differences
+from tournaments.models import Bot, BotVersion, Ladder, Match, Rating
+from tournaments.ratings import rating_differences, rebuild_ratings
 from tournaments.standings import ladder_standings, standings_data
 from workers.runner import run_match
 
@@ -99,6 +99,19 @@ def test_results_are_rated_in_sequence_and_recompute_agrees(tinynim: Any) -> Non
     rows = standings_data(ladder)["rows"]
     assert sum(r["games"] for r in rows) == 12 * 2
     assert all(r["provisional"] for r in rows)  # a dozen games do not settle sigma
+    # Each rating's seat record (what the API's ladder table shows) is what the seats say.
+    records = dict(Rating.objects.filter(ladder=ladder).values_list("bot_version_id", "seat_record"))
+    assert records == {standing.version_id: standing.seat_record for standing in ladder_standings(ladder)}
+    assert sum(games for record in records.values() for games, _ in record) == 12 * 2
+    # A wrong record is a difference, and rebuilding the ratings restores it.
+    wrong = Rating.objects.filter(ladder=ladder).first()
+    assert wrong is not None
+    Rating.objects.filter(pk=wrong.pk).update(seat_record=[[99, 99]])
+    assert [f"{wrong.bot_version.label}: live"] == [p.split(" (")[0] for p in rating_differences(
+        Q(ladder=ladder), Q(ladder=ladder))]
+    rebuild_ratings(Ladder, ladder.pk)
+    wrong.refresh_from_db()
+    assert wrong.seat_record == records[wrong.bot_version_id]
 
 
 @pytest.mark.django_db

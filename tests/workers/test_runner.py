@@ -100,7 +100,8 @@ def test_it_requeues_an_infrastructure_failure_then_fails_it_unrated(match: Matc
     assert claim_match(match.pk, "w2")
     assert fail_match(match.pk, "w2", "again") == "failed"
     match.refresh_from_db()
-    assert (match.status, match.rated, match.attempts) == ("failed", False, 2)
+    assert (match.status, match.attempts, match.rating_seq) == ("failed", 2, None)
+    assert not match.seats.filter(rating_mu_after__isnull=False).exists()
 
 
 def test_it_fails_an_uploaded_bot_without_retry_when_no_sandbox_is_available(
@@ -114,7 +115,7 @@ def test_it_fails_an_uploaded_bot_without_retry_when_no_sandbox_is_available(
     match.seats.filter(number=1).update(bot_version=version)
     assert run_match(match.pk) == "failed"
     match.refresh_from_db()
-    assert match.status == "failed" and not match.rated
+    assert match.status == "failed" and match.rating_seq is None
     assert "must run sandboxed" in match.error and "upload@1" in match.error
 
 

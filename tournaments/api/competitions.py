@@ -4,8 +4,8 @@
 - `/api/tournaments/` (GET, POST with `entries`), `/api/tournaments/{id}/` (GET, PATCH while a draft),
   `POST /api/tournaments/{id}/start/` and `/cancel/`.
 
-Starting uses tournaments.scheduling.start_tournament. `cancel_tournament` below is a thin service until the
-tournaments app has its own; it cancels the queued and running matches through services.cancel_match.
+Starting uses tournaments.scheduling.start_tournament; cancelling, tournaments.progress.cancel_tournament (the
+admin's action too), which cancels the queued and running matches under the tournament's lock.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from rest_framework.response import Response
 
 from engine import InvalidOptions, load_game
 from tournaments.api.common import GameFilter, ReadOnlyOrOrganiser, StrictModelSerializer, django_errors, errors
-from tournaments.models import BotVersion, Ladder, Match, Tournament
+from tournaments.models import BotVersion, Ladder, Tournament
+from tournaments.progress import cancel_tournament
 from tournaments.scheduling import create_tournament, start_tournament
-from tournaments.services import cancel_match
 
 CLOCK_FIELDS = ["move_ms", "bank_ms", "max_faults"]
 
@@ -101,19 +101,6 @@ class TournamentSerializer(StrictModelSerializer):
             if versions is not None:
                 instance.entries.set(versions)
         return instance
-
-
-def cancel_tournament(tournament: Tournament) -> int:
-    """draft or running → cancelled, with its queued and running matches; return how many matches were cancelled.
-
-    Raises ValidationError for a finished or cancelled tournament. (Thin: replace with the tournaments service.)
-    """
-    live = [Tournament.State.DRAFT, Tournament.State.RUNNING]
-    if Tournament.objects.filter(pk=tournament.pk, state__in=live).update(state=Tournament.State.CANCELLED) != 1:
-        raise DjangoValidationError(f"tournament {tournament.pk} is {tournament.state}; it cannot be cancelled")
-    tournament.state = Tournament.State.CANCELLED
-    pending = Match.objects.filter(tournament=tournament, status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
-    return sum(cancel_match(match) for match in pending.order_by("pk"))
 
 
 class CompetitionFilter(django_filters.FilterSet):

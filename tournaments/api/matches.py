@@ -11,15 +11,18 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 import django_filters
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Case, Exists, F, OuterRef, QuerySet, TextField, Value, When
+from django.db.models import Case, Exists, F, IntegerField, OuterRef, QuerySet, Sum, TextField, Value, When
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import exceptions, generics, mixins, permissions, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,6 +31,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from tournaments.api.common import (
     CursorPagination,
     GameFilter,
+    Pagination,
     ReadOnlyOrAuthenticated,
     StrictSerializer,
     UtcDateTimeFilter,
@@ -226,6 +230,52 @@ def request_match(ladder: Ladder, versions: list[BotVersion], rated: bool) -> Ma
 # --- standings -------------------------------------------------------------------------------------------------------
 
 
+class SeatCountSerializer(serializers.Serializer):
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+
+
+SEAT_COUNTS_HELP = "games and wins by seat number (\"0\" is the first player), to show any first-player advantage"
+
+
+def seat_counts(record: list[list[int]], seats: int) -> dict[str, dict[str, int]]:
+    """A seat record ([games, wins] by seat number) as the API spells it, for every seat of a table of `seats`."""
+    padded = [*record, *([0, 0] for _ in range(seats - len(record)))]
+    return {str(number): {"games": games, "wins": wins} for number, (games, wins) in enumerate(padded)}
+
+
+def seat_totals(records: Iterable[list[list[int]]], seats: int) -> dict[str, dict[str, int]]:
+    """The competition's games and wins by seat number: the sum of its entrants' seat records."""
+    totals: list[list[int]] = []
+    for record in records:
+        totals.extend([0, 0] for _ in range(len(record) - len(totals)))
+        for total, (games, wins) in zip(totals, record, strict=False):
+            total[0], total[1] = total[0] + games, total[1] + wins
+    return seat_counts(totals, seats)
+
+
+def ladder_seat_totals(ladder: Ladder) -> dict[str, dict[str, int]]:
+    """seat_totals of a ladder's ratings, summed by the database: one row, not a thousand records to decode."""
+    columns = {f"{i}_{j}": Sum(Cast(KT(f"seat_record__{i}__{j}"), IntegerField()))
+               for i in range(ladder.players_per_match) for j in (0, 1)}
+    sums = Rating.objects.filter(ladder=ladder).aggregate(**columns)
+    seats = ladder.players_per_match
+    return seat_counts([[sums[f"{i}_0"] or 0, sums[f"{i}_1"] or 0] for i in range(seats)], seats)
+
+
+class StandingsPagination(Pagination):
+    """A standings page: its rows, plus `seat_win_rates` over the whole competition."""
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        paged = super().get_paginated_response_schema(schema)
+        paged["properties"]["seat_win_rates"] = {
+            "type": "object", "description": SEAT_COUNTS_HELP,
+            "additionalProperties": {"type": "object", "required": ["games", "wins"],
+                                     "properties": {"games": {"type": "integer"}, "wins": {"type": "integer"}}}}
+        paged["required"] = [*paged.get("required", []), "seat_win_rates"]
+        return paged
+
+
 class LadderStandingSerializer(serializers.Serializer):
     bot_version = serializers.IntegerField(source="bot_version_id")
     bot = serializers.IntegerField(source="bot_version.bot_id")
@@ -236,30 +286,41 @@ class LadderStandingSerializer(serializers.Serializer):
     sigma = serializers.FloatField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
+    seats = serializers.DictField(child=SeatCountSerializer(), help_text="rated " + SEAT_COUNTS_HELP)
 
-    def to_representation(self, rating: Rating) -> dict[str, Any]:
-        """The declared fields, built directly (a hot path; see MatchSerializer.to_representation)."""
-        version = rating.bot_version
-        return {"bot_version": version.pk, "bot": version.bot_id, "name": version.label,
-                "owner": version.bot.owner.get_username(), "rating": rating.conservative, "mu": rating.mu,
-                "sigma": rating.sigma, "games": rating.games, "wins": rating.wins}
+    def to_representation(self, row: dict[str, Any]) -> dict[str, Any]:
+        """The declared fields, built directly from a row of `LadderStandingsView.get_queryset` (a hot path; see
+        match_rows)."""
+        return {"bot_version": row["bot_version"], "bot": row["bot"],
+                "name": BotVersion.label_of(row["bot_name"], row["number"]), "owner": row["owner"],
+                "rating": row["rank_key"], "mu": row["mu"], "sigma": row["sigma"], "games": row["games"],
+                "wins": row["wins"], "seats": seat_counts(row["seat_record"], self.context["seats"])}
 
 
 class LadderStandingsView(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = LadderStandingSerializer
+    pagination_class = StandingsPagination
     filter_backends: list[Any] = []
 
-    @extend_schema(tags=["ladders"], summary="A ladder's table, by conservative rating",
+    @extend_schema(tags=["ladders"], summary="A ladder's table, by conservative rating, with wins by seat",
                    responses={200: LadderStandingSerializer(many=True), **errors(400, 404)})
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+    def get_serializer_context(self) -> dict[str, Any]:
+        return dict(super().get_serializer_context(), seats=self.ladder.players_per_match)
 
-    def get_queryset(self) -> QuerySet[Rating]:
-        ladder = get_object_or_404(Ladder, pk=self.kwargs["pk"])
-        return (Rating.objects.filter(ladder=ladder).select_related("bot_version__bot__owner")
-                .defer("bot_version__source", "bot_version__validation_log")
-                .annotate(rank_key=F("mu") - 3 * F("sigma")).order_by("-rank_key", "pk"))
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        self.ladder = get_object_or_404(Ladder, pk=self.kwargs["pk"])
+        response = super().get(request, *args, **kwargs)
+        response.data["seat_win_rates"] = ladder_seat_totals(self.ladder)
+        return response
+
+    def get_queryset(self) -> QuerySet[Rating, dict[str, Any]]:
+        return (Rating.objects.filter(ladder_id=self.kwargs["pk"]).annotate(rank_key=F("mu") - 3 * F("sigma"))
+                .order_by("-rank_key", "pk")
+                .values("bot_version", "mu", "sigma", "games", "wins", "seat_record", "rank_key",
+                        bot=F("bot_version__bot_id"), bot_name=F("bot_version__bot__name"),
+                        number=F("bot_version__number"),
+                        owner=F(f"bot_version__bot__owner__{User.USERNAME_FIELD}")))
 
 
 class TournamentStandingSerializer(serializers.Serializer):
@@ -276,31 +337,27 @@ class TournamentStandingSerializer(serializers.Serializer):
     provisional = serializers.BooleanField(help_text="sigma is still above the provisional threshold")
     byes = serializers.IntegerField()
     withdrawn = serializers.BooleanField()
+    seats = serializers.SerializerMethodField(help_text=SEAT_COUNTS_HELP)
+
+    @extend_schema_field(serializers.DictField(child=SeatCountSerializer()))
+    def get_seats(self, standing: Standing) -> dict[str, dict[str, int]]:
+        return seat_counts(standing.seat_record, self.context["seats"])
 
 
 class TournamentStandingsView(generics.GenericAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = TournamentStandingSerializer
+    pagination_class = StandingsPagination
     filter_backends: list[Any] = []
 
-    @extend_schema(tags=["tournaments"], summary="A tournament's standings: points, then rating",
+    @extend_schema(tags=["tournaments"], summary="A tournament's standings: points, then rating, with wins by seat",
                    responses={200: TournamentStandingSerializer(many=True), **errors(400, 404)})
     def get(self, request: Request, pk: int) -> Response:
         tournament = get_object_or_404(Tournament, pk=pk)
         standings = tournament_standings(tournament)
         page = self.paginate_queryset(standings)
-        response = self.get_paginated_response(self.get_serializer(page, many=True).data)
-        response.data["seat_win_rates"] = seat_rates(standings)
+        seats = tournament.players_per_table
+        rows = self.get_serializer(page, many=True, context=dict(self.get_serializer_context(), seats=seats)).data
+        response = self.get_paginated_response(rows)
+        response.data["seat_win_rates"] = seat_totals((standing.seat_record for standing in standings), seats)
         return response
-
-
-def seat_rates(standings: list[Standing]) -> dict[str, dict[str, int]]:
-    """Wins and games per seat number over all entrants (what standings.seat_win_rates gives, without re-reading
-    the seats), so organisers see any first-player advantage."""
-    rates: dict[int, dict[str, int]] = {}
-    for standing in standings:
-        for seat, games in standing.seat_games.items():
-            rate = rates.setdefault(seat, {"wins": 0, "games": 0})
-            rate["games"] += games
-            rate["wins"] += standing.seat_wins.get(seat, 0)
-    return {str(seat): rates[seat] for seat in sorted(rates)}

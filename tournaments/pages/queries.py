@@ -1,7 +1,5 @@
-"""What the pages show, read from the models: standings rows, seat fairness, filtered matches, a bot's record.
-
-tournaments/standings.py is growing; this module uses what it offers and falls back on its own counts.
-"""
+"""What the pages show, read from the models: standings rows (from tournaments/standings.py), seat fairness,
+filtered matches, a bot's record."""
 
 from __future__ import annotations
 
@@ -9,20 +7,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.db.models import Q, QuerySet
 
-from tournaments import standings as standings_module
-from tournaments.models import Bot, Ladder, Match, Rating, Seat, Tournament
+from tournaments.models import Bot, Ladder, Match, Seat, Tournament
 from tournaments.pages.charts import Series
-
-
-def provisional_sigma() -> float:
-    """Ratings with a sigma above this are provisional (the standings module's setting when it has one)."""
-    read = getattr(standings_module, "provisional_sigma", None)
-    if callable(read):
-        return float(read())
-    return float(getattr(settings, "LUDUS_PROVISIONAL_SIGMA", 4.0))
+from tournaments.standings import competition_standings, provisional_sigma
 
 
 @dataclass
@@ -63,25 +52,11 @@ class SeatRate:
 
 
 def competition_rows(competition: Tournament | Ladder) -> list[Row]:
-    """Rows from tournaments.standings when it works, else from the ratings alone."""
+    """The standings' lines, with each bot's id for its link."""
     bots = dict(competition.entry_set.values_list("bot_version_id", "bot_version__bot_id"))
-    kind = "tournament" if isinstance(competition, Tournament) else "ladder"
-    read = getattr(standings_module, f"{kind}_standings", None)
-    try:
-        lines = read(competition) if read else None
-    except Exception:  # the module is being extended: never let it take the page down
-        lines = None
-    if lines is None:
-        return rating_rows(Rating.objects.filter(**{kind: competition}))
     return [Row(place, s.name, s.version_id, bots.get(s.version_id), s.games, s.wins, s.points, s.mean_score,
-                s.mu, s.sigma, bool(getattr(s, "withdrawn", False)), getattr(s, "eliminated_round", None))
-            for place, s in enumerate(lines, start=1)]
-
-
-def rating_rows(ratings: QuerySet[Rating]) -> list[Row]:
-    ordered = sorted(ratings.select_related("bot_version__bot"), key=lambda r: (-(r.mu - 3 * r.sigma), r.pk))
-    return [Row(place, r.bot_version.label, r.bot_version_id, r.bot_version.bot_id, r.games, r.wins, None, None,
-                r.mu, r.sigma) for place, r in enumerate(ordered, start=1)]
+                s.mu, s.sigma, s.withdrawn, s.eliminated_round)
+            for place, s in enumerate(competition_standings(competition), start=1)]
 
 
 def seat_rates(matches: QuerySet[Match]) -> list[SeatRate]:

@@ -15,6 +15,7 @@ from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.models import Bot, BotVersion, Ladder, Match, Tournament
 from tournaments.pages import queries
 from tournaments.pages.charts import rating_chart
+from tournaments.standings import provisional_sigma
 
 MATCHES_PER_PAGE = 25
 
@@ -45,7 +46,7 @@ def ladder_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "seat_rates": queries.seat_rates(matches),
         "game_seat_rates": queries.game_seat_rates(ladder.game, ladder.players_per_match),
         "recent_matches": queries.with_seats(matches.order_by("-id"))[:10],
-        "provisional_sigma": queries.provisional_sigma(),
+        "provisional_sigma": provisional_sigma(),
     })
 
 
@@ -57,7 +58,7 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "seat_rates": queries.seat_rates(tournament.matches.all()),
         "game_seat_rates": queries.game_seat_rates(tournament.game, tournament.players_per_table),
         "rounds": queries.rounds(tournament),
-        "provisional_sigma": queries.provisional_sigma(),
+        "provisional_sigma": provisional_sigma(),
     })
 
 

@@ -38,6 +38,7 @@ def make(*seats: dict[str, Any], phase: str = "feeding", wh: int = 0, cliff: int
     """A state from a short description; the deck is filler cards unless given."""
     data: dict[str, Any] = {
         "options": options or {},
+        "seed": 0,
         "round": round,
         "phase": phase,
         "first_player": first,

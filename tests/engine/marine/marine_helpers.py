@@ -27,6 +27,7 @@ def make(tile_specs: list[Tile], *, animals: tuple[str, ...] = ("Reptiles", "Cep
     spare = [c for c in PLAIN if c not in used]
     data: dict[str, Any] = {
         "options": options or {},
+        "seed": 0,
         "animals": list(animals),
         "tiles": tiles(*tile_specs),
         "elements": elements or [],
