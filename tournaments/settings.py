@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from tournaments.env import env_bool, env_choice, env_float, env_int, env_list, env_optional, env_str
 
@@ -187,6 +188,16 @@ LUDUS_REDISPATCH_SECONDS = env_int("LUDUS_REDISPATCH_SECONDS", 900, minimum=1)
 CELERY_BROKER_URL = env_optional("CELERY_BROKER_URL")  # unset: the embedded runner in manage.py
 CELERY_RESULT_BACKEND = env_optional("CELERY_RESULT_BACKEND")
 CELERY_TASK_DEFAULT_QUEUE = env_str("LUDUS_QUEUE", "ludus")
+# Beside the matches' queue: `<queue>.control` for beat's housekeeping (the reaper must not wait behind a backlog of
+# matches) and `<queue>.validation` for new versions' smoke matches (an author's feedback must not either). A worker
+# started without -Q consumes all three in turn; `-Q ludus.validation` dedicates workers to validation.
+CELERY_TASK_QUEUES = [Queue(f"{CELERY_TASK_DEFAULT_QUEUE}{suffix}") for suffix in ("", ".control", ".validation")]
+CELERY_TASK_ROUTES = {
+    **{name: {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.control"} for name in (
+        "workers.requeue_expired", "workers.revalidate_stale", "workers.flag_faulty_bots", "workers.schedule_ladders",
+        "workers.advance_tournaments")},
+    "workers.validate_version": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.validation"},
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

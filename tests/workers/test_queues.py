@@ -1,0 +1,65 @@
+"""Beat's housekeeping and validation have queues of their own, so neither waits behind a backlog of matches.
+
+A real worker (one process, prefetch 1) starts against a broker that already holds a backlog of tasks on the match
+queue, then a reaper run and a validation on theirs. It must take both long before it reaches the end of the
+backlog: it consumes its queues in turn rather than the match queue first.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from testkit import ROOT, subprocess_env, wait_until
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
+BACKLOG = 40
+
+
+def own_broker(url: str) -> str:
+    """A Redis database of this test's own (the worker fixture of other modules flushes theirs)."""
+    base, _, number = url.rpartition("/")
+    return f"{base}/{(int(number or 0) + 8) % 16}"
+
+
+def test_the_reaper_and_validation_do_not_wait_behind_a_backlog_of_matches(celery_broker_url: str,
+                                                                           tmp_path: Any) -> None:
+    import redis
+    from django.conf import settings
+
+    from workers.celery import app
+
+    broker = own_broker(celery_broker_url)
+    client = redis.Redis.from_url(broker)
+    client.flushdb()
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    with app.connection_for_write(url=broker) as connection, app.producer_or_acquire(
+            app.amqp.Producer(connection)) as producer:
+        for _ in range(BACKLOG):
+            app.send_task("workers.ping", producer=producer)  # stands in for queued matches
+        app.send_task("workers.requeue_expired", producer=producer)
+        app.send_task("workers.validate_version", args=[987654321], producer=producer)  # no such version
+    assert [client.llen(name) for name in (queue, f"{queue}.control", f"{queue}.validation")] == [BACKLOG, 1, 1]
+
+    log_path = tmp_path / "worker.log"
+    with open(log_path, "wb") as log:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=prefork", "-c", "1",
+             "--prefetch-multiplier=1", "--loglevel=INFO", "-n", f"ludus-queues-{os.getpid()}@%h",
+             "--without-gossip", "--without-mingle", "--without-heartbeat"],
+            cwd=ROOT, env=subprocess_env(CELERY_BROKER_URL=broker), stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: client.llen(queue) == 0 or worker.poll() is not None, 120, "the worker to drain the queue")
+        assert worker.poll() is None, log_path.read_text()[-3000:]
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+    received = re.findall(r"Task (workers\.\w+)\[[^\]]+\] received", log_path.read_text())
+    assert received.count("workers.ping") == BACKLOG, received
+    for name in ("workers.requeue_expired", "workers.validate_version"):
+        assert name in received, f"{name} never ran: {received}"
+        assert received.index(name) < BACKLOG // 2, f"{name} waited behind the backlog: {received}"
