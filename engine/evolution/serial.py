@@ -13,8 +13,9 @@ from typing import Any
 from engine.core import JSON, InvalidOptions, InvalidState
 from engine.evolution.cards import CARD_BIT, CARD_STR, EVENT_BITS, FLIGHT, KIND, parse_card
 from engine.evolution.species import MAX_POPULATION, Species
-from engine.evolution.state import EvolutionState, deep
-from engine.evolution.tasks import SIGNATURES
+from engine.evolution.state import EvolutionState
+from engine.evolution.tasks import STEPS
+from engine.steps import deep, get_key
 
 PHASES = ("food_card", "play", "before_reveal", "feeding", "over")
 SOURCE_NAMES = ("watering_hole", "cliff", "bank", "meat")
@@ -72,21 +73,8 @@ def species_to_dict(sp: Species) -> dict[str, JSON]:
 
 # -- from a dict ------------------------------------------------------------------------------------------------
 
-def _get(d: Mapping[str, Any], key: str, where: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
-    if key not in d:
-        if default is ...:
-            raise InvalidState(f"{where}: missing key {key!r}")
-        return default
-    value = d[key]
-    if isinstance(value, bool) and kind is int:
-        raise InvalidState(f"{where}.{key} must be an integer, got {value!r}")
-    if not isinstance(value, kind):
-        raise InvalidState(f"{where}.{key} has the wrong type: {value!r}")
-    return value
-
-
 def _int(d: Mapping[str, Any], key: str, where: str, lo: int, hi: int, default: Any = ...) -> int:
-    value = _get(d, key, where, int, default)
+    value = get_key(d, key, where, int, default)
     if not lo <= value <= hi:
         raise InvalidState(f"{where}.{key} must be in {lo}..{hi}, got {value!r}")
     return int(value)
@@ -94,7 +82,7 @@ def _int(d: Mapping[str, Any], key: str, where: str, lo: int, hi: int, default: 
 
 def _cards(d: Mapping[str, Any], key: str, where: str, default: Any = ..., board: bool = False) -> list[int]:
     """Cards under key; a Flight card may only be a trait on a board (ruling 3: the others stay beside the deck)."""
-    items = _get(d, key, where, list, default)
+    items = get_key(d, key, where, list, default)
     try:
         cards = [parse_card(x) for x in items]
     except ValueError as exc:
@@ -107,31 +95,31 @@ def _cards(d: Mapping[str, Any], key: str, where: str, default: Any = ..., board
 def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
     if not isinstance(data, Mapping):
         raise InvalidState(f"a state must be an object, got {type(data).__name__}")
-    if _get(data, "game", "state", str, "evolution") != "evolution":
+    if get_key(data, "game", "state", str, "evolution") != "evolution":
         raise InvalidState(f"state.game must be 'evolution', got {data['game']!r}")
     try:
-        options = game.validate_options(_get(data, "options", "state", dict, {}))
+        options = game.validate_options(get_key(data, "options", "state", dict, {}))
     except InvalidOptions as exc:
         raise InvalidState(f"state.options: {exc}") from None
-    seats = _get(data, "seats", "state", list)
+    seats = get_key(data, "seats", "state", list)
     n = len(seats)
     if not game.min_players <= n <= game.max_players:
         raise InvalidState(f"state.seats must list {game.min_players}-{game.max_players} seats, got {n}")
-    if _get(data, "num_players", "state", int, n) != n:
+    if get_key(data, "num_players", "state", int, n) != n:
         raise InvalidState(f"state.num_players is {data['num_players']!r} but there are {n} seats")
-    st = EvolutionState(options, _get(data, "seed", "state", int), n)
+    st = EvolutionState(options, get_key(data, "seed", "state", int), n)
     st.round = _int(data, "round", "state", 1, 10_000)
-    st.phase = _get(data, "phase", "state", str)
+    st.phase = get_key(data, "phase", "state", str)
     if st.phase not in PHASES:
         raise InvalidState(f"state.phase must be one of {', '.join(PHASES)}, got {st.phase!r}")
     st.first = _int(data, "first_player", "state", 0, n - 1)
-    last = _get(data, "last_round", "state", (int, type(None)), None)
+    last = get_key(data, "last_round", "state", (int, type(None)), None)
     st.last_round = None if last is None else _int(data, "last_round", "state", 1, 10_000)
     st.wh = _int(data, "watering_hole", "state", 0, 10_000)
     st.cliff = _int(data, "cliff", "state", 0, 10_000, 0)
     st.deck = _cards(data, "deck", "state")[::-1]
     st.reserve = _cards(data, "reserve", "state", [])[::-1]
-    st.reserve_used = _get(data, "reserve_used", "state", bool, False)
+    st.reserve_used = get_key(data, "reserve_used", "state", bool, False)
     st.discard = _cards(data, "discard", "state")
     st.shuffles = _int(data, "shuffles", "state", 0, 1_000_000, 0)
     for seat, seat_data in enumerate(seats):
@@ -140,13 +128,14 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
     st.next_sid = _int(data, "next_species_id", "state", (ids[-1] + 1) if ids else 0, 1 << 30,
                        (ids[-1] + 1) if ids else 0)
     st.passes = _int(data, "passes", "state", 0, n, 0)
-    st.acted = _get(data, "acted", "state", bool, False)
-    st.negated = list(_get(data, "negated", "state", list, []))
+    st.acted = get_key(data, "acted", "state", bool, False)
+    st.negated = list(get_key(data, "negated", "state", list, []))
     for name in st.negated:
         if not isinstance(name, str) or name not in KIND:
             raise InvalidState(f"state.negated: unknown trait {name!r}")
     if "stack" in data:
-        st.stack = [_load_task(st, t, i) for i, t in enumerate(_get(data, "stack", "state", list))]
+        st.stack = [STEPS.load(t, f"state.stack[{i}]", lambda kind, arg: _arg_ok(st, kind, arg))
+                    for i, t in enumerate(get_key(data, "stack", "state", list))]
     else:
         st.stack = default_stack(st, _int(data, "turn", "state", 0, n - 1, st.first))
     try:
@@ -162,10 +151,10 @@ def _load_seat(st: EvolutionState, seat: int, d: Any) -> None:
         raise InvalidState(f"{where} must be an object")
     st.hands[seat] = sorted(_cards(d, "hand", where))
     st.bags[seat] = _int(d, "bag", where, 0, 1_000_000, 0)
-    food_card = _get(d, "food_card", where, (str, type(None)), None)
+    food_card = get_key(d, "food_card", where, (str, type(None)), None)
     if food_card is not None:
         st.food_cards[seat] = _cards({"c": [food_card]}, "c", f"{where}.food_card")[0]
-    for i, sp_data in enumerate(_get(d, "species", where, list)):
+    for i, sp_data in enumerate(get_key(d, "species", where, list)):
         sp = _load_species(st, seat, sp_data, f"{where}.species[{i}]")
         st.rows[seat].append(sp)
         st.by_sid[sp.sid] = sp
@@ -177,7 +166,7 @@ def _load_species(st: EvolutionState, seat: int, d: Any, where: str) -> Species:
     sid = _int(d, "id", where, 0, 1 << 30, max(st.by_sid, default=-1) + 1)
     if sid in st.by_sid:
         raise InvalidState(f"{where}.id {sid} is used twice")
-    avian = _get(d, "avian", where, bool, False)
+    avian = get_key(d, "avian", where, bool, False)
     body = _int(d, "body_size", where, 1, 3 if avian else 6)
     pop = _int(d, "population", where, 1, MAX_POPULATION)
     sp = Species(sid, seat, avian, _cards(d, "traits", where, board=True), _cards(d, "face_down", where, [], True),
@@ -191,19 +180,6 @@ def _load_species(st: EvolutionState, seat: int, d: Any, where: str) -> Species:
     if any(CARD_BIT[c] == FLIGHT for c in sp.hidden) or (sp.mask & FLIGHT and not avian):
         raise InvalidState(f"{where}: Flight comes only face up, on an avian species (ruling 7)")
     return sp
-
-
-def _load_task(st: EvolutionState, t: Any, i: int) -> list[Any]:
-    where = f"state.stack[{i}]"
-    if not isinstance(t, list) or not t or not isinstance(t[0], str) or t[0] not in SIGNATURES:
-        raise InvalidState(f"{where} must be a known step [name, ...], got {t!r}")
-    signature = SIGNATURES[t[0]]
-    if len(t) != len(signature) + 1:
-        raise InvalidState(f"{where}: {t[0]} takes {len(signature)} argument(s), got {t!r}")
-    for kind, arg in zip(signature, t[1:], strict=True):
-        if not _arg_ok(st, kind, arg):
-            raise InvalidState(f"{where}: bad {kind} argument {arg!r} in {t!r}")
-    return deep(t)  # type: ignore[no-any-return]
 
 
 def _arg_ok(st: EvolutionState, kind: str, arg: Any) -> bool:

@@ -5,44 +5,18 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from engine.core import JSON, Decision, Game, IllegalAction, Outcome, State
+from engine.core import JSON, Decision, Game, Outcome
 from engine.evolution.cards import CARD_ID, CARD_KIND, CARD_STR, FAT_TISSUE, FLIGHT_CARD, KIND
 from engine.evolution.species import Species
-from engine.evolution.tasks import ASKS, TASKS, Ask, Task
+from engine.evolution.tasks import STEPS
+from engine.steps import StepState, Task, deep
 
 _FLIGHT_KIND = KIND["Flight"]
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Equality that tells 1, 1.0 and True apart, as JSON does."""
-    kind = type(a)
-    if kind is not type(b):
-        return False
-    if kind is list:
-        if len(a) != len(b):
-            return False
-        for x, y in zip(a, b, strict=True):
-            if not same_json(x, y):
-                return False
-        return True
-    return bool(a == b)
-
-
-def _decision(task: Task, ask: Ask, options: list[Any]) -> Decision:
-    """A Decision built without the frozen dataclass's __init__, which is slow on this hot path."""
-    d: Decision = object.__new__(Decision)
-    d.__dict__.update(seat=task[1], kind=ask.kind, options=options,
-                      prompt=ask.prompt.format(*task) if "{" in ask.prompt else ask.prompt)
-    return d
-
-
-def deep(value: Any) -> Any:
-    """A copy of a JSON list structure (the steps and options hold only lists, strings, ints and bools)."""
-    return [deep(x) for x in value] if type(value) is list else value
-
-
-class EvolutionState(State):
+class EvolutionState(StepState):
     game: ClassVar[Game]
+    steps = STEPS
 
     def __init__(self, options: dict[str, Any], seed: int, num_players: int) -> None:
         self.options = options
@@ -74,54 +48,7 @@ class EvolutionState(State):
         self._decision: Decision | None = None
         self._events: list[JSON] = []
 
-    # -- the engine contract --------------------------------------------------------------------------------
-
-    def decision(self) -> Decision | None:
-        return self._decision
-
-    def apply(self, action: JSON) -> list[JSON]:
-        d = self._decision
-        if d is None:
-            raise IllegalAction(f"action {action!r}: the game is over")
-        kind = type(action)
-        if kind is str or kind is int:  # options hold no bools or floats, so `in` is exact here
-            if action not in d.options:
-                raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
-            chosen = action
-        else:
-            if kind is tuple:
-                action = list(action)
-            for chosen in d.options:
-                if chosen == action and same_json(chosen, action):
-                    break
-            else:
-                raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
-        events: list[JSON] = []
-        self._events = events
-        self._decision = None
-        task = self.stack.pop()
-        ASKS[task[0]].answer(self, task, chosen)
-        self.run()
-        return events
-
-    def run(self) -> None:
-        """Run steps until a decision with two or more options is pending (forced ones are taken) or the end."""
-        stack, asks, tasks = self.stack, ASKS, TASKS
-        while stack:
-            task = stack[-1]
-            name = task[0]
-            if name not in asks:
-                stack.pop()
-                tasks[name](self, task)
-                continue
-            ask = asks[name]
-            options = ask.options(self, task)
-            if len(options) > 1 or (options and ask.always is not None and ask.always(self, task)):
-                self._decision = _decision(task, ask, options)
-                return
-            stack.pop()
-            ask.answer(self, task, options[0] if options else None)
-        self._decision = None
+    # -- the engine contract (decision, apply and the step loop: engine/steps.py) -----------------------------
 
     def view(self, seat: int | None) -> dict[str, JSON]:
         from engine.evolution.views import build_view
@@ -166,9 +93,6 @@ class EvolutionState(State):
 
     def index(self, sp: Species) -> int:
         return self.rows[sp.owner].index(sp)
-
-    def event(self, **fields: JSON) -> None:
-        self._events.append(fields)
 
     def shuffle(self, cards: list[int]) -> None:
         """Shuffle from the seed: a fresh generator per shuffle, numbered in the state, so dicts stay small."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 from engine.core import JSON, check_seat
 from engine.evolution.cards import CARD_STR, card_view
 from engine.evolution.species import Species
-from engine.evolution.state import EvolutionState, deep
+from engine.evolution.state import EvolutionState
+from engine.steps import deep
 
 HIDDEN = "?"
 

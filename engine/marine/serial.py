@@ -29,8 +29,9 @@ from engine.marine.data import (
     TERRAINS,
     TILE_STACKS,
 )
-from engine.marine.state import DISPLAY, READY, SETUP, MarineState, deep
-from engine.marine.tasks import SIGNATURES
+from engine.marine.state import DISPLAY, READY, SETUP, MarineState
+from engine.marine.tasks import STEPS
+from engine.steps import deep, get_key
 
 PHASES = ("play", "over")
 VP_PARTS = ("evolution", "cards", "final")
@@ -67,19 +68,6 @@ def state_to_dict(st: MarineState) -> dict[str, JSON]:
 
 # -- reading helpers ---------------------------------------------------------------------------------------------------
 
-def _get(d: Mapping[str, Any], key: str, where: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
-    if key not in d:
-        if default is ...:
-            raise InvalidState(f"{where}: missing key {key!r}")
-        return default
-    value = d[key]
-    if isinstance(value, bool) and kind is int:
-        raise InvalidState(f"{where}.{key} must be an integer, got {value!r}")
-    if not isinstance(value, kind):
-        raise InvalidState(f"{where}.{key} has the wrong type: {value!r}")
-    return value
-
-
 def _int(value: Any, where: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidState(f"{where} must be an integer, got {value!r}")
@@ -112,36 +100,38 @@ def _hex(value: Any, where: str) -> tuple[int, int]:
 def state_from_dict(game: Any, data: Mapping[str, Any]) -> MarineState:
     if not isinstance(data, Mapping):
         raise InvalidState(f"a state must be an object, got {type(data).__name__}")
-    if _get(data, "game", "state", str, "marine") != "marine":
+    if get_key(data, "game", "state", str, "marine") != "marine":
         raise InvalidState(f"state.game must be 'marine', got {data['game']!r}")
     try:
-        options = game.validate_options(_get(data, "options", "state", dict, {}))
+        options = game.validate_options(get_key(data, "options", "state", dict, {}))
     except InvalidOptions as exc:
         raise InvalidState(f"state.options: {exc}") from None
     animals = [_name(a, f"state.animals[{i}]", ANIMAL_INDEX)
-               for i, a in enumerate(_get(data, "animals", "state", list))]
+               for i, a in enumerate(get_key(data, "animals", "state", list))]
     n = len(animals)
     if not game.min_players <= n <= game.max_players or len(set(animals)) != n:
         raise InvalidState(f"state.animals must name {game.min_players}-{game.max_players} different animals")
-    if _get(data, "num_players", "state", int, n) != n:
+    if get_key(data, "num_players", "state", int, n) != n:
         raise InvalidState(f"state.num_players is {data['num_players']!r} but there are {n} animals")
-    st = MarineState(options, _get(data, "seed", "state", int), n)
+    st = MarineState(options, get_key(data, "seed", "state", int), n)
     st.animals = animals
-    st.round = _int(_get(data, "round", "state", int, 1), "state.round", 1, 10_000)
-    st.phase = _get(data, "phase", "state", str, "play")
+    st.round = _int(get_key(data, "round", "state", int, 1), "state.round", 1, 10_000)
+    st.phase = get_key(data, "phase", "state", str, "play")
     if st.phase not in PHASES:
         raise InvalidState(f"state.phase must be one of {', '.join(PHASES)}, got {st.phase!r}")
-    st.first = _int(_get(data, "first_player", "state", int, 0), "state.first_player", 0, n - 1)
-    _load_tiles(st, _get(data, "tiles", "state", list))
-    _load_elements(st, _get(data, "elements", "state", list))
+    st.first = _int(get_key(data, "first_player", "state", int, 0), "state.first_player", 0, n - 1)
+    _load_tiles(st, get_key(data, "tiles", "state", list))
+    _load_elements(st, get_key(data, "elements", "state", list))
     _load_seats(st, data)
     _load_cards(st, data)
-    _load_specials(st, _get(data, "special_pawns", "state", dict, {}))
-    _load_display(st, _get(data, "display", "state", dict, {}))
+    _load_specials(st, get_key(data, "special_pawns", "state", dict, {}))
+    _load_display(st, get_key(data, "display", "state", dict, {}))
     if "stack" in data:
-        st.stack = [_load_task(st, t, f"state.stack[{i}]") for i, t in enumerate(_get(data, "stack", "state", list))]
+        st.stack = [STEPS.load(t, f"state.stack[{i}]", lambda kind, arg: _arg_ok(st, kind, arg),
+                               " (state.tile_stacks, state.tiles)")
+                    for i, t in enumerate(get_key(data, "stack", "state", list))]
     else:
-        turn = _int(_get(data, "turn", "state", int, st.first), "state.turn", 0, n - 1)
+        turn = _int(get_key(data, "turn", "state", int, st.first), "state.turn", 0, n - 1)
         st.stack = [] if st.phase == "over" else [["placement", turn, 0]]
     try:
         st.run()
@@ -159,11 +149,11 @@ def _load_tiles(st: MarineState, tiles: list[Any]) -> None:
         where = f"state.tiles[{i}]"
         if not isinstance(d, Mapping):
             raise InvalidState(f"{where} must be an object")
-        h = _hex(_get(d, "hex", where, list), f"{where}.hex")
+        h = _hex(get_key(d, "hex", where, list), f"{where}.hex")
         if h in st.terrain:
             raise InvalidState(f"{where}.hex {list(h)} is used twice")
-        st.add_tile(h, _name(_get(d, "terrain", where, str), f"{where}.terrain", TERRAIN_INDEX))
-        counts = _list(_get(d, "species", where, list, [0] * st.n), f"{where}.species", st.n)
+        st.add_tile(h, _name(get_key(d, "terrain", where, str), f"{where}.terrain", TERRAIN_INDEX))
+        counts = _list(get_key(d, "species", where, list, [0] * st.n), f"{where}.species", st.n)
         st.species[h] = [_int(c, f"{where}.species[{s}]", 0, SPECIES_SUPPLY) for s, c in enumerate(counts)]
     for s in range(st.n):
         st.on_board[s] = sum(c[s] for c in st.species.values())
@@ -185,23 +175,23 @@ def _load_elements(st: MarineState, elements: list[Any]) -> None:
 
 def _load_seats(st: MarineState, data: Mapping[str, Any]) -> None:
     zero = {k: 0 for k in VP_PARTS}
-    vps = _list(_get(data, "vp", "state", list, [zero] * st.n), "state.vp", st.n)
+    vps = _list(get_key(data, "vp", "state", list, [zero] * st.n), "state.vp", st.n)
     for s, v in enumerate(vps):
         if not isinstance(v, Mapping):
             raise InvalidState(f"state.vp[{s}] must be an object")
-        st.vp[s] = [_int(_get(v, k, f"state.vp[{s}]", int, 0), f"state.vp[{s}].{k}", 0, BIG) for k in VP_PARTS]
+        st.vp[s] = [_int(get_key(v, k, f"state.vp[{s}]", int, 0), f"state.vp[{s}].{k}", 0, BIG) for k in VP_PARTS]
     full = PAWNS_PER_PLAYER[st.n]
-    pawns = _list(_get(data, "pawns", "state", list, [full] * st.n), "state.pawns", st.n)
+    pawns = _list(get_key(data, "pawns", "state", list, [full] * st.n), "state.pawns", st.n)
     st.pawns = [_int(p, f"state.pawns[{s}]", 0, full) for s, p in enumerate(pawns)]
-    markers = _list(_get(data, "markers", "state", list), "state.markers", EVOLUTION_SPACES)
+    markers = _list(get_key(data, "markers", "state", list), "state.markers", EVOLUTION_SPACES)
     st.markers = [_name(m, f"state.markers[{i}]", TERRAIN_INDEX) for i, m in enumerate(markers)]
 
 
 def _load_cards(st: MarineState, data: Mapping[str, Any]) -> None:
     def cards(key: str, nullable: bool = False) -> list[Any]:
         out: list[Any] = []
-        for i, c in enumerate(_get(data, key, "state", list) if key != "discard"
-                              else _get(data, key, "state", list, [])):
+        for i, c in enumerate(get_key(data, key, "state", list) if key != "discard"
+                              else get_key(data, key, "state", list, [])):
             out.append(None if c is None and nullable else _name(c, f"state.{key}[{i}]", CARD_INDEX))
         return out
 
@@ -213,8 +203,8 @@ def _load_cards(st: MarineState, data: Mapping[str, Any]) -> None:
     every = st.deck + [c for c in st.slots if c is not None] + st.discard
     if len(set(every)) != len(every):
         raise InvalidState("state.deck, state.slots and state.discard hold a card twice")
-    st.asteroid_taken = _get(data, "asteroid_taken", "state", bool, False)
-    stacks = _list(_get(data, "tile_stacks", "state", list, [[] for _ in range(TILE_STACKS)]), "state.tile_stacks",
+    st.asteroid_taken = get_key(data, "asteroid_taken", "state", bool, False)
+    stacks = _list(get_key(data, "tile_stacks", "state", list, [[] for _ in range(TILE_STACKS)]), "state.tile_stacks",
                    TILE_STACKS)
     st.stacks = [[_name(t, f"state.tile_stacks[{i}][{j}]", TERRAIN_INDEX) for j, t in enumerate(_list(s, "stack"))]
                  [::-1] for i, s in enumerate(stacks)]
@@ -228,14 +218,14 @@ def _load_specials(st: MarineState, specials: Mapping[str, Any]) -> None:
         where = f"state.special_pawns.{name}"
         if not isinstance(d, Mapping):
             raise InvalidState(f"{where} must be an object")
-        controller = _get(d, "controller", where, (int, type(None)), None)
+        controller = get_key(d, "controller", where, (int, type(None)), None)
         if controller is not None:
             controller = _int(controller, f"{where}.controller", 0, st.n - 1)
-        place = _get(d, "place", where, str, SETUP)
+        place = get_key(d, "place", where, str, SETUP)
         if place not in (SETUP, READY, DISPLAY) or (place == SETUP) != (controller is None):
             raise InvalidState(f"{where}.place {place!r}: a pawn on its setup space has no controller, and only "
                                "there ('setup', 'ready' in front of its controller, or 'display')")
-        st.special[e] = [controller, place, _int(_get(d, "target", where, int, 0), f"{where}.target", 0, BIG)]
+        st.special[e] = [controller, place, _int(get_key(d, "target", where, int, 0), f"{where}.target", 0, BIG)]
 
 
 def _load_display(st: MarineState, display: Mapping[str, Any]) -> None:
@@ -254,18 +244,6 @@ def _load_display(st: MarineState, display: Mapping[str, Any]) -> None:
     on_display = [e for e, sp in enumerate(st.special) if sp[1] == DISPLAY]
     if sorted(shown) != on_display:
         raise InvalidState("state.display and state.special_pawns disagree on the special pawns on the display")
-
-
-def _load_task(st: MarineState, t: Any, where: str) -> list[Any]:
-    if not isinstance(t, list) or not t or not isinstance(t[0], str) or t[0] not in SIGNATURES:
-        raise InvalidState(f"{where} must be a known step [name, ...], got {t!r}")
-    signature = SIGNATURES[t[0]]
-    if len(t) != len(signature) + 1:
-        raise InvalidState(f"{where}: {t[0]} takes {len(signature)} argument(s), got {t!r}")
-    for kind, arg in zip(signature, t[1:], strict=True):
-        if not _arg_ok(st, kind, arg):
-            raise InvalidState(f"{where}: bad {kind} argument {arg!r} in {t!r} (state.tile_stacks, state.tiles)")
-    return deep(t)  # type: ignore[no-any-return]
 
 
 def _arg_ok(st: MarineState, kind: str, arg: Any) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.core import JSON, Decision, Game, IllegalAction, Outcome, State
+from engine.core import JSON, Decision, Game, Outcome
 from engine.marine.board import Corner, Hex, corner_hexes, hex_corners, is_thriving, neighbours, score_tile
 from engine.marine.data import (
     ANIMALS,
@@ -17,31 +17,16 @@ from engine.marine.data import (
     TERRAIN_INDEX,
     TERRAINS,
 )
-from engine.marine.tasks import ASKS, TASKS, Task
+from engine.marine.tasks import STEPS
+from engine.steps import StepState, Task, deep
 
 SETUP, READY, DISPLAY = "setup", "ready", "display"  # where a special pawn is
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Equality that tells 1, 1.0 and True apart, as JSON does (options hold lists, strings, ints and bools)."""
-    if type(a) is not type(b):
-        return False
-    if type(a) is list:
-        if len(a) != len(b):
-            return False
-        for x, y in zip(a, b, strict=True):
-            if type(x) is not type(y) or (type(x) is list and not same_json(x, y)) or x != y:
-                return False
-        return True
-    return bool(a == b)
-
-
-def deep(value: Any) -> Any:
-    return [deep(x) for x in value] if type(value) is list else value
-
-
-class MarineState(State):
+class MarineState(StepState):
     game: ClassVar[Game]
+    steps = STEPS
+    answer_empty = False  # an ask with no options is skipped: "do what is possible and skip the rest"
 
     def __init__(self, options: dict[str, Any], seed: int, num_players: int) -> None:
         self.options = options
@@ -75,52 +60,7 @@ class MarineState(State):
         self._adjacent: dict[Hex, tuple[Hex, ...]] = {}
         self.place_cache: list[Any] | None = None  # see placement.placement
 
-    # -- the engine contract --------------------------------------------------------------------------------------
-
-    def decision(self) -> Decision | None:
-        return self._decision
-
-    def apply(self, action: JSON) -> list[JSON]:
-        d = self._decision
-        if d is None:
-            raise IllegalAction(f"action {action!r}: the game is over")
-        if type(action) is tuple:
-            action = list(action)
-        for chosen in d.options:
-            if chosen is action:  # the option object itself, as choose() and most runners pass it
-                break
-        else:
-            for chosen in d.options:
-                if chosen == action and (type(chosen) is str or same_json(chosen, action)):
-                    break
-            else:
-                raise IllegalAction(f"action {action!r} is not an option of {d.kind} for seat {d.seat}")
-        events: list[JSON] = []
-        self._events = events
-        self._decision = None
-        task = self.stack.pop()
-        ASKS[task[0]].answer(self, task, chosen)
-        self.run()
-        return events
-
-    def run(self) -> None:
-        """Run steps until a decision with two or more options is pending (forced ones are taken) or the end."""
-        stack = self.stack
-        while stack:
-            task = stack[-1]
-            ask = ASKS.get(task[0])
-            if ask is None:
-                stack.pop()
-                TASKS[task[0]](self, task)
-                continue
-            options = ask.options(self, task)
-            if len(options) > 1:
-                self._decision = Decision(task[1], ask.kind, options, ask.prompt)
-                return
-            stack.pop()
-            if options:
-                ask.answer(self, task, options[0])
-        self._decision = None
+    # -- the engine contract (decision, apply and the step loop: engine/steps.py) -----------------------------------
 
     def view(self, seat: int | None) -> dict[str, JSON]:
         from engine.marine.views import build_view
@@ -172,9 +112,6 @@ class MarineState(State):
         return {"evolution": evolution, "cards": cards, "final": final, "domination": domination}
 
     # -- shared board operations ----------------------------------------------------------------------------------
-
-    def event(self, **fields: JSON) -> None:
-        self._events.append(fields)
 
     def order_from(self, seat: int) -> list[int]:
         return [(seat + i) % self.n for i in range(self.n)]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from engine.core import JSON, check_seat
 from engine.marine.data import ANIMALS, CARD_EFFECTS, CARD_EVENTS, CARD_NAMES, ELEMENTS, TERRAINS
-from engine.marine.state import MarineState, deep
+from engine.marine.state import MarineState
+from engine.steps import deep
 
 
 def card_view(card: int | None) -> JSON:
