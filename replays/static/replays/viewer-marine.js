@@ -36,6 +36,7 @@
     var width = Math.max.apply(null, xs) + pad - minX, height = Math.max.apply(null, ys) + pad - minY;
     var root = svg("svg", { viewBox: [minX, minY, width, height].map(function (v) { return v.toFixed(0); }).join(" "),
       role: "img", "aria-labelledby": "earth-title" });
+    root.style.setProperty("--earth-width", width.toFixed(0) + "px");  // its drawn size, kept on a phone (site.css)
     root.appendChild(svg("title", { id: "earth-title", text: "The earth: " + view.tiles.length + " tiles" }));
     view.tiles.forEach(function (tile) { root.appendChild(hexTile(tile, view, ctx)); });
     (view.elements || []).forEach(function (e) {
@@ -187,14 +188,20 @@
       view.phase === "over" ? "game over" : d().humanize(view.phase), " · first player: " + d().seatName(ctx, view.first_player)]));
     board.appendChild(animalsLegend(view, ctx));
     board.appendChild(scoreboard(view, ctx));
+    // On a phone the earth keeps its drawn size and scrolls sideways in its frame, which keeps its place from step to
+    // step while the board is drawn anew.
+    var frameNode = el("div", { class: "earth-frame", tabindex: "0", role: "region",
+      "aria-label": "The earth (scroll sideways to see all of it)" }, [earth(view, ctx)]);
+    frameNode.addEventListener("scroll", function () { ctx.earthScroll = frameNode.scrollLeft; });
     board.appendChild(el("div", { class: "marine" }, [
-      el("div", { class: "earth" }, [earth(view, ctx), el("p", { class: "note", text:
+      el("div", { class: "earth" }, [frameNode, el("p", { class: "note", text:
         "Circles: species per animal, in the seat's colour; a yellow ring marks thriving species. " +
         "Corner discs: elements (Al Algae, Ga Gastropods, Pl Plankton, Sp Sponges, Su Sun, Wo Worms)." })]),
       section("VP track", vpTrack(view, ctx)),
       section("Action display", actionDisplay(view, ctx)),
       section("Evolution cards", slots(view)),
     ]));
+    frameNode.scrollLeft = ctx.earthScroll || 0;
   }
 
   function describe(event, ctx) {
