@@ -45,6 +45,14 @@ def _database() -> dict[str, object]:
 
 
 DATABASES = {"default": _database()}
+# The cache holds the API's throttle counts and short-lived figures. Several web processes must share it, or each
+# would count its own uploads: set CACHE_URL to a Redis database (not the broker's) wherever more than one runs.
+CACHE_URL = env_optional("CACHE_URL")
+if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"environment variable CACHE_URL must be a Redis URL (redis://host:6379/1), "
+                               f"got {CACHE_URL!r}")
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+          if CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 INSTALLED_APPS = [

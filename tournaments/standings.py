@@ -22,6 +22,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 from django.conf import settings
+from django.db.models import Count, IntegerField, Q, QuerySet, Sum
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 from rich.table import Table
 
 from tournaments.formats.sets import game_points
@@ -189,23 +192,34 @@ def _add_game(standing: Standing, seat: SeatRow, seats: list[SeatRow]) -> None:
             result[0 if seat.rank < other.rank else 1 if seat.rank == other.rank else 2] += 1
 
 
+def seat_wins(seats: QuerySet[Seat]) -> dict[int, tuple[int, int]]:
+    """Per seat number: (wins, games) over these seats, counted by the database (a ladder has 100,000s)."""
+    rows = (seats.order_by().values("number").annotate(games=Count("pk"), wins=Count("pk", filter=Q(rank=1)))
+            .order_by("number"))
+    return {row["number"]: (row["wins"], row["games"]) for row in rows}
+
+
 def seat_win_rates(competition: Competition) -> dict[int, tuple[int, int]]:
     """Per seat number: (wins, games) over every finished game."""
-    rates: dict[int, tuple[int, int]] = {}
-    for seat in finished_seats(competition):
-        wins, games = rates.get(seat.number, (0, 0))
-        rates[seat.number] = (wins + (seat.rank == 1), games + 1)
-    return dict(sorted(rates.items()))
+    where = {"match__tournament": competition} if isinstance(competition, Tournament) else {
+        "match__ladder": competition}
+    return seat_wins(Seat.objects.filter(**where, match__status=Match.Status.FINISHED))
 
 
 def game_seat_win_rates(game: str, players: int) -> dict[int, tuple[int, int]]:
     """Per seat number: (wins, games) over every finished game of this game at tables of `players`, anywhere."""
-    rates: dict[int, tuple[int, int]] = {}
-    seats = Seat.objects.filter(match__game=game, match__num_players=players, match__status=Match.Status.FINISHED)
-    for number, rank in seats.values_list("number", "rank"):
-        wins, games = rates.get(number, (0, 0))
-        rates[number] = (wins + (rank == 1), games + 1)
-    return dict(sorted(rates.items()))
+    return seat_wins(Seat.objects.filter(match__game=game, match__num_players=players,
+                                         match__status=Match.Status.FINISHED))
+
+
+def ladder_seat_record(ladder: Ladder) -> list[list[int]]:
+    """[games, wins] by seat number over the ladder's rated games: the sum of its ratings' seat records, summed by
+    the database (one row, not a record per entrant to decode)."""
+    seats = ladder.players_per_match
+    columns = {f"{i}_{j}": Sum(Cast(KT(f"seat_record__{i}__{j}"), IntegerField()))
+               for i in range(seats) for j in (0, 1)}
+    sums = Rating.objects.filter(ladder=ladder).aggregate(**columns)
+    return [[sums[f"{i}_0"] or 0, sums[f"{i}_1"] or 0] for i in range(seats)]
 
 
 def tournament_scores(version_id: int) -> list[dict[str, Any]]:

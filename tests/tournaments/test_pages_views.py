@@ -55,3 +55,21 @@ def test_a_private_bot_is_not_found_for_others(client: Client, alice: Any, bob: 
 
 def test_bad_filters_are_ignored(client: Client) -> None:
     assert client.get("/matches/?status=nonsense&competition=ladder:x&bot=%00&page=999").status_code == 200
+
+
+def test_a_ladder_page_ranks_by_rating_in_pages_with_unrated_entrants_at_the_prior(client: Client, alice: Any) -> None:
+    from tournaments.models import Ladder, LadderEntry, Rating
+
+    ladder = Ladder.objects.create(name="big", game="marine", players_per_match=2)
+    bot = Bot.objects.create(owner=alice, name="many", game="marine")
+    versions = BotVersion.objects.bulk_create([BotVersion(bot=bot, number=n, source=b"x", status="active")
+                                               for n in range(1, 62)])
+    LadderEntry.objects.bulk_create([LadderEntry(ladder=ladder, bot_version=v) for v in versions])
+    # Sixty rated versions, the better the higher their number, and one entrant (many@1) not rated yet.
+    Rating.objects.bulk_create([Rating(ladder=ladder, bot_version=v, mu=20 + v.number / 10, sigma=2.0, games=3,
+                                       wins=1, seat_record=[[2, 1], [1, 0]]) for v in versions[1:]])
+    first = client.get(f"/ladders/{ladder.pk}/").content.decode()
+    assert first.index("many@61") < first.index("many@60") and "many@1<" not in first
+    assert "Places 1–50 of 61" in first and "60 / 120 won" in first  # seat 1: 60 wins in 120 rated games
+    last = client.get(f"/ladders/{ladder.pk}/?page=2").content.decode()
+    assert "Places 51–61 of 61" in last and "many@1<" in last and last.count("provisional") >= 1

@@ -18,9 +18,7 @@ from typing import Any
 import django_filters
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Case, Exists, F, IntegerField, OuterRef, QuerySet, Sum, TextField, Value, When
-from django.db.models.fields.json import KT
-from django.db.models.functions import Cast
+from django.db.models import Case, Exists, F, OuterRef, QuerySet, TextField, Value, When
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import exceptions, generics, mixins, permissions, serializers, status, viewsets
@@ -40,7 +38,7 @@ from tournaments.api.common import (
 )
 from tournaments.models import BotVersion, Ladder, Match, Rating, Seat, Tournament
 from tournaments.services import enqueue_match
-from tournaments.standings import Standing, tournament_standings
+from tournaments.standings import Standing, ladder_seat_record, tournament_standings
 
 User = get_user_model()
 
@@ -254,15 +252,6 @@ def seat_totals(records: Iterable[list[list[int]]], seats: int) -> dict[str, dic
     return seat_counts(totals, seats)
 
 
-def ladder_seat_totals(ladder: Ladder) -> dict[str, dict[str, int]]:
-    """seat_totals of a ladder's ratings, summed by the database: one row, not a thousand records to decode."""
-    columns = {f"{i}_{j}": Sum(Cast(KT(f"seat_record__{i}__{j}"), IntegerField()))
-               for i in range(ladder.players_per_match) for j in (0, 1)}
-    sums = Rating.objects.filter(ladder=ladder).aggregate(**columns)
-    seats = ladder.players_per_match
-    return seat_counts([[sums[f"{i}_0"] or 0, sums[f"{i}_1"] or 0] for i in range(seats)], seats)
-
-
 class StandingsPagination(Pagination):
     """A standings page: its rows, plus `seat_win_rates` over the whole competition."""
 
@@ -311,7 +300,8 @@ class LadderStandingsView(generics.ListAPIView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         self.ladder = get_object_or_404(Ladder, pk=self.kwargs["pk"])
         response = super().get(request, *args, **kwargs)
-        response.data["seat_win_rates"] = ladder_seat_totals(self.ladder)
+        seats = self.ladder.players_per_match
+        response.data["seat_win_rates"] = seat_counts(ladder_seat_record(self.ladder), seats)
         return response
 
     def get_queryset(self) -> QuerySet[Rating, dict[str, Any]]:

@@ -9,9 +9,16 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from tournaments.models import Bot, Ladder, Match, Seat, Tournament
+from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat, Tournament
 from tournaments.pages.charts import Series
-from tournaments.standings import competition_standings, provisional_sigma
+from tournaments.ratings import MODEL
+from tournaments.standings import (
+    competition_standings,
+    game_seat_win_rates,
+    ladder_seat_record,
+    provisional_sigma,
+    seat_win_rates,
+)
 
 
 @dataclass
@@ -51,28 +58,42 @@ class SeatRate:
         return 100.0 * self.wins / self.games if self.games else 0.0
 
 
-def competition_rows(competition: Tournament | Ladder) -> list[Row]:
-    """The standings' lines, with each bot's id for its link."""
-    bots = dict(competition.entry_set.values_list("bot_version_id", "bot_version__bot_id"))
+def competition_rows(tournament: Tournament) -> list[Row]:
+    """A tournament's standings lines, with each bot's id for its link."""
+    bots = dict(tournament.entry_set.values_list("bot_version_id", "bot_version__bot_id"))
     return [Row(place, s.name, s.version_id, bots.get(s.version_id), s.games, s.wins, s.points, s.mean_score,
                 s.mu, s.sigma, s.withdrawn, s.eliminated_round)
-            for place, s in enumerate(competition_standings(competition), start=1)]
+            for place, s in enumerate(competition_standings(tournament), start=1)]
 
 
-def seat_rates(matches: QuerySet[Match]) -> list[SeatRate]:
-    """Wins and games per seat number over the finished matches, to show any first-player advantage."""
-    counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    seats = Seat.objects.filter(match__in=matches.filter(status=Match.Status.FINISHED)).values_list("number", "rank")
-    for number, rank in seats:
-        counts[number][0] += rank == 1
-        counts[number][1] += 1
-    return [SeatRate(number, wins, games) for number, (wins, games) in sorted(counts.items())]
+def ladder_rows(ladder: Ladder) -> list[Row]:
+    """A ladder's lines from its ratings (rated games), as the API's table: every rated version, and every entrant
+    not rated yet at the prior. Not from the seats: a busy ladder has hundreds of thousands."""
+    columns = ("bot_version_id", "bot_version__bot__name", "bot_version__number", "bot_version__bot_id")
+    lines = {version: [BotVersion.label_of(name, number), version, bot, games, wins, mu, sigma, False]
+             for version, name, number, bot, games, wins, mu, sigma in Rating.objects.filter(ladder=ladder)
+             .values_list(*columns, "games", "wins", "mu", "sigma")}
+    for version, name, number, bot, withdrawn_at in ladder.entry_set.values_list(*columns, "withdrawn_at"):
+        line = lines.setdefault(version, [BotVersion.label_of(name, number), version, bot, 0, 0, MODEL.mu,
+                                          MODEL.sigma, False])
+        line[7] = withdrawn_at is not None
+    ordered = sorted(lines.values(), key=lambda line: (-(line[5] - 3 * line[6]), line[0]))
+    return [Row(place, name, version, bot, games, wins, None, None, mu, sigma, withdrawn)
+            for place, (name, version, bot, games, wins, mu, sigma, withdrawn) in enumerate(ordered, start=1)]
+
+
+def seat_rates(competition: Tournament | Ladder) -> list[SeatRate]:
+    """Wins and games per seat number, to show any first-player advantage: over a tournament's finished games, or
+    a ladder's rated ones (from its ratings' seat records, as the API gives them)."""
+    if isinstance(competition, Ladder):
+        return [SeatRate(number, wins, games)
+                for number, (games, wins) in enumerate(ladder_seat_record(competition)) if games]
+    return [SeatRate(number, wins, games) for number, (wins, games) in seat_win_rates(competition).items()]
 
 
 def game_seat_rates(game: str, players: int) -> list[SeatRate]:
     """The same over every finished game of this game at tables of this size, in any competition."""
-    matches = Match.objects.filter(game=game, num_players=players)
-    return seat_rates(matches)
+    return [SeatRate(number, wins, games) for number, (wins, games) in game_seat_win_rates(game, players).items()]
 
 
 def rounds(tournament: Tournament) -> list[tuple[int, list[Match]]]:
@@ -141,9 +162,9 @@ def bot_record(bot: Bot) -> Record:
 def rating_history(bot: Bot) -> list[Series]:
     """One series per competition: the conservative rating after each rated game, in the order they were rated."""
     seats = (Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED,
-                                 rating_mu_after__isnull=False)
+                                 rating_mu_after__isnull=False, rating_sigma_after__isnull=False)
              .select_related("match__ladder", "match__tournament", "bot_version")
-             .order_by("match__replay__id", "match_id"))
+             .order_by("match__rating_seq", "match_id"))
     series: dict[str, Series] = {}
     for seat in seats:
         match = seat.match
@@ -152,7 +173,6 @@ def rating_history(bot: Bot) -> list[Series]:
             series[label] = Series(label)
             if seat.rating_mu_before is not None and seat.rating_sigma_before is not None:
                 series[label].points.append(seat.rating_mu_before - 3 * seat.rating_sigma_before)
-        assert seat.rating_mu_after is not None and seat.rating_sigma_after is not None
         series[label].points.append(seat.rating_mu_after - 3 * seat.rating_sigma_after)
         series[label].games += 1
     return list(series.values())

@@ -18,6 +18,7 @@ from tournaments.pages.charts import rating_chart
 from tournaments.standings import provisional_sigma
 
 MATCHES_PER_PAGE = 25
+LADDER_ROWS_PER_PAGE = 50
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -39,11 +40,14 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def ladder_detail(request: HttpRequest, pk: int) -> HttpResponse:
     ladder = get_object_or_404(Ladder, pk=pk)
+    page = Paginator(queries.ladder_rows(ladder), LADDER_ROWS_PER_PAGE).get_page(request.GET.get("page"))
     matches = Match.objects.filter(ladder=ladder)
     return render(request, "pages/ladder.html", {
         "ladder": ladder,
-        "rows": queries.competition_rows(ladder),
-        "seat_rates": queries.seat_rates(matches),
+        "rows": page.object_list,
+        "page": page,
+        "seat_rates": queries.seat_rates(ladder),
+        "seat_rates_over": "rated games",
         "game_seat_rates": queries.game_seat_rates(ladder.game, ladder.players_per_match),
         "recent_matches": queries.with_seats(matches.order_by("-id"))[:10],
         "provisional_sigma": provisional_sigma(),
@@ -55,7 +59,7 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "pages/tournament.html", {
         "tournament": tournament,
         "rows": queries.competition_rows(tournament),
-        "seat_rates": queries.seat_rates(tournament.matches.all()),
+        "seat_rates": queries.seat_rates(tournament),
         "game_seat_rates": queries.game_seat_rates(tournament.game, tournament.players_per_table),
         "rounds": queries.rounds(tournament),
         "provisional_sigma": provisional_sigma(),
