@@ -10,6 +10,11 @@ per request are counted in process (CaptureQueriesContext) for page sizes 10 and
     python -m benchmarks.api                       # fill (if needed), serve, measure: a table
     python -m benchmarks.api --requests 300 --json
     python -m benchmarks.api --refill              # drop and fill the database again
+    python -m benchmarks.api --baseline /tmp/old   # and a checkout of another commit, side by side
+
+With --baseline, a second gunicorn runs that checkout's code on the same database, and the requests alternate
+between the two servers, so both see the same machine at the same moments: the ratio of their p95s is the honest
+comparison on a noisy machine. (Its schema must be compatible: an older commit ignores columns added since.)
 """
 
 from __future__ import annotations
@@ -222,11 +227,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_gunicorn(url: str, port: int) -> subprocess.Popen[bytes]:
+def start_gunicorn(url: str, port: int, code: Path = ROOT) -> subprocess.Popen[bytes]:
     env = dict(os.environ, DATABASE_URL=url, DEBUG="0", SECRET_KEY=secrets.token_urlsafe(40),
-               ALLOWED_HOSTS="127.0.0.1", DATABASE_CONN_MAX_AGE="60", LOG_LEVEL="ERROR")
+               ALLOWED_HOSTS="127.0.0.1", DATABASE_CONN_MAX_AGE="60", LOG_LEVEL="ERROR", PYTHONPATH=str(code))
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "tournaments.wsgi", "-w", "2", "-b",
-                               f"127.0.0.1:{port}", "--log-level", "warning"], cwd=ROOT, env=env)
+                               f"127.0.0.1:{port}", "--chdir", str(code), "--log-level", "warning"], cwd=code, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -240,21 +245,28 @@ def start_gunicorn(url: str, port: int) -> subprocess.Popen[bytes]:
     raise SystemExit("gunicorn did not start listening within 60 s")
 
 
-def measure(port: int, urls: dict[str, str], requests: int) -> dict[str, dict[str, float]]:
-    results = {}
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+def measure(ports: list[int], urls: dict[str, str], requests: int) -> list[dict[str, dict[str, float]]]:
+    """p50 and p95 per endpoint for each server; with two, requests alternate between them (the first of each
+    pair alternates too)."""
+    results: list[dict[str, dict[str, float]]] = [{} for _ in ports]
+    conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=30) for port in ports]
     for name, url in urls.items():
-        for _ in range(10):  # warm-up: connections, caches, the first import of each view
-            get(conn, url)
-        times = []
-        for _ in range(requests):
-            started = time.perf_counter()
-            get(conn, url)
-            times.append((time.perf_counter() - started) * 1000)
-        times.sort()
-        results[name] = {"p50_ms": round(statistics.median(times), 2),
-                         "p95_ms": round(times[int(len(times) * 0.95) - 1], 2)}
-    conn.close()
+        for conn in conns:
+            for _ in range(10):  # warm-up: connections, caches, the first import of each view
+                get(conn, url)
+        times: list[list[float]] = [[] for _ in ports]
+        for i in range(requests):
+            order = range(len(conns)) if i % 2 == 0 else reversed(range(len(conns)))
+            for which in order:
+                started = time.perf_counter()
+                get(conns[which], url)
+                times[which].append((time.perf_counter() - started) * 1000)
+        for which, samples in enumerate(times):
+            samples.sort()
+            results[which][name] = {"p50_ms": round(statistics.median(samples), 2),
+                                    "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 2)}
+    for conn in conns:
+        conn.close()
     return results
 
 
@@ -271,6 +283,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200, help="timed requests per endpoint")
     parser.add_argument("--refill", action="store_true", help="drop and fill the benchmark database again")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--baseline", type=Path, help="a checkout of another commit to measure side by side")
     args = parser.parse_args()
     url = bench_url(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ludus"))
     must_fill = recreate_database(url, args.refill)
@@ -280,20 +293,32 @@ def main() -> None:
     urls = endpoints()
     queries = count_queries(urls)
     cpu = cpu_ms(urls)
-    port = free_port()
-    server = start_gunicorn(url, port)
+    codes = [ROOT] + ([args.baseline.resolve()] if args.baseline else [])
+    ports = [free_port() for _ in codes]
+    servers = [start_gunicorn(url, port, code) for port, code in zip(ports, codes, strict=True)]
     try:
-        latency = measure(port, urls, args.requests)
+        latency = measure(ports, urls, args.requests)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
-    report(urls, latency, queries, cpu, args.json)
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=30)
+    report(urls, latency[0], queries, cpu, args.json, latency[1] if args.baseline else None)
 
 
 def report(urls: dict[str, str], latency: dict[str, dict[str, float]], queries: dict[str, tuple[int, int]],
-           cpu: dict[str, float], as_json: bool) -> None:
+           cpu: dict[str, float], as_json: bool, baseline: dict[str, dict[str, float]] | None = None) -> None:
     if as_json:
-        print(json.dumps({"latency": latency, "queries": queries, "cpu_ms": cpu}, indent=2))
+        print(json.dumps({"latency": latency, "queries": queries, "cpu_ms": cpu, "baseline_latency": baseline},
+                         indent=2))
+        return
+    if baseline is not None:
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; requests alternated between "
+              "this checkout and the baseline")
+        print(f"{'endpoint':<26} {'p50 ms':>8} {'p95 ms':>8} {'base p50':>9} {'base p95':>9} {'p95 ratio':>10}")
+        for name in urls:
+            new, old = latency[name], baseline[name]
+            print(f"{name:<26} {new['p50_ms']:>8.2f} {new['p95_ms']:>8.2f} {old['p50_ms']:>9.2f} "
+                  f"{old['p95_ms']:>9.2f} {new['p95_ms'] / old['p95_ms']:>10.2f}")
         return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'endpoint':<26} {'p50 ms':>8} {'p95 ms':>8} {'cpu ms':>7}  {'queries (10 / 100 rows)':>24}")

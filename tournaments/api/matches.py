@@ -280,8 +280,8 @@ class LadderStandingSerializer(serializers.Serializer):
     def to_representation(self, row: dict[str, Any]) -> dict[str, Any]:
         """The declared fields, built directly from a row of `LadderStandingsView.get_queryset` (a hot path; see
         match_rows)."""
-        return {"bot_version": row["bot_version"], "bot": row["bot"],
-                "name": BotVersion.label_of(row["bot_name"], row["number"]), "owner": row["owner"],
+        return {"bot_version": row["bot_version"], "bot": row["bot_pk"],
+                "name": BotVersion.label_of(row["bot_name"], row["version_number"]), "owner": row["owner"],
                 "rating": row["rank_key"], "mu": row["mu"], "sigma": row["sigma"], "games": row["games"],
                 "wins": row["wins"], "seats": seat_counts(row["seat_record"], self.context["seats"])}
 
@@ -294,23 +294,28 @@ class LadderStandingsView(generics.ListAPIView):
 
     @extend_schema(tags=["ladders"], summary="A ladder's table, by conservative rating, with wins by seat",
                    responses={200: LadderStandingSerializer(many=True), **errors(400, 404)})
-    def get_serializer_context(self) -> dict[str, Any]:
-        return dict(super().get_serializer_context(), seats=self.ladder.players_per_match)
-
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         self.ladder = get_object_or_404(Ladder, pk=self.kwargs["pk"])
-        response = super().get(request, *args, **kwargs)
+        page = self.paginate_queryset(self.get_queryset())
+        assert page is not None, "standings are always paginated"
+        # The names of the page's versions in a query of their own: joined into the ratings, they would join into
+        # the page's COUNT too.
+        names = {row["bot_version"]: row for row in BotVersion.objects.filter(pk__in=[r["bot_version"] for r in page])
+                 .values(bot_version=F("pk"), bot_name=F("bot__name"), version_number=F("number"),
+                         bot_pk=F("bot_id"), owner=F(f"bot__owner__{User.USERNAME_FIELD}"))}
+        rows = [dict(row, **names[row["bot_version"]]) for row in page]
+        response = self.get_paginated_response(self.get_serializer(rows, many=True).data)
         seats = self.ladder.players_per_match
         response.data["seat_win_rates"] = seat_counts(ladder_seat_record(self.ladder), seats)
         return response
 
+    def get_serializer_context(self) -> dict[str, Any]:
+        return dict(super().get_serializer_context(), seats=self.ladder.players_per_match)
+
     def get_queryset(self) -> QuerySet[Rating, dict[str, Any]]:
         return (Rating.objects.filter(ladder_id=self.kwargs["pk"]).annotate(rank_key=F("mu") - 3 * F("sigma"))
-                .order_by("-rank_key", "pk")
-                .values("bot_version", "mu", "sigma", "games", "wins", "seat_record", "rank_key",
-                        bot=F("bot_version__bot_id"), bot_name=F("bot_version__bot__name"),
-                        number=F("bot_version__number"),
-                        owner=F(f"bot_version__bot__owner__{User.USERNAME_FIELD}")))
+                .order_by("-rank_key", "pk").values("bot_version", "mu", "sigma", "games", "wins", "seat_record",
+                                                    "rank_key"))
 
 
 class TournamentStandingSerializer(serializers.Serializer):
