@@ -286,11 +286,16 @@ class LadderStandingSerializer(serializers.Serializer):
                 "wins": row["wins"], "seats": seat_counts(row["seat_record"], self.context["seats"])}
 
 
-class LadderStandingsView(generics.ListAPIView):
+class StandingsView(generics.GenericAPIView):
+    """A competition's table, for everyone: a page of rows plus the competition's wins by seat."""
+
     permission_classes = [permissions.AllowAny]
-    serializer_class = LadderStandingSerializer
     pagination_class = StandingsPagination
     filter_backends: list[Any] = []
+
+
+class LadderStandingsView(StandingsView):
+    serializer_class = LadderStandingSerializer
 
     @extend_schema(tags=["ladders"], summary="A ladder's table, by conservative rating, with wins by seat",
                    responses={200: LadderStandingSerializer(many=True), **errors(400, 404)})
@@ -339,11 +344,8 @@ class TournamentStandingSerializer(serializers.Serializer):
         return seat_counts(standing.seat_record, self.context["seats"])
 
 
-class TournamentStandingsView(generics.GenericAPIView):
-    permission_classes = [permissions.AllowAny]
+class TournamentStandingsView(StandingsView):
     serializer_class = TournamentStandingSerializer
-    pagination_class = StandingsPagination
-    filter_backends: list[Any] = []
 
     @extend_schema(tags=["tournaments"], summary="A tournament's standings: points, then rating, with wins by seat",
                    responses={200: TournamentStandingSerializer(many=True), **errors(400, 404)})
