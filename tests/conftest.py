@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testkit import ROOT, subprocess_env, wait_until
+from testkit import ROOT, start_celery_worker, stop_process, subprocess_env, wait_until
 
 TEST_BROKER_URL = "redis://127.0.0.1:6379/5"  # a dedicated Redis database for tests; flushed at start
 
@@ -173,22 +173,12 @@ def celery_worker_process(
     with django_db_blocker.unblock():
         env = subprocess_env(CELERY_BROKER_URL=celery_broker_url)
     log_path = tmp_path_factory.mktemp("celery") / "worker.log"
-    with open(log_path, "wb") as log:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=prefork", "-c", "1",
-             "--loglevel=INFO", "-n", f"ludus-test-{os.getpid()}@%h", "--without-gossip", "--without-mingle"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )
+    worker = start_celery_worker(f"ludus-test-{os.getpid()}", env, log_path)
     try:
         wait_until(lambda: worker.poll() is not None or app.control.ping(timeout=0.5), 90, "the worker to answer")
         if worker.poll() is not None:
             pytest.fail(f"the Celery worker exited with {worker.returncode}:\n{log_path.read_text()[-3000:]}")
         yield worker
     finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
+        stop_process(worker)
         settings.CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL")

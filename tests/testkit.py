@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,3 +40,24 @@ def wait_until(predicate: Callable[[], Any], deadline_s: float, what: str, poll_
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {deadline_s:.0f}s waiting for {what}")
         time.sleep(poll_s)  # a poll interval, not a wait for an outcome: the deadline decides
+
+
+def start_celery_worker(name: str, env: dict[str, str], log_path: Path, concurrency: int = 1,
+                        extra: tuple[str, ...] = (), **popen: Any) -> subprocess.Popen[bytes]:
+    """`celery -A workers worker` as a real subprocess: prefork, INFO logs into log_path, named `name@host`, and
+    without gossip or mingle (no waiting on other workers)."""
+    with open(log_path, "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=prefork", "-c", str(concurrency),
+             "--loglevel=INFO", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", *extra],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, **popen)
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Terminate the process, and kill it when it has not ended within a minute."""
+    process.terminate()
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -12,14 +12,13 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from testkit import ROOT, wait_until
+from testkit import ROOT, start_celery_worker, wait_until
 
 EXAMPLE_BOT = (ROOT / "examples" / "bots" / "evolution_bot.py").read_text()
 
@@ -137,14 +136,9 @@ class WorkerPool:
 
     def start(self, name: str, broker_url: str, concurrency: int = 1, **env: str) -> Worker:
         log_path = self.log_dir / f"worker-{name}.log"
-        with open(log_path, "wb") as log:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=prefork", "-c", str(concurrency),
-                 "--loglevel=INFO", "-n", f"fault-{name}-{os.getpid()}@%h", "--without-gossip", "--without-mingle",
-                 "--without-heartbeat"],
-                cwd=ROOT, env=self.env(CELERY_BROKER_URL=broker_url, **{**FAULT_ENV, **env}),
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )
+        process = start_celery_worker(f"fault-{name}-{os.getpid()}",
+                                      self.env(CELERY_BROKER_URL=broker_url, **{**FAULT_ENV, **env}), log_path,
+                                      concurrency, extra=("--without-heartbeat",), start_new_session=True)
         worker = Worker(name, process, log_path)
         self.workers.append(worker)
         wait_until(lambda: process.poll() is not None or " ready." in worker.log(), 180, f"worker {name} to start")

@@ -11,14 +11,13 @@ import io
 import os
 import shutil
 import subprocess
-import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from django.core.management import call_command
-from testkit import ROOT, subprocess_env, wait_until
+from testkit import ROOT, start_celery_worker, stop_process, subprocess_env, wait_until
 
 from tournaments.bot_lifecycle import upload_bot_version
 from tournaments.builtins import ensure_builtin
@@ -58,15 +57,8 @@ def celery_workers(django_db_setup: None, django_db_blocker: Any, celery_broker_
     with django_db_blocker.unblock():
         env = subprocess_env(CELERY_BROKER_URL=celery_broker_url)
     logs = tmp_path_factory.mktemp("celery3")
-    workers = []
-    for index in range(WORKERS):
-        with open(logs / f"worker{index}.log", "wb") as log:
-            workers.append(subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=prefork", "-c", "1",
-                 "--loglevel=INFO", "-n", f"ludus-test3-{os.getpid()}-{index}@%h", "--without-gossip",
-                 "--without-mingle"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            ))
+    workers = [start_celery_worker(f"ludus-test3-{os.getpid()}-{index}", env, logs / f"worker{index}.log")
+               for index in range(WORKERS)]
     try:
         def all_answer() -> bool:
             dead = [w for w in workers if w.poll() is not None]
@@ -78,13 +70,9 @@ def celery_workers(django_db_setup: None, django_db_blocker: Any, celery_broker_
         yield workers
     finally:
         for worker in workers:
-            worker.terminate()
+            worker.terminate()  # all at once, then wait for each
         for worker in workers:
-            try:
-                worker.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait()
+            stop_process(worker)
         settings.CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL")
 
 

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from typing import Any
 
 import pytest
-from testkit import ROOT, subprocess_env, wait_until
+from testkit import start_celery_worker, stop_process, subprocess_env, wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 BACKLOG = 40
@@ -46,18 +44,13 @@ def test_the_reaper_and_validation_do_not_wait_behind_a_backlog_of_matches(celer
     assert [client.llen(name) for name in (queue, f"{queue}.control", f"{queue}.validation")] == [BACKLOG, 1, 1]
 
     log_path = tmp_path / "worker.log"
-    with open(log_path, "wb") as log:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=prefork", "-c", "1",
-             "--prefetch-multiplier=1", "--loglevel=INFO", "-n", f"ludus-queues-{os.getpid()}@%h",
-             "--without-gossip", "--without-mingle", "--without-heartbeat"],
-            cwd=ROOT, env=subprocess_env(CELERY_BROKER_URL=broker), stdout=log, stderr=subprocess.STDOUT)
+    worker = start_celery_worker(f"ludus-queues-{os.getpid()}", subprocess_env(CELERY_BROKER_URL=broker), log_path,
+                                 extra=("--prefetch-multiplier=1", "--without-heartbeat"))
     try:
         wait_until(lambda: client.llen(queue) == 0 or worker.poll() is not None, 120, "the worker to drain the queue")
         assert worker.poll() is None, log_path.read_text()[-3000:]
     finally:
-        worker.terminate()
-        worker.wait(timeout=60)
+        stop_process(worker)
     received = re.findall(r"Task (workers\.\w+)\[[^\]]+\] received", log_path.read_text())
     assert received.count("workers.ping") == BACKLOG, received
     for name in ("workers.requeue_expired", "workers.validate_version"):
