@@ -70,16 +70,17 @@ def ladder_rows(ladder: Ladder) -> list[Row]:
     """A ladder's lines from its ratings (rated games), as the API's table: every rated version, and every entrant
     not rated yet at the prior. Not from the seats: a busy ladder has hundreds of thousands."""
     columns = ("bot_version_id", "bot_version__bot__name", "bot_version__number", "bot_version__bot_id")
-    lines = {version: [BotVersion.label_of(name, number), version, bot, games, wins, mu, sigma, False]
-             for version, name, number, bot, games, wins, mu, sigma in Rating.objects.filter(ladder=ladder)
-             .values_list(*columns, "games", "wins", "mu", "sigma")}
+    rows = {version: Row(0, BotVersion.label_of(name, number), version, bot, games, wins, None, None, mu, sigma)
+            for version, name, number, bot, games, wins, mu, sigma in Rating.objects.filter(ladder=ladder)
+            .values_list(*columns, "games", "wins", "mu", "sigma")}
     for version, name, number, bot, withdrawn_at in ladder.entry_set.values_list(*columns, "withdrawn_at"):
-        line = lines.setdefault(version, [BotVersion.label_of(name, number), version, bot, 0, 0, MODEL.mu,
-                                          MODEL.sigma, False])
-        line[7] = withdrawn_at is not None
-    ordered = sorted(lines.values(), key=lambda line: (-(line[5] - 3 * line[6]), line[0]))
-    return [Row(place, name, version, bot, games, wins, None, None, mu, sigma, withdrawn)
-            for place, (name, version, bot, games, wins, mu, sigma, withdrawn) in enumerate(ordered, start=1)]
+        row = rows.setdefault(version, Row(0, BotVersion.label_of(name, number), version, bot, 0, 0, None, None,
+                                           MODEL.mu, MODEL.sigma))
+        row.withdrawn = withdrawn_at is not None
+    ordered = sorted(rows.values(), key=lambda row: (-row.conservative, row.name))
+    for place, row in enumerate(ordered, start=1):
+        row.place = place
+    return ordered
 
 
 def seat_rates(competition: Tournament | Ladder) -> list[SeatRate]:
