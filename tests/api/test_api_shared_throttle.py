@@ -8,30 +8,15 @@ the body, so empty uploads (400) count as well.
 from __future__ import annotations
 
 import http.client
-import socket
 import subprocess
 import sys
 from typing import Any
 
 import pytest
 from rest_framework.authtoken.models import Token
-from testkit import ROOT, subprocess_env, wait_until
+from testkit import ROOT, free_port, listening, subprocess_env, wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
 
 
 def test_two_web_processes_share_one_upload_allowance(django_user_model: Any, celery_broker_url: str,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testkit import ROOT, start_celery_worker, wait_until
+from testkit import ROOT, free_port, start_celery_worker, wait_until
 
 EXAMPLE_BOT = (ROOT / "examples" / "bots" / "evolution_bot.py").read_text()
 
@@ -41,12 +40,6 @@ def slow_bot_source(delay_s: float, tag: str = "") -> bytes:
         "ludus.run(act)\n"
     )
     return EXAMPLE_BOT.replace("ludus.run(act)", wrapper).encode()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class RedisServer:

@@ -14,7 +14,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import threading
 import time
 import zipfile
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit import listening
 
 from workers.play import PlayResult, play_game
 from workers.sandbox import SandboxConfig, SandboxedSeat, pids_of_uid
@@ -269,14 +269,6 @@ def test_it_limits_file_size_and_tmp_space_and_keeps_the_rest_read_only() -> Non
 # --- isolation ----------------------------------------------------------------------------------------------------
 
 
-def _host_can_connect(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
 def test_it_cuts_the_bot_off_the_network() -> None:
     seat = bot("network.py")
     result = play(seat)
@@ -293,7 +285,7 @@ def test_it_cuts_the_bot_off_the_network() -> None:
     assert info["postgres dir exists"] == "False"
     # The same addresses do answer from the worker, so the failures above are the sandbox's doing.
     for port in (5432, 6379):
-        if _host_can_connect(port):
+        if listening(port):
             assert "ConnectionRefusedError" in attempts[f"('127.0.0.1', {port})"]
     assert faults(result) == []
     assert_contained(result, seat)
