@@ -383,12 +383,14 @@ def test_a_stdout_flood_is_cut_at_one_mebibyte_per_line() -> None:
     assert_contained(result, seat)
 
 
-def test_a_stderr_flood_is_capped_and_costs_no_fault() -> None:
+def test_a_stderr_flood_is_capped_keeping_its_head_and_tail_and_costs_no_fault() -> None:
     seat = bot("stderr_flood.py")
     result = play(seat)
     log = result.logs[0]
-    assert log.startswith("start of the flood\n")
-    assert re.search(r"\[truncated: \d+ more bytes\]\n$", log)
+    assert log.startswith("start of the flood\n")  # the head says what came first...
+    assert log.endswith("p\nend of the game\n")  # ...the tail how it ended
+    dropped = re.search(r"\n\[truncated: (\d+) bytes in the middle\]\n", log)
+    assert dropped and int(dropped.group(1)) > 10 << 20
     assert len(log.encode()) <= CONFIG.stderr_bytes + 100
     assert faults(result) == [] and not any(result.forfeited)
     assert_contained(result, seat)
