@@ -147,7 +147,8 @@ def bwrap_path() -> str:
 
 
 def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: int,
-                  program: tuple[str, ...] = (f"{BOT_DIR}/main.py",), seccomp: bool = False) -> list[str]:
+                  program: tuple[str, ...] = (f"{BOT_DIR}/main.py",), seccomp: bool = False,
+                  shm_bytes: int = SHM_BYTES) -> list[str]:
     """The full argv: bwrap and its options, then the interpreter running /bot/main.py (or `program`).
 
     With seccomp, bwrap loads the filter from fd 5 (the gate opens it there, see `spawn`).
@@ -162,7 +163,7 @@ def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: in
         cmd += ["--symlink", target, link]
     cmd += ["--ro-bind", bot_dir, BOT_DIR, "--ro-bind", sdk_dir, SDK_DIR,
             "--size", str(tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
-            "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
+            "--size", str(shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", BOT_DIR, *(["--seccomp", "5"] if seccomp else []),
             "--", SHELL, "-c", INNER, interp.executable, *PYTHON_FLAGS, *program]
     return cmd

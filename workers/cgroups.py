@@ -185,6 +185,11 @@ class SeatGroup:
     def thaw(self) -> None:
         os.pwrite(self._fds["freeze"], b"0" if self.host.version == 2 else b"THAWED", 0)
 
+    def is_frozen(self) -> bool:
+        """Whether the group was asked to freeze (its tasks stop at their next return to user mode)."""
+        asked = self._file("freeze").with_name("freezer.self_freezing") if self.host.version == 1 else self._file("freeze")
+        return asked.read_text().strip() == "1"
+
     def cpu_ns(self) -> int:
         """CPU time used by all the group's processes so far, in nanoseconds."""
         text = os.pread(self._fds["cpu"], 4096, 0)

@@ -71,6 +71,7 @@ class SandboxConfig:
     max_open_files: int = 64  # RLIMIT_NOFILE
     max_file_bytes: int = 16 * MiB  # RLIMIT_FSIZE: the largest file a bot may write
     tmp_bytes: int = 64 * MiB  # size of the private tmpfs at /tmp
+    shm_bytes: int = 1 * MiB  # size of the private tmpfs at /dev/shm (POSIX shared memory, multiprocessing)
     stderr_bytes: int = 64 * 1024  # the seat's log keeps this much: its first and its last half
     startup_ms: int = 2000  # extra allowance on the first decision for starting the interpreter; never charged
     finish_ms: int = 200  # how long a bot may take to exit on its own after `result`
@@ -276,7 +277,7 @@ class SandboxedSeat:
         except SeccompUnavailable as exc:
             raise SandboxUnavailable(str(exc)) from None
         argv = bwrap_command(interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes,
-                             seccomp=self.config.seccomp)
+                             seccomp=self.config.seccomp, shm_bytes=self.config.shm_bytes)
         self_test(argv, uid, seccomp_file)
         return argv, dict(SANDBOX_ENV), "/", seccomp_file
 
@@ -380,7 +381,7 @@ class SandboxedSeat:
             found = self._take_line()
             if found is not None:
                 return found
-            if not _wait(fd, select.POLLIN, deadline):
+            if not self._wait_reply(fd, deadline):
                 return None
             try:
                 chunk = os.read(fd, _CHUNK)
@@ -389,6 +390,23 @@ class SandboxedSeat:
             if not chunk:
                 raise self._died("closed its stdout")
             self._buf += chunk
+
+    def _wait_reply(self, fd: int, deadline: float) -> bool:
+        """Wait for stdout to be readable (True) or the deadline (False); a stdin closed meanwhile is a death."""
+        proc = self._res.proc
+        assert proc is not None and proc.stdin is not None
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
+        ready = dict(poller.poll(math.ceil(remaining * 1000)))
+        if fd in ready:
+            return True
+        if ready:
+            raise self._died("closed its stdin")
+        return False
 
     def _take_line(self) -> bytes | protocol.ProtocolFault | None:
         """Cut one complete line off the buffer, keeping at most MAX_LINE bytes of an unfinished one."""
