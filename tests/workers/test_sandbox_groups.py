@@ -89,7 +89,7 @@ def test_memory_outside_the_address_space_is_bounded_and_kills_the_seat(kind: st
             lowest[0] = min(lowest[0], _mem_available())  # while the hog holds what it holds
             return super().decide(seq, view, decision, bank_ms)
 
-    result = _play(seat, Watch("random", GAME, 3))
+    result = _play(seat, Watch("random", GAME, 3), clock=Clock(move_ms=1000, bank_ms=10_000))  # time to pin 2 GiB
     held = [int(n) for n in re.findall(rf"^{kind}: held (\d+) MiB$", result.logs[0], re.M)]
     assert held and max(held) <= LIMIT // MiB, result.logs[0][-500:]
     assert faults(result) == ["oom"], faults(result)

@@ -1,5 +1,5 @@
-"""Hostile: at its first decision, pins memory that is not in its address space, 16 MiB at a time up to 2 GiB,
-of the kind named in kind.txt beside it: memfd (memfd_create files written, never mapped), sysv (System V segments
+"""Hostile: pins memory that is not in its address space, 128 MiB more at each decision (well within its clock) up
+to 2 GiB, of the kind named in kind.txt beside it: memfd (memfd_create files written, never mapped), sysv (System V segments
 attached, filled and detached), posix (shm_open files in /dev/shm) or tmpfs (files in /tmp). RLIMIT_AS misses all
 four; the seat's control group counts them all. Then it plays on, holding it all.
 """
@@ -45,9 +45,9 @@ def pin_tmpfs(i):
         f.write(b"t" * STEP)
 
 
-def hog():
+def hog(steps):
     pin = globals()[f"pin_{KIND}"]
-    for i in range(TOTAL // STEP):
+    for i in steps:
         try:
             pin(i)
         except OSError as exc:
@@ -57,11 +57,11 @@ def hog():
 
 
 def act(view, decision):
-    if not hog.done:
-        hog.done = True
-        hog()
+    if act.pinned < TOTAL // STEP:
+        hog(range(act.pinned, act.pinned + 8))
+        act.pinned += 8
     return 0
 
 
-hog.done = False
+act.pinned = 0
 ludus.run(act)
