@@ -156,6 +156,9 @@ SPECTACULAR_SETTINGS = {
 LUDUS_SANDBOX = env_choice("LUDUS_SANDBOX", "bwrap", ("bwrap", "none"))
 if LUDUS_SANDBOX == "none" and not DEBUG:
     raise ImproperlyConfigured("LUDUS_SANDBOX=none runs uploaded code unsandboxed; it is refused unless DEBUG=1")
+# Uploaded bots need a control group per seat (memory, processes, CPU, freezing; docs/bots.md). A worker that cannot
+# make them refuses uploaded bots, saying why and how to delegate, unless the operator opts out here.
+LUDUS_SANDBOX_WITHOUT_CGROUPS = env_bool("LUDUS_SANDBOX_WITHOUT_CGROUPS", False)
 LUDUS_MOVE_MS = env_int("LUDUS_MOVE_MS", 1000, minimum=1)
 LUDUS_BANK_MS = env_int("LUDUS_BANK_MS", 10000, minimum=0)
 LUDUS_MAX_FAULTS = env_int("LUDUS_MAX_FAULTS", 3, minimum=1)

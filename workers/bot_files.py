@@ -70,13 +70,15 @@ def _unpack_zip(source: bytes, filename: str, dest: Path, config: UploadCaps) ->
     names = [_safe_name(m.filename, filename) for m in members]
     if len(set(names)) != len(names):
         raise BadBotSource(f"{filename} holds the same path twice")
+    _refuse_file_folder_clash(names, filename)
     strip = _common_folder(names)
     if "main.py" not in {"/".join(n[strip:]) for n in names}:
         raise BadBotSource(f"{filename} has no main.py at its top level")
     try:
         _extract(archive, members, [n[strip:] for n in names], dest, config.upload_bytes, filename)
     except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, OSError) as exc:
-        raise BadBotSource(f"{filename} cannot be unpacked: {exc}") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc  # never the host's path
+        raise BadBotSource(f"{filename} cannot be unpacked: {reason}") from None
 
 
 def _extract(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], names: list[tuple[str, ...]], dest: Path,
@@ -111,6 +113,13 @@ def _short_enough(parts: tuple[str, ...], filename: str) -> tuple[str, ...]:
         raise BadBotSource(f"{filename} holds a path of {len('/'.join(parts).encode())} bytes, over the "
                            f"{PATH_MAX}-byte limit: {'/'.join(parts)[:40]!r}...")
     return parts
+
+
+def _refuse_file_folder_clash(names: list[tuple[str, ...]], filename: str) -> None:
+    folders = {name[:i] for name in names for i in range(1, len(name))}
+    clash = next((name for name in names if name in folders), None)
+    if clash is not None:
+        raise BadBotSource(f"{filename}: {'/'.join(clash)!r} is both a file and a folder")
 
 
 def _common_folder(names: list[tuple[str, ...]]) -> int:

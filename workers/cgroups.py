@@ -154,11 +154,10 @@ class SeatGroup:
 
     def __post_init__(self) -> None:
         self.dirs = self.host.dirs(self.name)
+        if any(path.exists() for path in self.dirs.values()):  # left by a worker that died holding this slot
+            empty_group(self.dirs, self.host.version)
         for path in set(self.dirs.values()):
-            if path.exists():  # left by a worker that died holding this slot: its processes go first
-                _empty(path, self.host.version)
-            else:
-                path.mkdir()
+            path.mkdir(exist_ok=True)
         self._write_limits()
         self._fds["freeze"] = os.open(self._file("freeze"), os.O_WRONLY | os.O_CLOEXEC)
         self._fds["cpu"] = os.open(self._file("cpu"), os.O_RDONLY | os.O_CLOEXEC)
@@ -220,7 +219,7 @@ class SeatGroup:
         (briefly) until none is left. The seat spares bwrap's monitor, so that it reaps the bot: a bot killed with
         its parent would be left to the host's init to reap, a zombie for a while."""
         if spare is None:
-            _empty(next(iter(self.dirs.values())), self.host.version, self._file("freeze"))
+            empty_group(self.dirs, self.host.version)
             return
         self.freeze()
         for pid in self.pids():
@@ -236,8 +235,7 @@ class SeatGroup:
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
-        for path in set(self.dirs.values()):
-            remove_dir(path, self.host.version)
+        remove_group(self.dirs, self.host.version)
 
 
 # Per version: what -> (controller dir key, file name). v2 keeps every file in one dir, keyed "".
@@ -301,21 +299,21 @@ def _pids(path: Path) -> list[int]:
         return []
 
 
-def _empty(path: Path, version: int, freezer: Path | None = None, timeout: float = 2.0) -> None:
-    """Kill every process in the group at path until none is left (a fork bomb may fork while we kill)."""
+def empty_group(dirs: dict[str, Path], version: int, timeout: float = 2.0) -> None:
+    """Kill every process in the group until none is left (a fork bomb may fork while we kill)."""
+    path = dirs.get("freezer") or next(iter(dirs.values()))
     if version == 2 and (path / "cgroup.kill").exists():
-        _write(path / "cgroup.kill", "1")
-    else:
-        _kill_frozen(path, freezer)
+        _write(path / "cgroup.kill", "1")  # frozen or not, everything dies
+    freezer = path / "freezer.state"
     deadline = time.monotonic() + timeout
     while _pids(path) and time.monotonic() < deadline:
-        for pid in _pids(path):
-            _sigkill(pid)
+        _kill_frozen(path, freezer if freezer.exists() else None)
         time.sleep(0.002)
 
 
 def _kill_frozen(path: Path, freezer: Path | None) -> None:
-    """v1 has no cgroup.kill: freeze the group so nothing forks, SIGKILL each process, thaw so they die."""
+    """v1 has no cgroup.kill: freeze the group so nothing forks, SIGKILL each process, thaw so that they die (a
+    frozen v1 task does not act on a SIGKILL until thawed)."""
     if freezer is not None:
         _write(freezer, "FROZEN")
     for pid in _pids(path):
@@ -331,19 +329,20 @@ def _sigkill(pid: int) -> None:
         pass
 
 
-def remove_dir(path: Path, version: int) -> None:
-    """Empty the group and remove its dir; a group that will not empty is left for the next sweep."""
-    if not path.exists():
+def remove_group(dirs: dict[str, Path], version: int) -> None:
+    """Empty the group and remove its dirs; a group that will not empty is left for the next sweep."""
+    existing = {ctl: path for ctl, path in dirs.items() if path.exists()}
+    if not existing:
         return
-    freezer = path / "freezer.state"
-    _empty(path, version, freezer if freezer.exists() else None)
-    try:
-        path.rmdir()
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        if exc.errno != errno.EBUSY:
-            raise
+    empty_group(existing, version)
+    for path in set(existing.values()):
+        try:
+            path.rmdir()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            if exc.errno != errno.EBUSY:
+                raise
 
 
 def seat_slots(host: Host) -> set[int]:
@@ -358,5 +357,4 @@ def seat_slots(host: Host) -> set[int]:
 
 def remove_seat(host: Host, slot: int) -> None:
     """Kill and remove the leftover group of a slot that no live seat holds (the caller holds its lock)."""
-    for path in set(host.dirs(f"seat-{slot}").values()):
-        remove_dir(path, host.version)
+    remove_group(host.dirs(f"seat-{slot}"), host.version)
