@@ -125,7 +125,7 @@ BAD_UPLOADS = [
     ("long folder name", "bot.zip", make_zip({"main.py": b"", "d" * 300 + "/x.py": b""}), "has a name of 300 bytes"),
     ("long multibyte name", "bot.zip", make_zip({"main.py": b"", "é" * 127 + ".py": b""}), "has a name of 257 bytes"),
     ("long path", "bot.zip", make_zip({"main.py": b"", "/".join(["d" * 200] * 6) + "/x.py": b""}),
-     "is a path of 1211 bytes; at most 1024"),
+     "is a path of 1210 bytes; at most 1024"),
 ]
 
 
