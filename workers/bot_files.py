@@ -32,6 +32,9 @@ class DefaultCaps:
     upload_files = 256
 
 
+DEFAULT_CAPS = DefaultCaps()
+
+
 class BadBotSource(ValueError):
     """An upload that is not a .py file or a .zip with main.py within the size limits."""
 
@@ -39,7 +42,7 @@ class BadBotSource(ValueError):
 # --- the bot's files ----------------------------------------------------------------------------------------------
 
 
-def unpack_bot(source: bytes, filename: str, dest: Path, config: UploadCaps = DefaultCaps()) -> None:
+def unpack_bot(source: bytes, filename: str, dest: Path, config: UploadCaps = DEFAULT_CAPS) -> None:
     """Write an upload into dest as main.py (a .py) or its files (a .zip with main.py). Raises BadBotSource."""
     dest.mkdir(mode=0o755, exist_ok=True)
     suffix = filename.lower().rsplit(".", 1)[-1]
@@ -53,7 +56,7 @@ def unpack_bot(source: bytes, filename: str, dest: Path, config: UploadCaps = De
         raise BadBotSource(f"a bot is a .py file or a .zip with main.py, got {filename!r}")
 
 
-def check_source(source: bytes, filename: str, config: UploadCaps = DefaultCaps()) -> None:
+def check_source(source: bytes, filename: str, config: UploadCaps = DEFAULT_CAPS) -> None:
     """Validate an upload without keeping it (for the upload API). Raises BadBotSource."""
     with tempfile.TemporaryDirectory(prefix="ludus-check-") as tmp:
         unpack_bot(source, filename, Path(tmp) / "bot", config)

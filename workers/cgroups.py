@@ -186,7 +186,9 @@ class SeatGroup:
 
     def is_frozen(self) -> bool:
         """Whether the group was asked to freeze (its tasks stop at their next return to user mode)."""
-        asked = self._file("freeze").with_name("freezer.self_freezing") if self.host.version == 1 else self._file("freeze")
+        asked = self._file("freeze")
+        if self.host.version == 1:
+            asked = asked.with_name("freezer.self_freezing")
         return asked.read_text().strip() == "1"
 
     def cpu_ns(self) -> int:
@@ -347,7 +349,7 @@ def remove_group(dirs: dict[str, Path], version: int) -> None:
 
 def seat_slots(host: Host) -> set[int]:
     """The N of every `seat-N` group under the host's parents: live seats' and leftovers alike."""
-    slots = set()
+    slots: set[int] = set()
     for parent in set(host.parents.values()):
         if parent.is_dir():
             slots.update(int(p.name[5:]) for p in parent.iterdir() if p.name.startswith("seat-")

@@ -342,9 +342,9 @@ def test_a_worker_without_delegated_groups_refuses_uploads_saying_why_and_how() 
     """A real unprivileged worker: neither the v1 hierarchies nor this host's v2 tree are its to write."""
     import subprocess
 
-    probe = ("import sys; sys.path.insert(0, %r)\n"
+    probe = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
              "from workers.cgroups import CgroupsUnavailable, find_host\n"
-             "try:\n    find_host()\nexcept CgroupsUnavailable as exc:\n    print(exc)\n") % str(ROOT)
+             "try:\n    find_host()\nexcept CgroupsUnavailable as exc:\n    print(exc)\n")
     done = subprocess.run(["setpriv", "--reuid=21500", "--regid=21500", "--clear-groups", "/usr/bin/python3", "-S",
                            "-c", probe], capture_output=True, text=True, timeout=60, cwd="/")
     message = done.stdout.strip()

@@ -3,8 +3,6 @@ the pipe closed at once (EPIPE), not at the clock."""
 import os
 import sys
 
-import ludus
-
 
 def act(view, decision):
     sys.stdout.buffer.write(b'{"seq":%d,"choice":0}\n' % act.seq)

@@ -1,7 +1,7 @@
 """Hostile: pins memory that is not in its address space, 128 MiB more at each decision (well within its clock) up
-to 2 GiB, of the kind named in kind.txt beside it: memfd (memfd_create files written, never mapped), sysv (System V segments
-attached, filled and detached), posix (shm_open files in /dev/shm) or tmpfs (files in /tmp). RLIMIT_AS misses all
-four; the seat's control group counts them all. Then it plays on, holding it all.
+to 2 GiB, of the kind named in kind.txt beside it: memfd (memfd_create files written, never mapped), sysv (System V
+segments attached, filled and detached), posix (shm_open files in /dev/shm) or tmpfs (files in /tmp). RLIMIT_AS
+misses all four; the seat's control group counts them all. Then it plays on, holding it all.
 """
 import ctypes
 import os
