@@ -161,6 +161,8 @@ class SeatGroup:
         self._write_limits()
         self._fds["freeze"] = os.open(self._file("freeze"), os.O_WRONLY | os.O_CLOEXEC)
         self._fds["cpu"] = os.open(self._file("cpu"), os.O_RDONLY | os.O_CLOEXEC)
+        if self._file("oom").exists():  # not on a v2 tree without the memory controller
+            self._fds["oom"] = os.open(self._file("oom"), os.O_RDONLY | os.O_CLOEXEC)
 
     def _file(self, what: str) -> Path:
         """The file for `what` in this group's hierarchy and version."""
@@ -200,11 +202,9 @@ class SeatGroup:
 
     def oom_kills(self) -> int:
         """How many processes the kernel killed here for going over the memory limit."""
-        path = self._file("oom")
-        try:
-            return int(_stat(path.read_text()).get("oom_kill", "0"))
-        except OSError:
+        if "oom" not in self._fds:
             return 0
+        return int(_stat(os.pread(self._fds["oom"], 4096, 0).decode()).get("oom_kill", "0"))
 
     def pids(self) -> list[int]:
         return _pids(next(iter(self.dirs.values())))

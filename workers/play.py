@@ -8,7 +8,7 @@ from typing import Any
 
 from engine import load_game, protocol
 from engine.core import Outcome
-from workers.seats import Clock, Reply, SeatDied, SeatPlayer, finish_seats, start_seats
+from workers.seats import Clock, Reply, SeatDied, SeatPlayer, finish_seats, hand_turn, start_seats
 
 DEFAULT_CLOCK = Clock()
 DEFAULT_CHOICE = 0  # the documented default on a fault: the first option (ARCHITECTURE §4)
@@ -48,10 +48,13 @@ def play_game(
               for seat in range(num_players)]
     started = start_seats(players, hellos)
     result.forfeited = [not ok for ok in started]
-    seq = 0
+    seq, holder = 0, -1
     while (decision := state.decision()) is not None:
         seat = decision.seat
         seq += 1
+        if seat != holder:  # only the seat holding the decision may compute (docs/bots.md, "The freezer")
+            hand_turn(players, seat)
+            holder = seat
         reply = _ask(players[seat], seq, state, decision, banks[seat], result)
         banks[seat] = max(0, banks[seat] - max(0, reply.ms - clock.move_ms))
         record: dict[str, Any] = {"seat": seat, "choice": reply.choice, "ms": reply.ms}

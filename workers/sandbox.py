@@ -128,7 +128,8 @@ class SandboxedSeat:
         self._dead: str | None = None  # why the process is gone, in words: a died fault's detail
         self._dead_code = "died"
         self._first = True
-        self._cpu_ns = 0  # the group's CPU time when the seat was last frozen
+        self._cpu_ns = 0  # the group's CPU time at the end of the seat's last move
+        self._frozen = False
         self._finish_deadline: float | None = None
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
 
@@ -176,7 +177,18 @@ class SandboxedSeat:
             if waiting[0] == 0:
                 break
             time.sleep(0.002)
-        self._freeze()
+        self.pause()
+
+    def pause(self) -> None:
+        """Freeze the seat: another seat holds the decision now (workers.seats.hand_turn). A seat whose processes
+        went over the memory limit is killed here (v1 has no oom.group: the kernel killed one process only)."""
+        group = self._res.group
+        if group is None or group.removed or self._frozen:
+            return
+        group.freeze()
+        self._frozen = True
+        if self._dead is None and group.oom_kills():
+            self._died("")
 
     def decide(self, seq: int, view: dict[str, Any] | None, decision: Decision, bank_ms: int) -> Reply:
         """Send decide seq and wait for one reply line until move_ms + bank_ms. Raises SeatDied if the bot is gone."""
@@ -186,16 +198,13 @@ class SandboxedSeat:
         allowance = self.config.startup_ms if self._first else 0
         self._first = False
         line_out = protocol.encode(protocol.decide(seq, view, decision, clock))  # the engine's time, not the bot's
-        self._thaw()
+        self._resume()
         t0 = time.monotonic()
-        try:
-            deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
-            sent = self._send(line_out, deadline)
-            line = self._read_line(deadline) if sent else None
-            ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
-        finally:
-            cpu_ms = self._freeze()
-        self._check_memory()
+        deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
+        sent = self._send(line_out, deadline)
+        line = self._read_line(deadline) if sent else None
+        ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
+        cpu_ms = self._cpu_ms()
         if line is None:
             limit = clock["move_ms"] + bank_ms
             self._die(f"decision {seq}: no reply within {limit} ms; killed",
@@ -215,7 +224,7 @@ class SandboxedSeat:
         self._finish_deadline = time.monotonic() + self.config.finish_ms / 1000
         message = outcome if outcome.get("type") == "result" else protocol.result(outcome)
         if self._dead is None and self._res.proc is not None:
-            self._thaw()
+            self._resume()
             try:
                 if self._send(protocol.encode(message), self._finish_deadline):
                     self._close_stdin()
@@ -291,26 +300,21 @@ class SandboxedSeat:
         thread.start()
         self._res.stderr_thread = thread
 
-    def _freeze(self) -> int | None:
-        """Stop the seat's processes until its next turn; the CPU milliseconds it used since it was last frozen."""
+    def _resume(self) -> None:
+        group = self._res.group
+        if self._frozen and group is not None and not group.removed:
+            group.thaw()
+        self._frozen = False
+
+    def _cpu_ms(self) -> int | None:
+        """The CPU milliseconds all the seat's processes used since the last reading (its own time only: the seat
+        is frozen whenever another holds the decision)."""
         group = self._res.group
         if group is None or group.removed:
             return None
-        group.freeze()
         used = group.cpu_ns()
         ms, self._cpu_ns = (used - self._cpu_ns) // 1_000_000, used
         return int(ms)
-
-    def _thaw(self) -> None:
-        group = self._res.group
-        if group is not None and not group.removed:
-            group.thaw()
-
-    def _check_memory(self) -> None:
-        """v1 has no oom.group: when the kernel killed any of the seat's processes for memory, the seat goes."""
-        group = self._res.group
-        if self._dead is None and group is not None and not group.removed and group.oom_kills():
-            raise self._died("")
 
     def _die(self, note: str, cause: str | None = None, code: str = "died") -> None:
         """Kill the sandbox; note goes to the log, cause (default: note) is what a later died fault says."""

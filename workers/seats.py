@@ -85,6 +85,15 @@ def start_seats(players: Sequence[SeatPlayer], hellos: Sequence[dict[str, Any]],
     return started
 
 
+def hand_turn(players: Sequence[SeatPlayer], seat: int) -> None:
+    """The decision passes to seat: every other seat that can be paused is (sandboxed seats: frozen). The deciding
+    seat resumes itself when asked; consecutive decisions of one seat pay nothing."""
+    for number, player in enumerate(players):
+        pause = getattr(player, "pause", None)
+        if number != seat and callable(pause):
+            pause()
+
+
 def finish_seats(players: Sequence[SeatPlayer], outcome: dict[str, Any]) -> list[str]:
     """Send every seat its result first, then wait for and stop each: the seats stop together. Their logs."""
     message = {"type": "result", "outcome": outcome}

@@ -97,6 +97,11 @@ class RecordingSeat:
         if callable(settle):
             settle(deadline)
 
+    def pause(self) -> None:
+        pause = getattr(self.inner, "pause", None)
+        if callable(pause):
+            pause()
+
     def send_result(self, outcome: dict[str, Any]) -> None:
         send = getattr(self.inner, "send_result", None)
         if callable(send):
