@@ -242,7 +242,7 @@ def print_table(report: dict[str, Any]) -> None:
           f"sandbox interpreter {report['interpreter']}")
     _rows("round trip per decision", report["round_trip"])
     _rows("start-up", report["start"])
-    for measure in ("start", "round_trip", "match_start", "match_stop"):
+    for measure in ("start", "round_trip", "hand_off", "match_start", "match_stop"):
         _rows(f"seat: {measure.replace('_', ' ')}", {way: found[measure] for way, found in report["seats"].items()})
     print()
     for name, ratio in report["ratios"].items():

@@ -6,6 +6,8 @@ It imports `workers.sandbox` from CHECKOUT, so this checkout and a baseline (`--
 code, and prints one JSON object of samples in seconds:
 - start: a seat from nothing to its first reply (unpacking, the uid lease, the group, bwrap, the interpreter);
 - round_trip: `SandboxedSeat.decide` per decision, replaying every decision of a 3-player Evolution game;
+- hand_off: the same, alternating between two seats as a match does, each decision passing the turn (with
+  `workers.seats.hand_turn` where the checkout has it: the seat that waits is frozen, the other thawed);
 - match_start / match_stop: four seats of one match to each one's first reply, then from the result until all four
   gave everything back; the way that checkout's match loop does it (`workers.seats.start_seats`/`finish_seats`
   where it has them: together; else one after another, as its `play_game` did).
@@ -95,6 +97,22 @@ def round_trips(code: Checkout, decisions: list[tuple[int, dict[str, Any], Any]]
     return times
 
 
+def hand_offs(code: Checkout, decisions: list[tuple[int, dict[str, Any], Any]]) -> list[float]:
+    players = [code.seat(), code.seat()]
+    code.start(players)
+    hand_turn = getattr(code.seats, "hand_turn", None)
+    times = []
+    for seq, view, decision in decisions:
+        t0 = time.perf_counter()
+        if hand_turn is not None:
+            hand_turn(players, seq % 2)
+        reply = players[seq % 2].decide(seq, view, decision, CLOCK["bank_ms"])
+        times.append(time.perf_counter() - t0)
+        assert reply.fault is None, reply
+    code.finish(players)
+    return times[2:]  # the first decide of each seat includes its start-up
+
+
 def match_once(code: Checkout, first: tuple[int, dict[str, Any], Any]) -> tuple[float, float]:
     t0 = time.perf_counter()
     players = [code.seat() for _ in range(4)]
@@ -117,11 +135,13 @@ def main() -> None:
     sys.path.insert(0, args.root)
     code = Checkout(json.loads(args.config))
     decisions = capture()
-    samples: dict[str, list[float]] = {"start": [], "round_trip": [], "match_start": [], "match_stop": []}
+    samples: dict[str, list[float]] = {"start": [], "round_trip": [], "hand_off": [], "match_start": [],
+                                       "match_stop": []}
     for _ in range(args.starts):
         samples["start"].append(start_once(code, decisions[0]))
     for _ in range(args.games):
         samples["round_trip"] += round_trips(code, decisions)
+        samples["hand_off"] += hand_offs(code, decisions)
     for _ in range(args.matches):
         started, stopped = match_once(code, decisions[0])
         samples["match_start"].append(started)

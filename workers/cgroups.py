@@ -127,7 +127,7 @@ def find_host() -> Host:
 
 
 def prepared(host: Host) -> Host:
-    """Make the `ludus` parents (v2: with the controllers passed down to the seats)."""
+    """Make the `ludus` parents (v2: with the controllers passed down to the seats), weighted for the CPU."""
     for parent in set(host.parents.values()):
         parent.mkdir(exist_ok=True)
         if host.version == 2:
@@ -135,7 +135,19 @@ def prepared(host: Host) -> Host:
             wanted = [c for c in host.controllers if c in enabled]
             if wanted:
                 _write(parent / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted))
+    _weigh(host)
     return host
+
+
+def _weigh(host: Host) -> None:
+    """The seats of all matches share their parent's CPU weight. At the default (one task's worth) seats booting
+    together on a busy host got half the CPU they got outside any group (measured: 4 seats' start, 786 against
+    418 ms); weighed as one task per core, they get what they had."""
+    cores = os.cpu_count() or 1
+    if host.version == 1 and "cpu" in host.parents:
+        _write(host.parents["cpu"] / "cpu.shares", str(1024 * cores))
+    elif host.version == 2 and "cpu" in host.controllers and (host.parents[""] / "cpu.weight").exists():
+        _write(host.parents[""] / "cpu.weight", str(min(10_000, 100 * cores)))
 
 
 # --- one seat's group -----------------------------------------------------------------------------------------------
