@@ -8,17 +8,15 @@ worked (the control runs below keep showing that where the host allows).
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 import statistics
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_sandbox import BOTS, GAME, assert_contained, faults, moves, unharmed
+from test_sandbox import BOTS, GAME, _zip, assert_contained, faults, moves, unharmed
 
 from workers.play import PlayResult, play_game
 from workers.sandbox import SandboxConfig, SandboxedSeat
@@ -41,14 +39,6 @@ CLOCK = Clock(move_ms=200, bank_ms=500)
 def worker_unharmed() -> Iterator[None]:
     with unharmed(max_seconds=120):  # the fairness test plays ten matches
         yield
-
-
-def _zip(files: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for name, data in files.items():
-            z.writestr(name, data)
-    return buf.getvalue()
 
 
 def _seat(name: str, config: SandboxConfig = CONFIG, **extra: bytes) -> SandboxedSeat:
