@@ -5,7 +5,10 @@ SDK at /ludus (read-only), a private size-limited tmpfs at /tmp, its own /proc a
 namespace with the worker: user, pid, net (an empty network namespace with only a loopback), ipc, uts and cgroup.
 
 When the worker runs as root, each live seat also gets an unprivileged uid of its own (`UidLease`), so RLIMIT_NPROC,
-file permissions and the final sweep (`kill_uid`) are per seat. See docs/bots.md for what was verified on which host.
+file permissions and the final sweep (`kill_uid`) are per seat; the lease's number also names the seat's control
+group (workers/cgroups.py). `spawn` starts a seat without forking the worker: vfork, a gate that waits until the
+process is in its group and has its rlimits, setpriv for the uid and the parent-death signal, then bwrap. See
+docs/bots.md for what was verified on which host.
 """
 
 from __future__ import annotations
@@ -186,7 +189,8 @@ INNER = 'exec "$0" "$@" <&3 >&4 3<&- 4>&- 5<&-'
 
 def setpriv_prefix(uid: int | None) -> list[str]:
     """setpriv (util-linux): drop to the seat's uid with no groups, and have the kernel SIGKILL the process (then
-    bwrap, whose --die-with-parent kills the bot) when the worker dies."""
+    bwrap, whose --die-with-parent kills the bot) when the worker dies. The signal follows the *thread* that started
+    the seat, so seats are started from the thread that plays the match (the match loop does)."""
     path = shutil.which("setpriv") or "/usr/bin/setpriv"
     if not os.path.exists(path):
         raise SandboxUnavailable("setpriv is not installed (Debian package util-linux)")
