@@ -8,6 +8,7 @@ from typing import Any
 
 from engine import load_game, protocol
 from engine.core import Outcome
+from workers.metrics import count_fault
 from workers.seats import Clock, Reply, SeatDied, SeatPlayer
 
 DEFAULT_CLOCK = Clock()
@@ -59,6 +60,7 @@ def play_game(
         record: dict[str, Any] = {"seat": seat, "choice": reply.choice, "ms": reply.ms}
         if reply.fault:
             record["fault"] = reply.fault
+            count_fault(reply.fault)
             result.faults[seat] += 1
             if result.faults[seat] >= max_faults:
                 result.forfeited[seat] = True

@@ -44,6 +44,7 @@ from workers.bwrap import (
     pids_of_uid,
     self_test,
 )
+from workers.metrics import count_sandbox_kill
 from workers.seats import Reply, SeatDied
 
 __all__ = [
@@ -296,10 +297,10 @@ class SandboxedSeat:
         try:
             self._spawn()
         except BadBotSource as exc:
-            self._die(f"bad upload: {exc}")
+            self._die(f"bad upload: {exc}", "bad_upload")
             raise SeatDied(str(exc)) from None
         if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
-            self._die("the bot did not read its hello")
+            self._die("the bot did not read its hello", "no_hello")
             raise SeatDied("the bot did not read its hello")
 
     def decide(self, seq: int, view: dict[str, Any] | None, decision: Decision, bank_ms: int) -> Reply:
@@ -317,7 +318,7 @@ class SandboxedSeat:
         ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
         if line is None:
             limit = clock["move_ms"] + bank_ms
-            self._die(f"decision {seq}: no reply within {limit} ms; killed")
+            self._die(f"decision {seq}: no reply within {limit} ms; killed", "timeout")
             return Reply(choice=0, ms=ms, fault="timeout", detail=f"no reply within {limit} ms")
         if isinstance(line, protocol.ProtocolFault):
             return Reply(choice=0, ms=ms, fault=line.code, detail=str(line))
@@ -344,6 +345,8 @@ class SandboxedSeat:
 
     def close(self) -> None:
         """Kill the sandbox and remove its files (idempotent; also run when the seat is garbage-collected)."""
+        if self._dead is None and self._res.proc is not None and self._res.proc.poll() is None:
+            count_sandbox_kill("stopped")  # still running: a forfeit, an aborted match, or no exit after result
         self._dead = self._dead or "closed"
         self._finalizer()
 
@@ -386,7 +389,8 @@ class SandboxedSeat:
         thread.start()
         self._res.stderr_thread = thread
 
-    def _die(self, why: str) -> None:
+    def _die(self, why: str, cause: str) -> None:
+        count_sandbox_kill(cause)
         self._dead = why
         self._log.note(why)
         self._res.kill()
@@ -419,7 +423,7 @@ class SandboxedSeat:
             except BlockingIOError:
                 pass
             except BrokenPipeError:
-                self._die("the bot exited")
+                self._die("the bot exited", "exited")
                 raise SeatDied("the bot exited") from None
             if not _wait(fd, select.POLLOUT, deadline):
                 return False
@@ -441,7 +445,7 @@ class SandboxedSeat:
             except BlockingIOError:
                 continue
             if not chunk:
-                self._die("the bot closed its stdout or exited")
+                self._die("the bot closed its stdout or exited", "exited")
                 raise SeatDied("the bot exited")
             self._buf += chunk
 
