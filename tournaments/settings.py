@@ -240,6 +240,9 @@ CELERY_BEAT_SCHEDULER = "workers.beat:LockedScheduler"
 LUDUS_BEAT_LOCK_SECONDS = env_int("LUDUS_BEAT_LOCK_SECONDS", 30, minimum=3)
 # A Celery worker serves its Prometheus metrics on this port (0: none); it needs PROMETHEUS_MULTIPROC_DIR too.
 LUDUS_METRICS_PORT = env_int("LUDUS_METRICS_PORT", 0, minimum=0, maximum=65535)
+if LUDUS_METRICS_PORT and not env_optional("PROMETHEUS_MULTIPROC_DIR"):  # else the pool's counts are invisible
+    raise ImproperlyConfigured("environment variable LUDUS_METRICS_PORT needs PROMETHEUS_MULTIPROC_DIR: a directory "
+                               "of this worker's own (docs/operations.md)")
 # When set, the web's /metrics answers only `Authorization: Bearer <token>` (Prometheus' `authorization` setting).
 LUDUS_METRICS_TOKEN = env_optional("LUDUS_METRICS_TOKEN")
 LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))  # json: one object per line, for log collectors

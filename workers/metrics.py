@@ -53,12 +53,9 @@ def count_sandbox_kill(cause: str) -> None:
 def serve(port: int) -> None:
     """In a worker's main process, before the pool starts: empty the multiprocess directory and serve its sum.
 
-    Raises RuntimeError when PROMETHEUS_MULTIPROC_DIR is not set, since the pool's counts would then be invisible.
+    The settings refuse LUDUS_METRICS_PORT without PROMETHEUS_MULTIPROC_DIR.
     """
-    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
-    if not directory:
-        raise RuntimeError("LUDUS_METRICS_PORT is set but PROMETHEUS_MULTIPROC_DIR is not: set it to an empty "
-                           "directory of this worker's own (see docs/operations.md)")
+    directory = os.environ["PROMETHEUS_MULTIPROC_DIR"]
     path = Path(directory)
     path.mkdir(parents=True, exist_ok=True)
     for stale in path.glob("*.db"):  # a previous run's files would be added to this run's counts
