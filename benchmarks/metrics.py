@@ -3,6 +3,7 @@ them, side by side; and the web's /metrics scrape time as the match table grows.
 
     python -m benchmarks.metrics --baseline /tmp/base            # 5 rounds of 20 matches per side, then the scrape
     python -m benchmarks.metrics --baseline /tmp/base --json
+    python -m benchmarks.metrics --only scrape                   # the scrape alone, no baseline needed
 
 Both workers run on one throwaway database and one private redis-server (benchmarks/cluster.py), one pool process
 each, each on a queue of its own. The rounds alternate which side goes first, and only one side plays at a time, so
@@ -81,8 +82,9 @@ def scrape_times(sizes: tuple[int, ...], repeats: int = 15) -> dict[str, Any]:
 
     from tournaments.models import Match, Tournament
 
+    if not Tournament.objects.exists():  # --only scrape: the matches need a competition to belong to
+        make_matches(make_versions(2), 1, "scrape")
     tournament = Tournament.objects.order_by("pk").first()
-    assert tournament is not None
     client, found = Client(), {}
     for size in sizes:
         missing = size - Match.objects.count()
@@ -102,7 +104,9 @@ def scrape_times(sizes: tuple[int, ...], repeats: int = 15) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--baseline", type=Path, required=True, help="a checkout without the metrics (e.g. main)")
+    parser.add_argument("--baseline", type=Path, help="a checkout without the metrics (e.g. main); needed for the "
+                        "throughput part")
+    parser.add_argument("--only", choices=("throughput", "scrape"), help="one part alone")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--matches", type=int, default=20, help="matches per round and side")
     parser.add_argument("--database", help="the throwaway database's name (created, then dropped; default: unique)")
@@ -111,9 +115,14 @@ def main(argv: list[str] | None = None) -> int:
     named = {"name": args.database} if args.database else {}
     with tempfile.TemporaryDirectory(prefix="ludus-bench-metrics-") as tmp, Cluster(Path(tmp), **named) as cluster:
         setup_django(cluster)
-        result = {"throughput": throughput(cluster, args.baseline.resolve(), args.rounds, args.matches)}
-        print(json.dumps(result), file=sys.stderr, flush=True)  # kept even if the scrape part fails
-        result["scrape"] = scrape_times(TABLE_SIZES)
+        result: dict[str, Any] = {}
+        if args.only != "scrape":
+            if args.baseline is None:
+                parser.error("--baseline is needed for the throughput part (or --only scrape)")
+            result["throughput"] = throughput(cluster, args.baseline.resolve(), args.rounds, args.matches)
+            print(json.dumps(result), file=sys.stderr, flush=True)  # kept even if the scrape part fails
+        if args.only != "throughput":
+            result["scrape"] = scrape_times(TABLE_SIZES)
     if args.json:
         print(json.dumps(result, indent=2))
     else:

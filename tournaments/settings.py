@@ -72,6 +72,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "tournaments.metrics.MetricsMiddleware",  # /metrics for Prometheus, whatever host it scrapes by
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files from gunicorn too
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -4,11 +4,8 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from tournaments.metrics import metrics_view
-
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("metrics", metrics_view, name="metrics"),  # Prometheus (docs/operations.md)
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("tournaments.api.urls")),

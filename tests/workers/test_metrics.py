@@ -132,6 +132,15 @@ def test_the_queue_depth_counts_what_no_worker_took(settings: Any, celery_broker
     redis.Redis.from_url(celery_broker_url).flushdb()
 
 
+def test_prometheus_may_scrape_by_an_address_that_allowed_hosts_does_not_list(db: None) -> None:
+    assert Client().get("/metrics", HTTP_HOST="10.1.2.3:8000").status_code == 200
+    assert Client().get("/", HTTP_HOST="10.1.2.3:8000").status_code == 400  # the rest of the site still checks
+
+
+def test_it_answers_only_get(db: None) -> None:
+    assert Client().post("/metrics").status_code == 405
+
+
 def test_the_broker_down_is_a_figure_not_an_error(settings: Any) -> None:
     settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
     response = Client().get("/metrics")
