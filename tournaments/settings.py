@@ -72,6 +72,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "tournaments.metrics.MetricsMiddleware",  # /metrics for Prometheus, whatever host it scrapes by
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files from gunicorn too
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -236,9 +237,28 @@ CELERY_BEAT_SCHEDULE = {
                             "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
 }
 
+# --- Operations: the one-beat lease, metrics, logs (docs/operations.md) ----------------------------------------------
+# A second beat waits as a standby while the first holds a lease in Redis (workers/beat.py); one that is killed hands
+# over after this many seconds.
+CELERY_BEAT_SCHEDULER = "workers.beat:LockedScheduler"
+LUDUS_BEAT_LOCK_SECONDS = env_int("LUDUS_BEAT_LOCK_SECONDS", 30, minimum=3)
+# A Celery worker serves its Prometheus metrics on this port (0: none); it needs PROMETHEUS_MULTIPROC_DIR too.
+LUDUS_METRICS_PORT = env_int("LUDUS_METRICS_PORT", 0, minimum=0, maximum=65535)
+if LUDUS_METRICS_PORT and not env_optional("PROMETHEUS_MULTIPROC_DIR"):  # else the pool's counts are invisible
+    raise ImproperlyConfigured("environment variable LUDUS_METRICS_PORT needs PROMETHEUS_MULTIPROC_DIR: a directory "
+                               "of this worker's own (docs/operations.md)")
+# When set, the web's /metrics answers only `Authorization: Bearer <token>` (Prometheus' `authorization` setting).
+LUDUS_METRICS_TOKEN = env_optional("LUDUS_METRICS_TOKEN")
+LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))  # json: one object per line, for log collectors
+_JSON_LOGS = {"()": "pythonjsonlogger.json.JsonFormatter",
+              "fmt": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s", "datefmt": "%Y-%m-%dT%H:%M:%S%z",
+              "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger", "process": "pid"}}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": _JSON_LOGS},
+    "handlers": {"console": {"class": "logging.StreamHandler",
+                             **({"formatter": "json"} if LOG_FORMAT == "json" else {})}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }

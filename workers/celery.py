@@ -20,3 +20,14 @@ def _sweep_sandbox_leftovers(**_: object) -> None:
 
     config = SandboxConfig()
     prepare_worker(config.uid_base, config.uid_count, config.lock_dir)
+
+
+@worker_init.connect
+def _serve_metrics(**_: object) -> None:
+    """The worker's Prometheus endpoint, from its main process before the pool forks (workers/metrics.py)."""
+    from django.conf import settings
+
+    if settings.LUDUS_METRICS_PORT:
+        from workers.metrics import serve
+
+        serve(settings.LUDUS_METRICS_PORT)

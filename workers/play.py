@@ -8,6 +8,7 @@ from typing import Any
 
 from engine import load_game, protocol
 from engine.core import Outcome
+from workers.metrics import count_fault
 from workers.seats import Clock, Reply, SeatDied, SeatPlayer, finish_seats, hand_turn, start_seats
 
 DEFAULT_CLOCK = Clock()
@@ -62,6 +63,7 @@ def play_game(
             record["cpu_ms"] = reply.cpu_ms
         if reply.fault:
             record["fault"] = reply.fault
+            count_fault(reply.fault)
             result.faults[seat] += 1
             if result.faults[seat] >= max_faults:
                 result.forfeited[seat] = True

@@ -45,6 +45,7 @@ from workers.bwrap import (
     spawn,
 )
 from workers.cgroups import Limits
+from workers.metrics import count_sandbox_kill
 from workers.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, prepare_worker
 from workers.seat_log import StderrLog
 from workers.seats import Reply, SeatDied
@@ -82,7 +83,9 @@ class SandboxConfig:
     lock_dir: str = ""  # where the uid leases are held ("" picks /run/ludus-sandbox or the temp dir)
     python: str | None = None  # the interpreter (default: LUDUS_SANDBOX_PYTHON, then /usr/bin/python3)
     # The seat's control group: all its processes together.
-    group_memory_bytes: int = 512 * MiB  # anonymous, shared, tmpfs and kernel memory; over it the seat is killed
+    # Anonymous, shared, tmpfs and kernel memory; over it the seat is killed. Above one process's address space plus
+    # /tmp, so that a single process that allocates too much gets a MemoryError (a traceback for its author) first.
+    group_memory_bytes: int = 640 * MiB
     group_processes: int = 32  # pids.max: processes and threads (bwrap's two included)
     cpu_cores: float = 1.0  # CPU quota while the seat computes
     cgroups: CgroupMode = "required"  # "optional": use them where the host has them; "off": never (benchmarks)
@@ -160,10 +163,10 @@ class SandboxedSeat:
         try:
             self._spawn()
         except BadBotSource as exc:
-            self._die(f"bad upload: {exc}")
+            self._die(f"bad upload: {exc}", "bad_upload")
             raise SeatDied(str(exc)) from None
         if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
-            self._die("the bot did not read its hello")
+            self._die("the bot did not read its hello", "no_hello")
             raise SeatDied("the bot did not read its hello")
 
     def settle(self, deadline: float) -> None:
@@ -207,7 +210,7 @@ class SandboxedSeat:
         cpu_ms = self._cpu_ms()
         if line is None:
             limit = clock["move_ms"] + bank_ms
-            self._die(f"decision {seq}: no reply within {limit} ms; killed",
+            self._die(f"decision {seq}: no reply within {limit} ms; killed", "timeout",
                       f"killed by the sandbox when decision {seq} timed out")
             return Reply(choice=0, ms=ms, fault="timeout", detail=f"no reply within {limit} ms", cpu_ms=cpu_ms)
         if isinstance(line, protocol.ProtocolFault):
@@ -246,6 +249,8 @@ class SandboxedSeat:
 
     def close(self) -> None:
         """Kill the sandbox and remove its files (idempotent; also run when the seat is garbage-collected)."""
+        if self._dead is None and self._res.proc is not None and self._res.proc.poll() is None:
+            count_sandbox_kill("stopped")  # still running: a forfeit, an aborted match, or no exit after result
         self._dead = self._dead or "closed"
         self._finalizer()
 
@@ -316,8 +321,10 @@ class SandboxedSeat:
         ms, self._cpu_ns = (used - self._cpu_ns) // 1_000_000, used
         return int(ms)
 
-    def _die(self, note: str, cause: str | None = None, code: str = "died") -> None:
-        """Kill the sandbox; note goes to the log, cause (default: note) is what a later died fault says."""
+    def _die(self, note: str, kill: str, cause: str | None = None, code: str = "died") -> None:
+        """Kill the sandbox, counted by kill (workers/metrics.py); note goes to the log, cause (default: note) is what
+        a later died fault says."""
+        count_sandbox_kill(kill)
         self._dead, self._dead_code = cause or note, code
         self._log.note(note)
         self._res.kill()
@@ -325,7 +332,7 @@ class SandboxedSeat:
     def _died(self, what: str) -> SeatDied:
         """The process is gone (or closed its pipes): kill what is left and say why, in the died fault's words."""
         cause, code = self._death_cause(what)
-        self._die(cause, code=code)
+        self._die(cause, "oom" if code == "oom" else "exited", code=code)
         return SeatDied(cause, code)
 
     def _death_cause(self, what: str) -> tuple[str, str]:
