@@ -175,6 +175,9 @@ if not re.fullmatch(r"\d+/(s|sec|m|min|h|hour|d|day)", LUDUS_MATCH_REQUEST_RATE)
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"uploads": LUDUS_UPLOAD_RATE, "matches": LUDUS_MATCH_REQUEST_RATE}
 LUDUS_FEED_SECONDS = env_int("LUDUS_FEED_SECONDS", 60, minimum=0)  # one live-feed connection at most this long
 LUDUS_FEED_POLL_SECONDS = float(env_int("LUDUS_FEED_POLL_MS", 500, minimum=10)) / 1000
+# Open live feeds at once: per client (user, or address) and in all (across web processes when CACHE_URL is set).
+LUDUS_FEED_MAX_PER_CLIENT = env_int("LUDUS_FEED_MAX_PER_CLIENT", 4, minimum=1)
+LUDUS_FEED_MAX_OPEN = env_int("LUDUS_FEED_MAX_OPEN", 200, minimum=1)
 LUDUS_VALIDATION_MAX_FAULTS = env_int("LUDUS_VALIDATION_MAX_FAULTS", 0, minimum=0)  # faults a new version may make
 LUDUS_VALIDATION_LEASE_SECONDS = env_int("LUDUS_VALIDATION_LEASE_SECONDS", 600, minimum=30)
 LUDUS_FLAG_WINDOW = env_int("LUDUS_FLAG_WINDOW", 10, minimum=1)  # a bot's last N finished matches...

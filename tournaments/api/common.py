@@ -23,7 +23,9 @@ from rest_framework.request import Request
 from rest_framework.views import APIView, exception_handler
 
 from engine import InvalidOptions, load_game
+from tournaments.visibility import is_staff
 
+__all__ = ["is_staff"]  # roles: tournaments.visibility decides who sees what; re-exported for the views
 ORGANISERS_GROUP = "organisers"
 MAX_PAGE_SIZE = 100
 
@@ -35,6 +37,7 @@ ERRORS = {
     401: OpenApiResponse(ERROR, description="no credentials"),
     403: OpenApiResponse(ERROR, description="not allowed for this user"),
     404: OpenApiResponse(ERROR, description="not found, or not visible to this user"),
+    429: OpenApiResponse(ERROR, description="too many at once: `detail` names the limit"),
 }
 
 
@@ -43,10 +46,6 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
 
 
 # --- roles ----------------------------------------------------------------------------------------------------------
-
-
-def is_staff(user: Any) -> bool:
-    return bool(user and user.is_authenticated and user.is_staff)
 
 
 def is_organiser(user: Any) -> bool:
