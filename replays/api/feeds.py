@@ -4,7 +4,8 @@
   seat's view, never a choice index), then `end` with the status (and the outcome when finished). While the match
   runs, actions come from its live progress (replays/progress.py, written by the runner); once it is finished,
   from the replay. A retried match sends `restart` and starts again from step 0.
-- `GET /api/ladders/{id}/feed/?since=`: one `result` line per ladder match finished after `since` (default: now).
+- `GET /api/ladders/{id}/feed/?since=`: a `ladder` line (the ladder and `since`), then one `result` line per ladder
+  match finished after `since` (default: now).
 
 Each connection lasts at most LUDUS_FEED_SECONDS, then ends with a `timeout` line; clients reconnect (a match feed
 from the start, a ladder feed with `since` set to the last `finished_at`). The server polls the database every
@@ -167,10 +168,9 @@ def _seat_result(seat: Seat, hidden: set[int]) -> dict[str, Any]:
     return result
 
 
-def sync_lines(first: bytes | None, poll: Poll, feed: Feed) -> Iterator[bytes]:
+def sync_lines(first: bytes, poll: Poll, feed: Feed) -> Iterator[bytes]:
     """The feed for a WSGI server (runserver, the test client): each poll, then a sleep, in the request's thread."""
-    if first is not None:
-        yield first
+    yield first  # at once: the client (and any proxy) sees the stream is open before the first poll has news
     while True:
         lines, done = poll()
         yield from lines
@@ -179,10 +179,9 @@ def sync_lines(first: bytes | None, poll: Poll, feed: Feed) -> Iterator[bytes]:
         time.sleep(feed.pause_s())
 
 
-async def async_lines(first: bytes | None, poll: Poll, feed: Feed) -> AsyncIterator[bytes]:
+async def async_lines(first: bytes, poll: Poll, feed: Feed) -> AsyncIterator[bytes]:
     """The feed under ASGI: it waits on the event loop, holding no thread, and polls in the feeds' threads."""
-    if first is not None:
-        yield first
+    yield first  # at once: the client (and any proxy) sees the stream is open before the first poll has news
     while True:
         lines, done = await sync_to_async(_polled, thread_sensitive=False, executor=DB_THREADS)(poll)
         for each in lines:
@@ -205,7 +204,7 @@ def _polled(poll: Poll) -> tuple[list[bytes], bool]:
 class FeedResponse(StreamingHttpResponse):
     """A feed's NDJSON stream; closing it (the end, or the client going away) gives its cap slots back."""
 
-    def __init__(self, request: Request, first: bytes | None, poll: Poll, feed: Feed, lease: Lease) -> None:
+    def __init__(self, request: Request, first: bytes, poll: Poll, feed: Feed, lease: Lease) -> None:
         is_async = isinstance(getattr(request, "_request", request), ASGIRequest)
         lines = async_lines(first, poll, feed) if is_async else sync_lines(first, poll, feed)
         super().__init__(lines, content_type=NDJSON)
@@ -259,4 +258,5 @@ class LadderFeedView(APIView):
                 raise exceptions.ValidationError({"since": [f"since must be an ISO 8601 date-time, got {raw!r}"]})
             since = to_utc(parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed), "since")
         feed, lease = Feed(), open_feed(request)
-        return FeedResponse(request, None, LadderTail(ladder.pk, since, feed, request.user).poll, feed, lease)
+        first = line({"type": "ladder", "ladder": ladder.pk, "since": since.isoformat()})
+        return FeedResponse(request, first, LadderTail(ladder.pk, since, feed, request.user).poll, feed, lease)

@@ -73,7 +73,8 @@ def start_server(tmp_path: Any, cache_url: str, **env: str) -> tuple[subprocess.
 @pytest.fixture
 def server(request: Any, django_user_model: Any, celery_broker_url: str, tmp_path: Any) -> Iterator[Server]:
     world = make_world(django_user_model)
-    process, port, log = start_server(tmp_path, celery_broker_url, **getattr(request, "param", {}))
+    caps = getattr(request, "param", {"LUDUS_FEED_MAX_PER_CLIENT": str(FEEDS)})  # one test client opens them all
+    process, port, log = start_server(tmp_path, celery_broker_url, **caps)
     try:
         yield Server(port, world)
     finally:
@@ -87,7 +88,7 @@ def test_fifty_open_feeds_leave_pages_and_the_api_answering(server: Server) -> N
     feeds = [server.open_feed(path) for path in paths]
     assert [response.status for _, response in feeds] == [200] * FEEDS
     pages = ["/", f"/ladders/{world.ladder.pk}/", "/matches/", "/api/matches/", f"/api/matches/{world.running.pk}/",
-             f"/replays/{world.finished.pk}/frames.json?view=omniscient"]
+             f"/replays/{world.finished.pk}/frames.json?view=omniscient", "/static/ludus/site.css", "/healthz"]
     answers = [server.get(path)[0] for _ in range(5) for path in pages]
     assert answers == [200] * len(answers)
     assert not any(response.isclosed() for _, response in feeds), "a feed closed while the pages were read"

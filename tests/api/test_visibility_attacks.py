@@ -216,3 +216,15 @@ def test_a_live_frame_shows_a_seat_owner_only_their_own_choices(world: World) ->
     actions = [frame["action"] for frame in body["frames"] if frame["action"]]
     assert {action["seat"] for action in actions} == {0, 1}
     assert all(("choice" in action) == (action["seat"] == 1) for action in actions), actions
+
+
+@pytest.mark.parametrize("what", ["bots", "versions"])
+def test_a_private_bots_page_answers_like_a_missing_ones(world: World, what: str) -> None:
+    hidden = world.private_bot.pk if what == "bots" else world.private_version.pk
+    for role in ("anonymous", "author"):
+        client = world.client(role)
+        private, missing = client.get(f"/{what}/{hidden}/"), client.get(f"/{what}/{MISSING}/")
+        assert private.status_code == missing.status_code == 404
+        assert private.content == missing.content
+        api_private, api_missing = client.get(f"/api/{what}/{hidden}/"), client.get(f"/api/{what}/{MISSING}/")
+        assert same_answer(api_private, api_missing, hidden, MISSING)

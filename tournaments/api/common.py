@@ -23,9 +23,8 @@ from rest_framework.request import Request
 from rest_framework.views import APIView, exception_handler
 
 from engine import InvalidOptions, load_game
-from tournaments.visibility import is_staff
+from tournaments.visibility import is_staff as is_staff  # re-exported: visibility decides who is staff
 
-__all__ = ["is_staff"]  # roles: tournaments.visibility decides who sees what; re-exported for the views
 ORGANISERS_GROUP = "organisers"
 MAX_PAGE_SIZE = 100
 

@@ -89,8 +89,9 @@ def match_list(request: HttpRequest) -> HttpResponse:
 
 
 def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
-    if not visibility.can_see_bot(request.user, bot):
+    # A bot the user may not see is not found, with the very page of a bot that does not exist.
+    bot = Bot.objects.filter(visibility.visible_bots(request.user)).select_related("owner").filter(pk=pk).first()
+    if bot is None:
         return render(request, "pages/not_found.html", {"what": "bot"}, status=404)
     record = queries.bot_record(bot)
     versions = [(v, record.by_version.get(v.pk, [0, 0])) for v in bot.versions.order_by("-number")]
@@ -103,10 +104,10 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    version = get_object_or_404(BotVersion.objects.select_related("bot__owner"), pk=pk)
-    is_owner = _is_owner(request, version.bot)
-    if not visibility.can_see_bot(request.user, version.bot):
+    version = visibility.visible_versions(request.user).select_related("bot__owner").filter(pk=pk).first()
+    if version is None:
         return render(request, "pages/not_found.html", {"what": "bot version"}, status=404)
+    is_owner = _is_owner(request, version.bot)
     return render(request, "pages/version.html", {
         "version": version, "is_owner": is_owner,
         "is_settling": version.status in (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING),
