@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -43,7 +45,6 @@ from rest_framework.views import APIView
 from engine import State, load_game
 from replays.api.feedcaps import Lease, open_feed
 from replays.models import Replay
-from replays.progress import live_actions
 from tournaments.api.common import errors, to_utc
 from tournaments.models import Ladder, Match, Seat
 from tournaments.visibility import PRIVATE_LABEL, hidden_versions, public_action, seat_label
@@ -91,28 +92,69 @@ def _new_state(match: Match) -> State:
     return game.new_state(match.num_players, match.seed, game.validate_options(match.options))
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """One read of a match for its feeds: its status, its actions so far, and the outcome once finished."""
+
+    at: float
+    status: str
+    actions: list[dict[str, Any]]
+    outcome: dict[str, Any] | None
+
+    def is_done(self) -> bool:
+        return self.status in (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
+
+
+def read_snapshot(match_id: int) -> Snapshot:
+    row = Match.objects.filter(pk=match_id).values("status", "progress__actions").get()
+    replay = Replay.objects.filter(match_id=match_id).first() if row["status"] == Match.Status.FINISHED else None
+    if replay is not None:
+        return Snapshot(time.monotonic(), row["status"], replay.action_log(), replay.footer["outcome"])
+    return Snapshot(time.monotonic(), row["status"], list(row["progress__actions"] or []), None)
+
+
+class Snapshots:
+    """The last read of each match in this process, shared by all its feeds for half a poll interval: a match
+    that a crowd follows costs one read per interval, not one per spectator."""
+
+    def __init__(self) -> None:
+        self.lock, self.read = threading.Lock(), dict[int, Snapshot]()
+
+    def get(self, match_id: int) -> Snapshot:
+        with self.lock:
+            hit = self.read.get(match_id)
+        if hit is not None and time.monotonic() - hit.at < settings.LUDUS_FEED_POLL_SECONDS / 2:
+            return hit
+        fresh = read_snapshot(match_id)
+        with self.lock:
+            self.read = {key: old for key, old in self.read.items() if fresh.at - old.at < 60}
+            self.read[match_id] = fresh
+        return fresh
+
+
+SNAPSHOTS = Snapshots()
+
+
 class MatchTail:
     """A match's actions with their public events (never a choice), from its progress or its replay."""
 
     def __init__(self, match: Match, feed: Feed) -> None:
-        self.match_id, self.feed, self.state, self.sent = match.pk, feed, _new_state(match), 0
+        self.match, self.feed, self.state, self.sent = match, feed, _new_state(match), 0
 
     def poll(self) -> tuple[list[bytes], bool]:
-        match = Match.objects.get(pk=self.match_id)
-        replay = Replay.objects.filter(match_id=match.pk).first() if match.status == Match.Status.FINISHED else None
-        actions = replay.action_log() if replay is not None else live_actions(match)
+        snapshot = SNAPSHOTS.get(self.match.pk)
         lines = []
-        if len(actions) < self.sent:  # the match was retried: its progress starts again
+        if len(snapshot.actions) < self.sent:  # the match was retried: its progress starts again
             lines.append(line({"type": "restart"}))
-            self.state, self.sent = _new_state(match), 0
-        for record in actions[self.sent:]:
+            self.state, self.sent = _new_state(self.match), 0
+        for record in snapshot.actions[self.sent:]:
             events = self.state.choose(record["choice"])
             self.sent += 1
             lines.append(line({"type": "action", "step": self.sent, **public_action(record), "events": events}))
-        if match.is_done():
-            end: dict[str, Any] = {"type": "end", "status": match.status, "steps": self.sent}
-            if replay is not None:
-                end["outcome"] = replay.footer["outcome"]
+        if snapshot.is_done():
+            end: dict[str, Any] = {"type": "end", "status": snapshot.status, "steps": self.sent}
+            if snapshot.outcome is not None:
+                end["outcome"] = snapshot.outcome
             return [*lines, line(end)], True
         if self.feed.expired():
             return [*lines, line({"type": "timeout", "steps": self.sent})], True
