@@ -171,11 +171,20 @@ def main() -> None:
         for sockets in feeds:
             for sock in sockets:
                 sock.close()
+        report(codes, idle, loaded, opts.timeout)
     finally:
         for server in servers:
-            server.terminate()
-            server.wait(timeout=30)
-    report(codes, idle, loaded, opts.timeout)
+            stop(server)
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    """Terminate; kill when it has not stopped within a minute (sync workers finish their feeds first)."""
+    server.terminate()
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
 
 
 def report(codes: list[Path], idle: list[list[float]], loaded: list[list[float]], timeout: float) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from engine import load_game
 from replays import format as replay_format
 from replays.models import Replay
+from replays.progress import live_actions
 from replays.verify import initial_state, step
 from tournaments.models import Match
 
@@ -36,15 +37,7 @@ def source(match: Match) -> Source | None:
         return Source(replay.document(), True)
     if match.status != Match.Status.RUNNING:
         return None
-    return Source({"header": live_header(match), "actions": _live_actions(match), "footer": {}}, False)
-
-
-def _live_actions(match: Match) -> list[dict[str, Any]]:
-    try:
-        from replays.progress import live_actions  # written by the runner while it plays
-    except ImportError:
-        return []
-    return live_actions(match)
+    return Source({"header": live_header(match), "actions": live_actions(match), "footer": {}}, False)
 
 
 def live_header(match: Match) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from tournaments.formats.ladder import Candidate, Matchmaking, pick_tables
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import BotVersion, Ladder, LadderEntry, Match, Rating, Seat
 from tournaments.ratings import MODEL
-from tournaments.visibility import hidden_versions, new_seed
+from tournaments.visibility import hidden_versions, secret_seed
 
 PENDING = [Match.Status.QUEUED, Match.Status.RUNNING]
 
@@ -76,8 +76,10 @@ def schedule_ladder(ladder_id: int, enqueue: bool = True) -> list[Match]:
         made = ladder.matches.count()  # the batch's place in history: seeds differ per batch, repeat per history
         tables = pick_tables(pool, ladder.players_per_match, room, derive_seed(ladder.pk, made, ladder.rating_seq),
                              Matchmaking.from_settings(ladder.matchmaking))
-        # Seeds nobody can compute: the tables repeat per history, the decks must not be known in advance.
-        matches = [create_ladder_match(ladder, seats, new_seed()) for seats in tables]
+        # Seeds that repeat per history, as the tables do, but that nobody without SECRET_KEY can compute: a deck
+        # known in advance is a game known in advance.
+        matches = [create_ladder_match(ladder, seats, secret_seed("ladder", ladder.pk, made + i))
+                   for i, seats in enumerate(tables)]
         if enqueue:
             from tournaments.services import enqueue_match
 

@@ -18,10 +18,13 @@ The API, the pages, the replay viewer's JSON, the feeds and the admin all ask th
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 from collections.abc import Iterable
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from tournaments.models import Bot, BotVersion, Match, Tournament
@@ -34,6 +37,13 @@ UNFINISHED = [Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.FAILED, Ma
 def new_seed() -> int:
     """A seed nobody can guess (the engine is deterministic: a known seed is a known deck)."""
     return random.SystemRandom().getrandbits(62)
+
+
+def secret_seed(*parts: object) -> int:
+    """A 62-bit seed from these parts and SECRET_KEY: the same parts give the same seed on this site, so a history
+    replays the same, yet nobody without the key can compute it."""
+    text = ":".join(str(part) for part in parts).encode()
+    return int.from_bytes(hmac.new(settings.SECRET_KEY.encode(), text, hashlib.sha256).digest()[:8], "big") >> 2
 
 
 # --- people ---------------------------------------------------------------------------------------------------------
