@@ -89,7 +89,9 @@ def web_command(code: Path, port: int) -> list[str]:
     import yaml
 
     command = yaml.safe_load((code / "docker-compose.yml").read_text())["services"]["web"]["command"]
-    return [sys.executable, "-m", *[part.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for part in command]]
+    # A short graceful timeout: a sync worker holding a feed would otherwise keep the server up for 30 s.
+    return [sys.executable, "-m", *[part.replace("0.0.0.0:8000", f"127.0.0.1:{port}") for part in command],
+            "--graceful-timeout", "5"]
 
 
 def start(code: Path, port: int) -> subprocess.Popen[bytes]:
@@ -174,17 +176,8 @@ def main() -> None:
         report(codes, idle, loaded, opts.timeout)
     finally:
         for server in servers:
-            stop(server)
-
-
-def stop(server: subprocess.Popen[bytes]) -> None:
-    """Terminate; kill when it has not stopped within a minute (sync workers finish their feeds first)."""
-    server.terminate()
-    try:
-        server.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
+            server.terminate()
+            server.wait(timeout=60)
 
 
 def report(codes: list[Path], idle: list[list[float]], loaded: list[list[float]], timeout: float) -> None:
