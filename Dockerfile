@@ -23,4 +23,5 @@ RUN pip install --no-cache-dir . \
 RUN useradd --create-home --uid 10001 ludus && mkdir -p /app/var && chown ludus /app/var
 USER ludus
 EXPOSE 8000
-CMD ["gunicorn", "tournaments.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "tournaments.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker", \
+     "--bind", "0.0.0.0:8000", "--workers", "3"]

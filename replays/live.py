@@ -12,6 +12,7 @@ from typing import Any
 from engine import load_game
 from replays import format as replay_format
 from replays.models import Replay
+from replays.progress import live_actions
 from replays.verify import initial_state, step
 from tournaments.models import Match
 
@@ -29,32 +30,6 @@ class Source:
         return len(self.document["actions"]) + 1
 
 
-def can_see_omniscient(user: Any, match: Match) -> bool:
-    """The omniscient view only once the match is over, or for admins (ARCHITECTURE §6)."""
-    try:
-        from replays.api import access  # the API's rules, so the pages and the API never disagree
-    except ImportError:
-        return match.status == Match.Status.FINISHED or bool(getattr(user, "is_staff", False))
-    return bool(access.can_see_omniscient(user, match))
-
-
-def can_see_seat(user: Any, match: Match, seat: int) -> bool:
-    """A seat's view: everyone once the match is over; while it runs, that seat's bot owner and admins."""
-    try:
-        from replays.api import access
-    except ImportError:
-        if match.status == Match.Status.FINISHED or getattr(user, "is_staff", False):
-            return True
-        return bool(user.is_authenticated and match.seats.filter(number=seat, bot_version__bot__owner=user).exists())
-    return bool(access.can_see_seat(user, match, seat))
-
-
-def allowed_views(user: Any, match: Match) -> list[str]:
-    """The views this user may pick now, decided here and never by the page's script."""
-    views = [str(seat) for seat in range(match.num_players) if can_see_seat(user, match, seat)]
-    return views + ["omniscient"] if can_see_omniscient(user, match) else views
-
-
 def source(match: Match) -> Source | None:
     """The match's actions so far, or None when there is nothing to show (queued, failed, no replay)."""
     replay = Replay.objects.filter(match=match).first()
@@ -62,15 +37,7 @@ def source(match: Match) -> Source | None:
         return Source(replay.document(), True)
     if match.status != Match.Status.RUNNING:
         return None
-    return Source({"header": live_header(match), "actions": _live_actions(match), "footer": {}}, False)
-
-
-def _live_actions(match: Match) -> list[dict[str, Any]]:
-    try:
-        from replays.progress import live_actions  # written by the runner while it plays
-    except ImportError:
-        return []
-    return live_actions(match)
+    return Source({"header": live_header(match), "actions": live_actions(match), "footer": {}}, False)
 
 
 def live_header(match: Match) -> dict[str, Any]:

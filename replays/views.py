@@ -21,6 +21,7 @@ from django.views.decorators.gzip import gzip_page
 from replays import live
 from replays.format import encode_replay
 from replays.frames import frames
+from tournaments import visibility
 from tournaments.models import Match
 
 FRAMES_PER_CHUNK = 40
@@ -33,10 +34,11 @@ def _match(pk: int) -> Match:
 def viewer(request: HttpRequest, pk: int) -> HttpResponse:
     match = _match(pk)
     seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
-    views = live.allowed_views(request.user, match)
+    views = visibility.allowed_views(request.user, match)
     config = {
         "match": match.pk, "game": match.game, "status": match.status, "players": match.num_players,
-        "seats": [{"seat": s.number, "label": s.bot_version.label, "score": s.score, "rank": s.rank} for s in seats],
+        "seats": [{"seat": s.number, "label": visibility.seat_label(request.user, s.bot_version), "score": s.score,
+                   "rank": s.rank} for s in seats],
         "views": views, "view": "omniscient" if "omniscient" in views else (views[0] if views else None),
         "chunk": FRAMES_PER_CHUNK,
         "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk])},
@@ -45,31 +47,33 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
                                                    "has_replay": hasattr(match, "replay")})
 
 
-def _no_store(response: HttpResponse, is_finished: bool) -> HttpResponse:
-    # A finished match never changes and everyone may see all of it: cacheable anywhere. A live one: never.
-    response["Cache-Control"] = "public, max-age=86400" if is_finished else "no-store"
+def _no_store(response: HttpResponse, is_over: bool) -> HttpResponse:
+    # A match that is over never changes and everyone may see all of it: cacheable anywhere. Before, what a reader
+    # gets depends on who they are and changes: never stored.
+    response["Cache-Control"] = "public, max-age=86400" if is_over else "private, no-store"
     return response
 
 
 @gzip_page
 def log(request: HttpRequest, pk: int) -> JsonResponse:
     match = _match(pk)
-    src = live.source(match)
+    src, over = live.source(match), visibility.is_over(match)
     since = _int(request.GET.get("since"), 0)
-    body: dict[str, Any] = {"match": match.pk, "status": match.status, "views": live.allowed_views(request.user, match),
+    body: dict[str, Any] = {"match": match.pk, "status": match.status,
+                            "views": visibility.allowed_views(request.user, match, over),
                             "steps": src.steps if src else 0, "finished": bool(src and src.is_finished),
                             "log": live.event_log(src.document, since) if src else []}
     if src and src.is_finished:
         body["outcome"] = src.document["footer"]["outcome"]
         body["forfeited"] = src.document["footer"].get("forfeited")
-    return _no_store(JsonResponse(body), bool(src and src.is_finished))  # type: ignore[return-value]
+    return _no_store(JsonResponse(body), over)  # type: ignore[return-value]
 
 
 @gzip_page
 def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
     match = _match(pk)
-    view = request.GET.get("view", "")
-    if view not in live.allowed_views(request.user, match):
+    view, over = request.GET.get("view", ""), visibility.is_over(match)
+    if view not in visibility.allowed_views(request.user, match, over):
         return JsonResponse({"detail": f"view {view!r} is not available for match {match.pk} now: the omniscient "
                                        "view opens once the match is over, and while it runs a seat's view is for "
                                        "that seat's bot owner"}, status=403)
@@ -80,9 +84,10 @@ def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
     stop = min(_int(request.GET.get("stop"), start + FRAMES_PER_CHUNK), start + FRAMES_PER_CHUNK, src.steps)
     seat = None if view == "omniscient" else int(view)
     found = frames(src.document, max(0, start - 1), stop, seat) if stop > start else []
+    decided = visibility.seat_frames(_with_decided(found, start), seat, over)
     body = {"match": match.pk, "view": view, "start": start, "steps": src.steps, "finished": src.is_finished,
-            "frames": _with_decided(found, start)}
-    return _no_store(JsonResponse(body), src.is_finished)  # type: ignore[return-value]
+            "frames": decided}
+    return _no_store(JsonResponse(body), over)  # type: ignore[return-value]
 
 
 def _with_decided(found: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
@@ -102,7 +107,10 @@ def export(request: HttpRequest, pk: int) -> HttpResponse:
     src = live.source(match)
     if src is None or not src.is_finished:
         raise Http404("only a finished match has a replay file")
-    response = HttpResponse(encode_replay(src.document), content_type="application/gzip")
+    if not visibility.can_see_secrets(request.user, visibility.is_over(match)):
+        raise Http404("the replay file opens once every game of the match's set is finished")
+    document = dict(src.document, header=visibility.shown_header(request.user, src.document["header"]))
+    response = HttpResponse(encode_replay(document), content_type="application/gzip")
     response["Content-Disposition"] = f'attachment; filename="ludus-match-{match.pk}.replay.gz"'
     return response
 

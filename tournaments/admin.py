@@ -19,6 +19,7 @@ from tournaments.models import Bot, BotVersion, Entry, Ladder, LadderEntry, Matc
 from tournaments.progress import cancel_tournament, withdraw_entry
 from tournaments.ratings import rating_differences
 from tournaments.scheduling import start_tournament
+from tournaments.visibility import new_seed
 
 
 class BotVersionInline(admin.TabularInline):
@@ -189,6 +190,10 @@ class TournamentAdmin(admin.ModelAdmin):
     @admin.action(description="Check the ratings against a recomputation from match history")
     def check_ratings(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
         _check_ratings(self, request, queryset, "tournament")
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        # A new tournament's seed is unguessable unless staff choose one: its matches' decks derive from it.
+        return {"seed": new_seed(), **super().get_changeform_initial_data(request)}
 
     def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
         if not change and obj.created_by_id is None:

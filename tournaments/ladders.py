@@ -9,6 +9,7 @@ same history gives the same tables. A paused ladder makes no matches; its queued
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -19,13 +20,20 @@ from tournaments.formats.ladder import Candidate, Matchmaking, pick_tables
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import BotVersion, Ladder, LadderEntry, Match, Rating, Seat
 from tournaments.ratings import MODEL
+from tournaments.visibility import hidden_versions, secret_seed
 
 PENDING = [Match.Status.QUEUED, Match.Status.RUNNING]
 
 
-def join_ladder(ladder: Ladder, versions: Sequence[BotVersion]) -> list[LadderEntry]:
-    """Enter active versions of bots for the ladder's game, each at the prior rating; raises ValidationError."""
+def join_ladder(ladder: Ladder, versions: Sequence[BotVersion], by: Any = None) -> list[LadderEntry]:
+    """Enter active versions of bots for the ladder's game, each at the prior rating; raises ValidationError.
+
+    `by`: the user asking (self-service); a version they may not see (another's private bot) is refused exactly
+    as a missing one would be (tournaments.visibility)."""
+    hidden = hidden_versions(by, [v.pk for v in versions]) if by is not None else set()
     for version in versions:
+        if version.pk in hidden:
+            raise ValidationError(f"bot version {version.pk} does not exist")
         if version.status != BotVersion.Status.ACTIVE:
             raise ValidationError(f"{version.label} is {version.status}, not active")
         if version.bot.game and version.bot.game != ladder.game:
@@ -68,7 +76,9 @@ def schedule_ladder(ladder_id: int, enqueue: bool = True) -> list[Match]:
         made = ladder.matches.count()  # the batch's place in history: seeds differ per batch, repeat per history
         tables = pick_tables(pool, ladder.players_per_match, room, derive_seed(ladder.pk, made, ladder.rating_seq),
                              Matchmaking.from_settings(ladder.matchmaking))
-        matches = [create_ladder_match(ladder, seats, derive_seed(ladder.pk, made + i))
+        # Seeds that repeat per history, as the tables do, but that nobody without SECRET_KEY can compute: a deck
+        # known in advance is a game known in advance.
+        matches = [create_ladder_match(ladder, seats, secret_seed("ladder", ladder.pk, made + i))
                    for i, seats in enumerate(tables)]
         if enqueue:
             from tournaments.services import enqueue_match

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -67,11 +68,13 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's assets, served locally (no CDN)
+    "axes",  # login throttling: failed logins and lockouts, in the admin
     "tournaments",
     "replays",
 ]
 
 MIDDLEWARE = [
+    "tournaments.health.HealthMiddleware",  # first: /healthz answers before the host check
     "tournaments.metrics.MetricsMiddleware",  # /metrics for Prometheus, whatever host it scrapes by
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files from gunicorn too
@@ -81,7 +84,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout into its 429 page
 ]
+# django-axes checks every login (the pages', the admin's, the API's token login) before the password does.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 
 ROOT_URLCONF = "tournaments.urls"
 WSGI_APPLICATION = "tournaments.wsgi.application"
@@ -120,6 +126,20 @@ WHITENOISE_USE_FINDERS = True
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "pages:home"
 LOGOUT_REDIRECT_URL = "pages:home"
+
+# Login throttling (django-axes): after LUDUS_LOGIN_FAILURES wrong passwords for one username from one address, that
+# pair is locked out for LUDUS_LOGIN_COOLOFF_MINUTES (each further try restarts it); a success clears the count.
+# Lockouts are logged (logger "axes") and listed in the admin (Axes: access attempts, access failures).
+AXES_FAILURE_LIMIT = env_int("LUDUS_LOGIN_FAILURES", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LUDUS_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # one address cannot lock a user out everywhere
+AXES_RESET_ON_SUCCESS = True
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The address is REMOTE_ADDR only: a client sets X-Forwarded-For to what it likes. Behind a proxy, uvicorn's
+# --forwarded-allow-ips sets REMOTE_ADDR from the proxy's header.
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
+AXES_SENSITIVE_PARAMETERS: list[str] = []  # log who is locked out and from where (never a password): for operators
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
@@ -179,6 +199,9 @@ if not re.fullmatch(r"\d+/(s|sec|m|min|h|hour|d|day)", LUDUS_MATCH_REQUEST_RATE)
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {"uploads": LUDUS_UPLOAD_RATE, "matches": LUDUS_MATCH_REQUEST_RATE}
 LUDUS_FEED_SECONDS = env_int("LUDUS_FEED_SECONDS", 60, minimum=0)  # one live-feed connection at most this long
 LUDUS_FEED_POLL_SECONDS = float(env_int("LUDUS_FEED_POLL_MS", 500, minimum=10)) / 1000
+# Open live feeds at once: per client (user, or address) and in all (across web processes when CACHE_URL is set).
+LUDUS_FEED_MAX_PER_CLIENT = env_int("LUDUS_FEED_MAX_PER_CLIENT", 4, minimum=1)
+LUDUS_FEED_MAX_OPEN = env_int("LUDUS_FEED_MAX_OPEN", 200, minimum=1)
 LUDUS_VALIDATION_MAX_FAULTS = env_int("LUDUS_VALIDATION_MAX_FAULTS", 0, minimum=0)  # faults a new version may make
 LUDUS_VALIDATION_LEASE_SECONDS = env_int("LUDUS_VALIDATION_LEASE_SECONDS", 600, minimum=30)
 LUDUS_FLAG_WINDOW = env_int("LUDUS_FLAG_WINDOW", 10, minimum=1)  # a bot's last N finished matches...

@@ -4,22 +4,35 @@
   seat's view, never a choice index), then `end` with the status (and the outcome when finished). While the match
   runs, actions come from its live progress (replays/progress.py, written by the runner); once it is finished,
   from the replay. A retried match sends `restart` and starts again from step 0.
-- `GET /api/ladders/{id}/feed/?since=`: one `result` line per ladder match finished after `since` (default: now).
+- `GET /api/ladders/{id}/feed/?since=`: a `ladder` line (the ladder and `since`), then one `result` line per ladder
+  match finished after `since` (default: now).
 
 Each connection lasts at most LUDUS_FEED_SECONDS, then ends with a `timeout` line; clients reconnect (a match feed
 from the start, a ladder feed with `since` set to the last `finished_at`). The server polls the database every
-LUDUS_FEED_POLL_SECONDS.
+LUDUS_FEED_POLL_SECONDS. Seats of private bots the reader may not see are unnamed (tournaments.visibility).
+
+Served by gunicorn with uvicorn workers (tournaments/asgi.py), a feed waits on the event loop between polls and holds
+no worker, so open feeds never keep pages and the API waiting; under WSGI (runserver, the test client) the same polls
+run in the request's thread. At most LUDUS_FEED_MAX_PER_CLIENT feeds per client and LUDUS_FEED_MAX_OPEN in all are
+open at once (replays/api/feedcaps.py); past either, a 429 names the limit.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.db import DatabaseError, connection
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -30,17 +43,20 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from engine import State, load_game
-from replays.api.access import public_action
+from replays.api.feedcaps import Lease, open_feed
 from replays.models import Replay
-from replays.progress import live_actions
 from tournaments.api.common import errors, to_utc
 from tournaments.models import Ladder, Match, Seat
+from tournaments.visibility import PRIVATE_LABEL, hidden_versions, public_action, seat_label
 
 NDJSON = "application/x-ndjson"
+# Under ASGI the feeds' database polls run here, not in a thread per request: two threads, so two database
+# connections per web process serve every open feed (a connection per feed would exhaust PostgreSQL's).
+DB_THREADS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ludus-feed-db")
 
 
 class NDJSONRenderer(renderers.BaseRenderer):
-    """Errors (404, 400) of the feed endpoints, as one JSON line."""
+    """Errors (404, 400, 429) of the feed endpoints, as one JSON line."""
 
     media_type = NDJSON
     format = "ndjson"
@@ -63,8 +79,12 @@ class Feed:
     def expired(self) -> bool:
         return time.monotonic() >= self.deadline
 
-    def pause(self) -> None:
-        time.sleep(max(0.0, min(settings.LUDUS_FEED_POLL_SECONDS, self.deadline - time.monotonic())))
+    def pause_s(self) -> float:
+        return max(0.0, min(settings.LUDUS_FEED_POLL_SECONDS, self.deadline - time.monotonic()))
+
+
+# A poll reads the database once and returns the lines to send and whether the feed is done.
+Poll = Callable[[], tuple[list[bytes], bool]]
 
 
 def _new_state(match: Match) -> State:
@@ -72,66 +92,171 @@ def _new_state(match: Match) -> State:
     return game.new_state(match.num_players, match.seed, game.validate_options(match.options))
 
 
-def match_lines(match_id: int, feed: Feed) -> Iterator[bytes]:
-    match = Match.objects.get(pk=match_id)
+@dataclass(frozen=True)
+class Snapshot:
+    """One read of a match for its feeds: its status, its actions so far, and the outcome once finished."""
+
+    at: float
+    status: str
+    actions: list[dict[str, Any]]
+    outcome: dict[str, Any] | None
+
+    def is_done(self) -> bool:
+        return self.status in (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
+
+
+def read_snapshot(match_id: int) -> Snapshot:
+    row = Match.objects.filter(pk=match_id).values("status", "progress__actions").get()
+    replay = Replay.objects.filter(match_id=match_id).first() if row["status"] == Match.Status.FINISHED else None
+    if replay is not None:
+        return Snapshot(time.monotonic(), row["status"], replay.action_log(), replay.footer["outcome"])
+    return Snapshot(time.monotonic(), row["status"], list(row["progress__actions"] or []), None)
+
+
+class Snapshots:
+    """The last read of each match in this process, shared by all its feeds for half a poll interval: a match
+    that a crowd follows costs one read per interval, not one per spectator."""
+
+    def __init__(self) -> None:
+        self.lock, self.read = threading.Lock(), dict[int, Snapshot]()
+
+    def get(self, match_id: int) -> Snapshot:
+        with self.lock:
+            hit = self.read.get(match_id)
+        if hit is not None and time.monotonic() - hit.at < settings.LUDUS_FEED_POLL_SECONDS / 2:
+            return hit
+        fresh = read_snapshot(match_id)
+        with self.lock:
+            self.read = {key: old for key, old in self.read.items() if fresh.at - old.at < 60}
+            self.read[match_id] = fresh
+        return fresh
+
+
+SNAPSHOTS = Snapshots()
+
+
+class MatchTail:
+    """A match's actions with their public events (never a choice), from its progress or its replay."""
+
+    def __init__(self, match: Match, feed: Feed) -> None:
+        self.match, self.feed, self.state, self.sent = match, feed, _new_state(match), 0
+
+    def poll(self) -> tuple[list[bytes], bool]:
+        snapshot = SNAPSHOTS.get(self.match.pk)
+        lines = []
+        if len(snapshot.actions) < self.sent:  # the match was retried: its progress starts again
+            lines.append(line({"type": "restart"}))
+            self.state, self.sent = _new_state(self.match), 0
+        for record in snapshot.actions[self.sent:]:
+            events = self.state.choose(record["choice"])
+            self.sent += 1
+            lines.append(line({"type": "action", "step": self.sent, **public_action(record), "events": events}))
+        if snapshot.is_done():
+            end: dict[str, Any] = {"type": "end", "status": snapshot.status, "steps": self.sent}
+            if snapshot.outcome is not None:
+                end["outcome"] = snapshot.outcome
+            return [*lines, line(end)], True
+        if self.feed.expired():
+            return [*lines, line({"type": "timeout", "steps": self.sent})], True
+        return lines, False
+
+
+def match_line(match: Match, user: Any) -> bytes:
     seats = Seat.objects.filter(match=match).select_related("bot_version__bot").order_by("number")
-    yield line({"type": "match", "match": match.pk, "game": match.game, "status": match.status,
-                "players": match.num_players,
-                "seats": [{"seat": s.number, "bot_version": s.bot_version_id, "bot": s.bot_version.bot.name,
-                           "version": s.bot_version.number} for s in seats]})
-    state, sent = _new_state(match), 0
-    while True:
-        match = Match.objects.get(pk=match_id)
-        replay = Replay.objects.filter(match_id=match_id).first() if match.status == Match.Status.FINISHED else None
-        actions = replay.action_log() if replay is not None else live_actions(match)
-        if len(actions) < sent:  # the match was retried: its progress starts again
-            yield line({"type": "restart"})
-            state, sent = _new_state(match), 0
-        for record in actions[sent:]:
-            events = state.choose(record["choice"])
-            yield line({"type": "action", "step": sent + 1, **public_action(record), "events": events})
-            sent += 1
-        if match.is_done():
-            end: dict[str, Any] = {"type": "end", "status": match.status, "steps": sent}
-            if replay is not None:
-                end["outcome"] = replay.footer["outcome"]
-            yield line(end)
-            return
-        if feed.expired():
-            yield line({"type": "timeout", "steps": sent})
-            return
-        feed.pause()
+    return line({"type": "match", "match": match.pk, "game": match.game, "status": match.status,
+                 "players": match.num_players, "seats": [_seat(user, s) for s in seats]})
 
 
-def ladder_lines(ladder_id: int, since: datetime, feed: Feed) -> Iterator[bytes]:
-    cursor: tuple[datetime, int] = (since, 0)
-    while True:
-        finished = (Match.objects.filter(ladder_id=ladder_id, status=Match.Status.FINISHED,
-                                         finished_at__gte=cursor[0])
-                    .exclude(finished_at=cursor[0], pk__lte=cursor[1])
-                    .prefetch_related("seats__bot_version__bot").order_by("finished_at", "pk")[:100])
-        for match in finished:
-            yield line({"type": "result", "match": match.pk, "finished_at": match.finished_at.isoformat(),
-                        "rated": match.rated, "seats": [_seat_result(seat) for seat in match.seats.all()]})
-            assert match.finished_at is not None
-            cursor = (match.finished_at, match.pk)
-        if feed.expired():
-            yield line({"type": "timeout", "since": cursor[0].isoformat()})
-            return
-        feed.pause()
-
-
-def _seat_result(seat: Seat) -> dict[str, Any]:
+def _seat(user: Any, seat: Seat) -> dict[str, Any]:
+    label = seat_label(user, seat.bot_version)
+    if label == PRIVATE_LABEL:
+        return {"seat": seat.number, "bot_version": None, "bot": PRIVATE_LABEL, "version": None}
     return {"seat": seat.number, "bot_version": seat.bot_version_id, "bot": seat.bot_version.bot.name,
-            "version": seat.bot_version.number, "score": seat.score, "rank": seat.rank, "forfeited": seat.forfeited,
-            "rating_mu_before": seat.rating_mu_before, "rating_mu_after": seat.rating_mu_after}
+            "version": seat.bot_version.number}
 
 
-def stream(lines: Iterator[bytes]) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(lines, content_type=NDJSON)
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"  # let a proxy pass each line at once
-    return response
+class LadderTail:
+    """A ladder's results, one line per match finished since the cursor."""
+
+    def __init__(self, ladder_id: int, since: datetime, feed: Feed, user: Any) -> None:
+        self.ladder_id, self.cursor, self.feed, self.user = ladder_id, (since, 0), feed, user
+
+    def poll(self) -> tuple[list[bytes], bool]:
+        since, last = self.cursor
+        finished = list(Match.objects.filter(ladder_id=self.ladder_id, status=Match.Status.FINISHED,
+                                             finished_at__gte=since)
+                        .exclude(finished_at=since, pk__lte=last)
+                        .prefetch_related("seats__bot_version__bot").order_by("finished_at", "pk")[:100])
+        hidden = hidden_versions(self.user, [s.bot_version_id for m in finished for s in m.seats.all()])
+        lines = [line({"type": "result", "match": match.pk, "finished_at": match.finished_at.isoformat(),
+                       "rated": match.rated, "seats": [_seat_result(seat, hidden) for seat in match.seats.all()]})
+                 for match in finished]
+        if finished:
+            assert finished[-1].finished_at is not None
+            self.cursor = (finished[-1].finished_at, finished[-1].pk)
+        if self.feed.expired():
+            return [*lines, line({"type": "timeout", "since": self.cursor[0].isoformat()})], True
+        return lines, False
+
+
+def _seat_result(seat: Seat, hidden: set[int]) -> dict[str, Any]:
+    result = {"seat": seat.number, "bot_version": seat.bot_version_id, "bot": seat.bot_version.bot.name,
+              "version": seat.bot_version.number, "score": seat.score, "rank": seat.rank,
+              "forfeited": seat.forfeited, "rating_mu_before": seat.rating_mu_before,
+              "rating_mu_after": seat.rating_mu_after}
+    if seat.bot_version_id in hidden:
+        result.update(bot_version=None, bot=PRIVATE_LABEL, version=None, rating_mu_before=None,
+                      rating_mu_after=None)
+    return result
+
+
+def sync_lines(first: bytes, poll: Poll, feed: Feed) -> Iterator[bytes]:
+    """The feed for a WSGI server (runserver, the test client): each poll, then a sleep, in the request's thread."""
+    yield first  # at once: the client (and any proxy) sees the stream is open before the first poll has news
+    while True:
+        lines, done = poll()
+        yield from lines
+        if done:
+            return
+        time.sleep(feed.pause_s())
+
+
+async def async_lines(first: bytes, poll: Poll, feed: Feed) -> AsyncIterator[bytes]:
+    """The feed under ASGI: it waits on the event loop, holding no thread, and polls in the feeds' threads."""
+    yield first  # at once: the client (and any proxy) sees the stream is open before the first poll has news
+    while True:
+        lines, done = await sync_to_async(_polled, thread_sensitive=False, executor=DB_THREADS)(poll)
+        for each in lines:
+            yield each
+        if done:
+            return
+        await asyncio.sleep(feed.pause_s())
+
+
+def _polled(poll: Poll) -> tuple[list[bytes], bool]:
+    """One poll in a feed thread, whose database connection lives on between polls; a broken one (the database
+    restarted) is dropped, and the next poll opens a new one."""
+    try:
+        return poll()
+    except DatabaseError:
+        connection.close()
+        raise
+
+
+class FeedResponse(StreamingHttpResponse):
+    """A feed's NDJSON stream; closing it (the end, or the client going away) gives its cap slots back."""
+
+    def __init__(self, request: Request, first: bytes, poll: Poll, feed: Feed, lease: Lease) -> None:
+        is_async = isinstance(getattr(request, "_request", request), ASGIRequest)
+        lines = async_lines(first, poll, feed) if is_async else sync_lines(first, poll, feed)
+        super().__init__(lines, content_type=NDJSON)
+        self.lease = lease
+        self["Cache-Control"] = "no-cache"
+        self["X-Accel-Buffering"] = "no"  # let a proxy pass each line at once
+
+    def close(self) -> None:
+        self.lease.release()
+        super().close()
 
 
 FEED_RESPONSE = OpenApiResponse(OpenApiTypes.STR, description="newline-delimited JSON objects, one per line")
@@ -142,10 +267,11 @@ class MatchFeedView(APIView):
     renderer_classes = [renderers.JSONRenderer, NDJSONRenderer]
 
     @extend_schema(tags=["replays"], summary="Live feed of a match's actions and public events (NDJSON)",
-                   responses={(200, NDJSON): FEED_RESPONSE, **errors(404)})
+                   responses={(200, NDJSON): FEED_RESPONSE, **errors(404, 429)})
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         match = get_object_or_404(Match, pk=pk)
-        return stream(match_lines(match.pk, Feed()))
+        feed, lease = Feed(), open_feed(request)
+        return FeedResponse(request, match_line(match, request.user), MatchTail(match, feed).poll, feed, lease)
 
 
 class LadderFeedView(APIView):
@@ -155,7 +281,7 @@ class LadderFeedView(APIView):
     @extend_schema(tags=["ladders"], summary="Live feed of a ladder's new results (NDJSON)",
                    parameters=[OpenApiParameter("since", OpenApiTypes.DATETIME,
                                                 description="results finished at or after this; default now")],
-                   responses={(200, NDJSON): FEED_RESPONSE, **errors(400, 404)})
+                   responses={(200, NDJSON): FEED_RESPONSE, **errors(400, 404, 429)})
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         ladder = get_object_or_404(Ladder, pk=pk)
         unknown = sorted(set(request.query_params) - {"since"})
@@ -173,4 +299,6 @@ class LadderFeedView(APIView):
             if parsed is None:
                 raise exceptions.ValidationError({"since": [f"since must be an ISO 8601 date-time, got {raw!r}"]})
             since = to_utc(parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed), "since")
-        return stream(ladder_lines(ladder.pk, since, Feed()))
+        feed, lease = Feed(), open_feed(request)
+        first = line({"type": "ladder", "ladder": ladder.pk, "since": since.isoformat()})
+        return FeedResponse(request, first, LadderTail(ladder.pk, since, feed, request.user).poll, feed, lease)

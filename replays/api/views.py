@@ -3,8 +3,8 @@
 - `GET /api/matches/{id}/replay/`: header and footer (finished matches only).
 - `GET /api/matches/{id}/replay/actions/`: the action log (finished matches only).
 - `GET /api/matches/{id}/frames/?start=&stop=&seat=`: frames derived by re-simulation (replays/frames.py), at most
-  100 per request. Without `seat`, the omniscient view. replays/api/access.py says who sees what. For a match still
-  running, the frames so far come from its live progress.
+  100 per request. Without `seat`, the omniscient view. tournaments/visibility.py says who sees what. For a match
+  still running, the frames so far come from its live progress.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine import load_game
-from replays.api.access import can_see_omniscient, can_see_seat, is_over, public_action
 from replays.frames import frames
 from replays.models import Replay
 from replays.progress import live_actions
 from tournaments.api.common import StrictSerializer, errors
 from tournaments.models import Match
+from tournaments.visibility import can_see_seat, can_see_secrets, is_over, seat_frames, shown_header
 
 MAX_FRAMES = 100
 
@@ -80,11 +80,14 @@ class FrameQuery(StrictSerializer):
         return attrs
 
 
-def finished_replay(match_id: int) -> Replay:
-    replay = Replay.objects.filter(match_id=match_id).first()
+def finished_replay(match_id: int, user: Any) -> Replay:
+    """The replay, once the user may see all of it (tournaments.visibility); a 404 before."""
+    replay = Replay.objects.select_related("match").filter(match_id=match_id).first()
     if replay is None:
         get_object_or_404(Match, pk=match_id)
         raise exceptions.NotFound(f"match {match_id} has no replay yet; it has one once it is finished")
+    if not can_see_secrets(user, is_over(replay.match)):
+        raise exceptions.NotFound(f"match {match_id}'s replay opens once every game of its set is finished")
     return replay
 
 
@@ -94,8 +97,9 @@ class ReplayView(APIView):
     @extend_schema(tags=["replays"], summary="A finished match's replay header and footer",
                    responses={200: ReplaySerializer, **errors(404)})
     def get(self, request: Request, pk: int) -> Response:
-        replay = finished_replay(pk)
-        return Response({"match": replay.match_id, "format_version": replay.format_version, "header": replay.header,
+        replay = finished_replay(pk, request.user)
+        header = shown_header(request.user, replay.header)
+        return Response({"match": replay.match_id, "format_version": replay.format_version, "header": header,
                          "footer": replay.footer, "size": replay.size, "steps": len(replay.action_log())})
 
 
@@ -105,7 +109,7 @@ class ActionLogView(APIView):
     @extend_schema(tags=["replays"], summary="A finished match's action log",
                    responses={200: ActionLogSerializer, **errors(404)})
     def get(self, request: Request, pk: int) -> Response:
-        replay = finished_replay(pk)
+        replay = finished_replay(pk, request.user)
         return Response({"match": replay.match_id, "actions": replay.action_log()})
 
 
@@ -136,20 +140,17 @@ class FramesView(APIView):
             "seat")
         if seat is not None and seat >= match.num_players:
             raise exceptions.ValidationError({"seat": [f"match {pk} has seats 0 to {match.num_players - 1}"]})
-        self._check_access(request, match, seat)
         over = is_over(match)
-        document = finished_replay(pk).document() if over else live_document(match)
+        self._check_access(request, match, seat, over)
+        replay = Replay.objects.filter(match_id=pk).first()
+        document = replay.document() if replay is not None else live_document(match)
         page = frames(document, start, stop, seat) if start <= len(document["actions"]) else []
-        if not over and seat is not None:
-            for frame in page:
-                if frame["action"] is not None and frame["action"]["seat"] != seat:
-                    frame["action"] = public_action(frame["action"])
         return Response({"match": match.pk, "status": match.status, "seat": seat,
-                         "steps": len(document["actions"]), "frames": page})
+                         "steps": len(document["actions"]), "frames": seat_frames(page, seat, over)})
 
-    def _check_access(self, request: Request, match: Match, seat: int | None) -> None:
-        allowed = can_see_omniscient(request.user, match) if seat is None else can_see_seat(request.user, match, seat)
-        if allowed:
+    def _check_access(self, request: Request, match: Match, seat: int | None, over: bool) -> None:
+        user = request.user
+        if can_see_secrets(user, over) or (seat is not None and can_see_seat(user, match, seat, over)):
             return
         if not request.user.is_authenticated:
             raise exceptions.NotAuthenticated("log in as the seat's bot owner to see this seat while the match runs")

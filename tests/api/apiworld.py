@@ -141,10 +141,10 @@ def _played(seed: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return actions, outcome.to_dict()
 
 
-def finished_document(match_id: int, *version_ids: int) -> dict[str, Any]:
-    actions, outcome = _played(FINISHED_SEED)
+def finished_document(match_id: int, *version_ids: int, seed: int = FINISHED_SEED) -> dict[str, Any]:
+    actions, outcome = _played(seed)
     game = load_game(GAME)
-    header = replay_format.make_header(GAME, game.rules_version, full_options(), FINISHED_SEED,
+    header = replay_format.make_header(GAME, game.rules_version, full_options(), seed,
                                        {"move_ms": 1000, "bank_ms": 10000},
                                        [{"bot_version": v} for v in version_ids], match_id)
     document = {"header": header, "actions": actions,
@@ -153,16 +153,16 @@ def finished_document(match_id: int, *version_ids: int) -> dict[str, Any]:
     return document
 
 
-def live_actions_so_far() -> list[dict[str, Any]]:
-    return _played(RUNNING_SEED)[0][:LIVE_STEPS]
+def live_actions_so_far(seed: int = RUNNING_SEED) -> list[dict[str, Any]]:
+    return _played(seed)[0][:LIVE_STEPS]
 
 
-def live_hands(seat: int) -> list[Any]:
-    """Every hand the seat held in the running match so far (what others must never see)."""
+def live_hands(seat: int, seed: int = RUNNING_SEED) -> list[Any]:
+    """Every hand the seat held in the running match (of this seed) so far (what others must never see)."""
     game = load_game(GAME)
-    state = game.new_state(2, RUNNING_SEED, full_options())
+    state = game.new_state(2, seed, full_options())
     hands = [state.view(seat)["seats"][seat]["hand"]]
-    for record in live_actions_so_far():
+    for record in live_actions_so_far(seed):
         state.choose(record["choice"])
         hands.append(state.view(seat)["seats"][seat]["hand"])
     return hands
@@ -183,8 +183,9 @@ def base64_of(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def api_routes() -> dict[str, str]:
-    """Every route under /api/: its name (namespaced) → its pattern."""
+def all_routes() -> dict[str, str]:
+    """Every named route of the URLconf (API, pages, viewer, admin, accounts): its name (namespaced) → its pattern,
+    with the prefixes of the includes it sits in."""
     from django.urls import URLPattern, URLResolver, get_resolver
 
     routes: dict[str, str] = {}
@@ -192,10 +193,16 @@ def api_routes() -> dict[str, str]:
     def walk(patterns: list[Any], prefix: str, namespace: str) -> None:
         for p in patterns:
             if isinstance(p, URLResolver):
-                walk(p.url_patterns, prefix + str(p.pattern), p.namespace or namespace)
-            elif isinstance(p, URLPattern) and (prefix + str(p.pattern)).startswith("api/"):
+                inner = f"{namespace}:{p.namespace}" if namespace and p.namespace else p.namespace or namespace
+                walk(p.url_patterns, prefix + str(p.pattern).lstrip("^"), inner)
+            elif isinstance(p, URLPattern) and p.name:
                 name = f"{namespace}:{p.name}" if namespace else str(p.name)
-                routes[name] = prefix + str(p.pattern)
+                routes.setdefault(name, prefix + str(p.pattern).lstrip("^"))
 
     walk(get_resolver().url_patterns, "", "")
     return routes
+
+
+def api_routes() -> dict[str, str]:
+    """Every route under /api/: its name (namespaced) → its pattern."""
+    return {name: pattern for name, pattern in all_routes().items() if pattern.startswith("api/")}

@@ -89,7 +89,8 @@ def test_it_streams_a_ladders_new_results_since_a_time(world: World) -> None:
 
 def test_it_streams_no_old_results_by_default(world: World) -> None:
     lines = read(world.client("anonymous").get(f"/api/ladders/{world.ladder.pk}/feed/"))
-    assert [line["type"] for line in lines] == ["timeout"]
+    assert [line["type"] for line in lines] == ["ladder", "timeout"]
+    assert lines[0]["ladder"] == world.ladder.pk
 
 
 def test_it_gives_a_404_for_a_missing_match(world: World) -> None:

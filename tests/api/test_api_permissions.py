@@ -30,6 +30,8 @@ def upload(w: World, role: str) -> dict[str, Any]:
 # (method, path from the world, body from the world and role, expected status per role)
 Row = tuple[str, Callable[[World], str], Callable[[World, str], Any] | None, dict[str, int]]
 ROWS: dict[str, Row] = {
+    "token login, wrong password": ("post", lambda w: "/api/auth/token/",
+                                    lambda w, r: {"username": "alice", "password": "wrong"}, dict.fromkeys(ROLES, 400)),
     "games list": ("get", lambda w: "/api/games/", None, ALL_200),
     "game detail": ("get", lambda w: "/api/games/evolution/", None, ALL_200),
     "unknown game": ("get", lambda w: "/api/games/chess/", None, dict.fromkeys(ROLES, 404)),

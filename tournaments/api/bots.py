@@ -11,25 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, mixins, permissions, serializers, viewsets
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from tournaments.api.common import GameFilter, ReadOnlyOrAuthenticated, StrictModelSerializer, errors, is_staff
+from tournaments.api.common import GameFilter, ReadOnlyOrAuthenticated, StrictModelSerializer, errors
 from tournaments.api.uploads import VersionSerializer
 from tournaments.models import Bot, BotVersion
-
-
-def visible_bots(user: Any) -> Q:
-    """Which bots a user may see: public ones, their own, or all for staff (a Q on Bot)."""
-    if is_staff(user):
-        return Q()
-    visible = Q(visibility=Bot.Visibility.PUBLIC)
-    if user.is_authenticated:
-        visible |= Q(owner=user)
-    return visible
+from tournaments.visibility import is_owner, visible_bots, visible_versions
 
 
 class BotSerializer(StrictModelSerializer):
@@ -51,7 +42,7 @@ class IsOwnerOrStaff(permissions.BasePermission):
     message = "only the bot's owner (or staff) may change it"
 
     def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
-        return request.method in permissions.SAFE_METHODS or is_staff(request.user) or obj.owner_id == request.user.pk
+        return request.method in permissions.SAFE_METHODS or is_owner(request.user, obj.owner_id)
 
 
 class BotFilter(django_filters.FilterSet):
@@ -100,7 +91,6 @@ class VersionListView(generics.ListAPIView):
     filterset_class = VersionFilter
 
     def get_queryset(self) -> QuerySet[BotVersion]:
-        bots = Bot.objects.filter(visible_bots(self.request.user))
         # defer: the source is never listed, so never read
-        return (BotVersion.objects.filter(bot__in=bots).select_related("bot__owner")
+        return (visible_versions(self.request.user).select_related("bot__owner")
                 .defer("source", "validation_log").order_by("pk"))

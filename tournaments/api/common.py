@@ -23,6 +23,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView, exception_handler
 
 from engine import InvalidOptions, load_game
+from tournaments.visibility import is_staff as is_staff  # re-exported: visibility decides who is staff
 
 ORGANISERS_GROUP = "organisers"
 MAX_PAGE_SIZE = 100
@@ -35,6 +36,7 @@ ERRORS = {
     401: OpenApiResponse(ERROR, description="no credentials"),
     403: OpenApiResponse(ERROR, description="not allowed for this user"),
     404: OpenApiResponse(ERROR, description="not found, or not visible to this user"),
+    429: OpenApiResponse(ERROR, description="too many at once: `detail` names the limit"),
 }
 
 
@@ -43,10 +45,6 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
 
 
 # --- roles ----------------------------------------------------------------------------------------------------------
-
-
-def is_staff(user: Any) -> bool:
-    return bool(user and user.is_authenticated and user.is_staff)
 
 
 def is_organiser(user: Any) -> bool:

@@ -28,6 +28,7 @@ from tournaments.api.common import GameFilter, ReadOnlyOrOrganiser, StrictModelS
 from tournaments.models import BotVersion, Ladder, Tournament
 from tournaments.progress import cancel_tournament
 from tournaments.scheduling import create_tournament, start_tournament
+from tournaments.visibility import can_see_tournament_seed, hidden_versions, new_seed, visible_versions
 
 CLOCK_FIELDS = ["move_ms", "bank_ms", "max_faults"]
 
@@ -72,8 +73,12 @@ class TournamentSerializer(StrictModelSerializer):
     created_by = serializers.CharField(source="created_by.get_username", read_only=True, allow_null=True)
     options = serializers.DictField(required=False, help_text="game options; see /api/games/{name}/")
     entries = serializers.PrimaryKeyRelatedField(
-        many=True, queryset=BotVersion.objects.select_related("bot"), help_text="bot version ids (active ones)",
+        many=True, queryset=BotVersion.objects.select_related("bot"),
+        help_text="bot version ids (active ones you may see); a private bot you may not see is null",
     )
+    seed = serializers.IntegerField(required=False, allow_null=True,
+                                    help_text="the matches' seeds derive from it; random when left out; null until "
+                                              "the tournament is finished, but for staff")
 
     class Meta:
         model = Tournament
@@ -81,7 +86,26 @@ class TournamentSerializer(StrictModelSerializer):
                   *CLOCK_FIELDS, "state", "entries", "created_by", "created_at"]
         read_only_fields = ["id", "state", "created_by", "created_at"]
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None:  # only versions this user may see can enter; others answer like missing ones
+            self.fields["entries"].child_relation.queryset = visible_versions(request.user).select_related("bot")
+
+    def validate_seed(self, value: int | None) -> int:
+        return new_seed() if value is None else value
+
+    def to_representation(self, instance: Tournament) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        user = self.context["request"].user if "request" in self.context else None
+        if not can_see_tournament_seed(user, instance):
+            data["seed"] = None
+        hidden = hidden_versions(user, [v for v in data["entries"] if v is not None])
+        data["entries"] = [None if v in hidden else v for v in data["entries"]]
+        return data
+
     def create(self, validated_data: dict[str, Any]) -> Tournament:
+        validated_data.setdefault("seed", new_seed())
         versions = validated_data.pop("entries")
         try:
             return create_tournament(versions, **validated_data)

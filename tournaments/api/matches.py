@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -34,16 +33,29 @@ from tournaments.api.common import (
     StrictSerializer,
     UtcDateTimeFilter,
     errors,
-    is_staff,
 )
 from tournaments.models import BotVersion, Ladder, Match, Rating, Seat, Tournament
 from tournaments.services import enqueue_match
 from tournaments.standings import Standing, ladder_seat_record, tournament_standings
+from tournaments.visibility import (
+    PRIVATE_LABEL,
+    can_see_secrets,
+    hidden_versions,
+    is_shown,
+    is_staff,
+    new_seed,
+    over_ids,
+    shown_seat,
+    visible_bots,
+    visible_versions,
+)
 
 User = get_user_model()
 
 
 class SeatSerializer(serializers.ModelSerializer):
+    """A seat; a private bot's seat shows others only `bot_name: "private bot"` and nulls (tournaments.visibility)."""
+
     bot_version = serializers.IntegerField(source="bot_version_id", read_only=True)
     bot = serializers.IntegerField(source="bot_version.bot_id", read_only=True)
     bot_name = serializers.CharField(source="bot_version.bot.name", read_only=True)
@@ -66,6 +78,8 @@ class MatchSerializer(serializers.ModelSerializer):
     seats, their versions, bots and owners cost most of a request."""
 
     seats = SeatSerializer(many=True, read_only=True)
+    seed = serializers.IntegerField(read_only=True, allow_null=True,
+                                    help_text="null until the match is over (and the rest of its set), but for staff")
     has_replay = serializers.BooleanField(read_only=True, help_text="the match finished and its replay is kept")
 
     class Meta:
@@ -80,7 +94,8 @@ _MATCH_COLUMNS = [name for name in MatchSerializer.Meta.fields if name not in ("
 _DATETIMES = ("created_at", "started_at", "finished_at")
 # Seat fields by their API names; `log` is chosen per reader in `_visible_log`.
 _SEAT_COLUMNS = {"bot": F("bot_version__bot_id"), "bot_name": F("bot_version__bot__name"),
-                 "version": F("bot_version__number"), "owner": F(f"bot_version__bot__owner__{User.USERNAME_FIELD}")}
+                 "version": F("bot_version__number"), "owner": F(f"bot_version__bot__owner__{User.USERNAME_FIELD}"),
+                 "bot_visibility": F("bot_version__bot__visibility"), "owner_id": F("bot_version__bot__owner_id")}
 _SEAT_PLAIN = ["match", "number", "bot_version", "score", "rank", "faults", "forfeited", "rating_mu_before",
                "rating_mu_after", "rating_sigma_before", "rating_sigma_after"]
 
@@ -92,16 +107,21 @@ def match_values(matches: QuerySet[Match]) -> QuerySet[Match, dict[str, Any]]:
 
 def match_rows(rows: list[dict[str, Any]], user: Any) -> list[dict[str, Any]]:
     """The API's rows for these matches (from `match_values`), with their seats in one more query whatever their
-    number. A seat's captured stderr (`log`) is read only where this user may see it: staff, or the bot's owner."""
+    number, as tournaments.visibility shows them to this user. A seat's captured stderr (`log`) is read only where
+    this user may see it: staff, or the bot's owner."""
     seats: dict[int, list[dict[str, Any]]] = {row["id"]: [] for row in rows}
     columns = dict(_SEAT_COLUMNS, seat_log=_visible_log(user))
     for seat in (Seat.objects.filter(match_id__in=seats).order_by("match_id", "number")
                  .values(*_SEAT_PLAIN, **columns)):
         seat["log"] = seat.pop("seat_log")
-        seats[seat.pop("match")].append(seat)
+        shown = is_shown(user, seat.pop("bot_visibility"), seat.pop("owner_id"))
+        seats[seat.pop("match")].append(shown_seat(seat, shown))
+    over = set() if is_staff(user) else over_ids(rows)
     for row in rows:
         row.update({name: _when(row[name]) for name in _DATETIMES},
                    seats=seats[row["id"]], has_replay=row["status"] == Match.Status.FINISHED)
+        if not can_see_secrets(user, row["id"] in over):
+            row["seed"] = None
     return rows
 
 
@@ -135,10 +155,15 @@ class MatchFilter(django_filters.FilterSet):
         fields = ["game", "status", "ladder", "tournament", "bot", "bot_version"]
 
     def filter_bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        return queryset.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), bot_version__bot_id=value)))
+        return queryset.filter(Exists(self._seats().filter(bot_version__bot_id=value)))
 
     def filter_bot_version(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
-        return queryset.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), bot_version_id=value)))
+        return queryset.filter(Exists(self._seats().filter(bot_version_id=value)))
+
+    def _seats(self) -> QuerySet[Seat]:
+        """Seats of the match being filtered, of bots this user may see: a hidden bot finds what a missing one does."""
+        user = self.request.user if self.request else None
+        return Seat.objects.filter(visible_bots(user, "bot_version__bot__"), match=OuterRef("pk"))
 
 
 class MatchRequestSerializer(StrictSerializer):
@@ -146,6 +171,14 @@ class MatchRequestSerializer(StrictSerializer):
     seats = serializers.PrimaryKeyRelatedField(many=True, queryset=BotVersion.objects.select_related("bot"),
                                                help_text="bot version ids in seat order; one of them yours")
     rated = serializers.BooleanField(default=False, help_text="organisers of the ladder and staff only")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Only versions this user may see can be seated: any other answers like a missing one (no name, no status).
+        request = self.context.get("request")
+        if request is not None:  # None when drf-spectacular builds the schema
+            seatable = visible_versions(request.user).select_related("bot")
+            self.fields["seats"].child_relation.queryset = seatable
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         ladder, versions, user = attrs["ladder"], attrs["seats"], self.context["request"].user
@@ -216,7 +249,7 @@ def request_match(ladder: Ladder, versions: list[BotVersion], rated: bool) -> Ma
     """Create a queued ladder match with these seats and enqueue it on commit."""
     with transaction.atomic():
         match = Match.objects.create(
-            ladder=ladder, game=ladder.game, num_players=len(versions), seed=random.SystemRandom().getrandbits(62),
+            ladder=ladder, game=ladder.game, num_players=len(versions), seed=new_seed(),
             options=ladder.options, move_ms=ladder.move_ms, bank_ms=ladder.bank_ms, max_faults=ladder.max_faults,
             rated=rated,
         )
@@ -233,6 +266,7 @@ class SeatCountSerializer(serializers.Serializer):
     wins = serializers.IntegerField()
 
 
+HIDDEN_HELP = "null for a private bot the reader may not see (tournaments.visibility)"
 SEAT_COUNTS_HELP = "games and wins by seat number (\"0\" is the first player), to show any first-player advantage"
 
 
@@ -266,10 +300,10 @@ class StandingsPagination(Pagination):
 
 
 class LadderStandingSerializer(serializers.Serializer):
-    bot_version = serializers.IntegerField(source="bot_version_id")
-    bot = serializers.IntegerField(source="bot_version.bot_id")
-    name = serializers.CharField(source="bot_version.label")
-    owner = serializers.CharField(source="bot_version.bot.owner.get_username")
+    bot_version = serializers.IntegerField(source="bot_version_id", allow_null=True, help_text=HIDDEN_HELP)
+    bot = serializers.IntegerField(source="bot_version.bot_id", allow_null=True)
+    name = serializers.CharField(source="bot_version.label", help_text=f'"{PRIVATE_LABEL}" for a hidden bot')
+    owner = serializers.CharField(source="bot_version.bot.owner.get_username", allow_null=True)
     rating = serializers.FloatField(source="conservative", help_text="mu - 3 sigma")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
@@ -281,9 +315,14 @@ class LadderStandingSerializer(serializers.Serializer):
         """The declared fields, built directly from a row of `LadderStandingsView.get_queryset` (a hot path; see
         match_rows)."""
         return {"bot_version": row["bot_version"], "bot": row["bot_pk"],
-                "name": BotVersion.label_of(row["bot_name"], row["version_number"]), "owner": row["owner"],
+                "name": _label(row), "owner": row["owner"],
                 "rating": row["rank_key"], "mu": row["mu"], "sigma": row["sigma"], "games": row["games"],
                 "wins": row["wins"], "seats": seat_counts(row["seat_record"], self.context["seats"])}
+
+
+def _label(row: dict[str, Any]) -> str:
+    number = row["version_number"]
+    return PRIVATE_LABEL if number is None else BotVersion.label_of(row["bot_name"], number)
 
 
 class StandingsView(generics.GenericAPIView):
@@ -308,7 +347,9 @@ class LadderStandingsView(StandingsView):
         names = {row["bot_version"]: row for row in BotVersion.objects.filter(pk__in=[r["bot_version"] for r in page])
                  .values(bot_version=F("pk"), bot_name=F("bot__name"), version_number=F("number"),
                          bot_pk=F("bot_id"), owner=F(f"bot__owner__{User.USERNAME_FIELD}"))}
-        rows = [dict(row, **names[row["bot_version"]]) for row in page]
+        hidden = hidden_versions(request.user, names)
+        rows = [dict(row, **(_hidden_standing(names[v]) if v in hidden else names[v]))
+                for row in page for v in [row["bot_version"]]]
         response = self.get_paginated_response(self.get_serializer(rows, many=True).data)
         seats = self.ladder.players_per_match
         response.data["seat_win_rates"] = seat_counts(ladder_seat_record(self.ladder), seats)
@@ -323,8 +364,12 @@ class LadderStandingsView(StandingsView):
                                                     "rank_key"))
 
 
+def _hidden_standing(names: dict[str, Any]) -> dict[str, Any]:
+    return dict(names, bot_version=None, bot_pk=None, bot_name=PRIVATE_LABEL, version_number=None, owner=None)
+
+
 class TournamentStandingSerializer(serializers.Serializer):
-    bot_version = serializers.IntegerField(source="version_id")
+    bot_version = serializers.IntegerField(source="version_id", allow_null=True, help_text=HIDDEN_HELP)
     name = serializers.CharField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
@@ -355,6 +400,9 @@ class TournamentStandingsView(StandingsView):
         page = self.paginate_queryset(standings)
         seats = tournament.players_per_table
         rows = self.get_serializer(page, many=True, context=dict(self.get_serializer_context(), seats=seats)).data
+        hidden = hidden_versions(request.user, [row["bot_version"] for row in rows])
+        rows = [dict(row, bot_version=None, name=PRIVATE_LABEL) if row["bot_version"] in hidden else row
+                for row in rows]
         response = self.get_paginated_response(rows)
         response.data["seat_win_rates"] = seat_totals((standing.seat_record for standing in standings), seats)
         return response

@@ -12,7 +12,7 @@ import base64
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -24,7 +24,8 @@ from rest_framework.views import APIView
 
 from tournaments.api.common import BAD_INPUT, ERROR
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
-from tournaments.models import Bot, BotVersion
+from tournaments.models import BotVersion
+from tournaments.visibility import is_owner, visible_versions
 
 UPLOAD_SLACK = 64 * 1024  # multipart framing and the form fields around the file
 
@@ -75,11 +76,6 @@ class OwnerVersionSerializer(VersionSerializer):
 
 
 
-def can_see_private(user: Any, version: BotVersion) -> bool:
-    """The bot's owner and staff see the validation log and the source."""
-    return bool(user.is_authenticated and (user.is_staff or version.bot.owner_id == user.pk))
-
-
 class UploadView(APIView):
     permission_classes = [permissions.IsAuthenticated]
     parser_classes = [MultiPartParser, FormParser]
@@ -126,14 +122,7 @@ class VersionDetailView(generics.RetrieveAPIView):
     serializer_class = VersionSerializer
 
     def get_queryset(self) -> QuerySet[BotVersion]:
-        versions = BotVersion.objects.select_related("bot__owner")
-        user = self.request.user
-        if user.is_authenticated and user.is_staff:
-            return versions
-        visible = Q(bot__visibility=Bot.Visibility.PUBLIC)
-        if user.is_authenticated:
-            visible |= Q(bot__owner=user)
-        return versions.filter(visible)
+        return visible_versions(self.request.user).select_related("bot__owner")
 
     @extend_schema(
         operation_id="versions_retrieve",
@@ -145,5 +134,5 @@ class VersionDetailView(generics.RetrieveAPIView):
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         version = self.get_object()
-        serializer = OwnerVersionSerializer if can_see_private(request.user, version) else VersionSerializer
+        serializer = OwnerVersionSerializer if is_owner(request.user, version.bot.owner_id) else VersionSerializer
         return Response(serializer(version, context={"request": request}).data)

@@ -5,7 +5,7 @@ from rest_framework.routers import SimpleRouter
 
 from replays.api import feeds
 from replays.api import views as replays
-from tournaments.api import bots, competitions, games, matches, notfound, uploads
+from tournaments.api import auth, bots, competitions, games, matches, notfound, uploads
 
 app_name = "api"
 
@@ -16,6 +16,7 @@ router.register("tournaments", competitions.TournamentViewSet, basename="tournam
 router.register("matches", matches.MatchViewSet, basename="match")
 
 urlpatterns = [
+    path("auth/token/", auth.TokenLoginView.as_view(), name="token-login"),
     path("games/", games.GameListView.as_view(), name="game-list"),
     path("games/<str:name>/", games.GameDetailView.as_view(), name="game-detail"),
     path("bots/upload/", uploads.UploadView.as_view(), name="bot-upload"),

@@ -19,6 +19,7 @@ from tournaments.standings import (
     provisional_sigma,
     seat_win_rates,
 )
+from tournaments.visibility import PRIVATE_LABEL, hidden_versions, visible_bots
 
 
 @dataclass
@@ -83,6 +84,15 @@ def ladder_rows(ladder: Ladder) -> list[Row]:
     return ordered
 
 
+def shown_rows(user: Any, rows: list[Row]) -> list[Row]:
+    """The rows with the private bots this user may not see unnamed and unlinked (tournaments.visibility)."""
+    hidden = hidden_versions(user, [row.version_id for row in rows])
+    for row in rows:
+        if row.version_id in hidden:
+            row.name, row.bot_id = PRIVATE_LABEL, None
+    return rows
+
+
 def seat_rates(competition: Tournament | Ladder) -> list[SeatRate]:
     """Wins and games per seat number, to show any first-player advantage: over a tournament's finished games, or
     a ladder's rated ones (from its ratings' seat records, as the API gives them)."""
@@ -108,8 +118,9 @@ def with_seats(matches: QuerySet[Match]) -> QuerySet[Match]:
     return matches.select_related("ladder", "tournament").prefetch_related("seats__bot_version__bot")
 
 
-def filter_matches(params: dict[str, Any]) -> QuerySet[Match]:
-    """Matches by game, bot (name or id), status and competition ("ladder:3" or "tournament:5"), newest first."""
+def filter_matches(params: dict[str, Any], user: Any) -> QuerySet[Match]:
+    """Matches by game, bot (name or id, of the bots this user may see), status and competition ("ladder:3" or
+    "tournament:5"), newest first."""
     matches = Match.objects.all()
     if params.get("game"):
         matches = matches.filter(game=params["game"])
@@ -118,7 +129,8 @@ def filter_matches(params: dict[str, Any]) -> QuerySet[Match]:
     if params.get("bot"):
         bot = str(params["bot"])
         by_name = Q(seats__bot_version__bot__name__iexact=bot)
-        matches = matches.filter(by_name | Q(seats__bot_version__bot_id=int(bot)) if bot.isdigit() else by_name)
+        named = by_name | Q(seats__bot_version__bot_id=int(bot)) if bot.isdigit() else by_name
+        matches = matches.filter(named & visible_bots(user, "seats__bot_version__bot__"))
     kind, _, pk = str(params.get("competition") or "").partition(":")
     if kind in ("ladder", "tournament") and pk.isdigit():
         matches = matches.filter(**{f"{kind}_id": int(pk)})

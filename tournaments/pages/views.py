@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from engine import list_games
+from tournaments import visibility
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.models import Bot, BotVersion, Ladder, Match, Tournament
 from tournaments.pages import queries
@@ -44,7 +45,7 @@ def ladder_detail(request: HttpRequest, pk: int) -> HttpResponse:
     matches = Match.objects.filter(ladder=ladder)
     return render(request, "pages/ladder.html", {
         "ladder": ladder,
-        "rows": page.object_list,
+        "rows": queries.shown_rows(request.user, list(page.object_list)),
         "page": page,
         "seat_rates": queries.seat_rates(ladder),
         "seat_rates_over": "rated games",
@@ -58,7 +59,7 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=pk)
     return render(request, "pages/tournament.html", {
         "tournament": tournament,
-        "rows": queries.competition_rows(tournament),
+        "rows": queries.shown_rows(request.user, queries.competition_rows(tournament)),
         "seat_rates": queries.seat_rates(tournament),
         "game_seat_rates": queries.game_seat_rates(tournament.game, tournament.players_per_table),
         "rounds": queries.rounds(tournament),
@@ -81,15 +82,16 @@ class MatchFilter(forms.Form):
 def match_list(request: HttpRequest) -> HttpResponse:
     form = MatchFilter(request.GET or None)
     params = form.cleaned_data if form.is_valid() else {}
-    page = Paginator(queries.filter_matches(params), MATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(queries.filter_matches(params, request.user), MATCHES_PER_PAGE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "pages/matches.html", {"form": form, "page": page, "query": query.urlencode()})
 
 
 def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
-    if bot.visibility == Bot.Visibility.PRIVATE and not _is_owner(request, bot):
+    # A bot the user may not see is not found, with the very page of a bot that does not exist.
+    bot = Bot.objects.filter(visibility.visible_bots(request.user)).select_related("owner").filter(pk=pk).first()
+    if bot is None:
         return render(request, "pages/not_found.html", {"what": "bot"}, status=404)
     record = queries.bot_record(bot)
     versions = [(v, record.by_version.get(v.pk, [0, 0])) for v in bot.versions.order_by("-number")]
@@ -102,10 +104,10 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    version = get_object_or_404(BotVersion.objects.select_related("bot__owner"), pk=pk)
-    is_owner = _is_owner(request, version.bot)
-    if version.bot.visibility == Bot.Visibility.PRIVATE and not is_owner:
+    version = visibility.visible_versions(request.user).select_related("bot__owner").filter(pk=pk).first()
+    if version is None:
         return render(request, "pages/not_found.html", {"what": "bot version"}, status=404)
+    is_owner = _is_owner(request, version.bot)
     return render(request, "pages/version.html", {
         "version": version, "is_owner": is_owner,
         "is_settling": version.status in (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING),
@@ -113,8 +115,7 @@ def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _is_owner(request: HttpRequest, bot: Bot) -> bool:
-    user = request.user
-    return bool(user.is_authenticated and (user.is_staff or bot.owner_id == user.pk))
+    return visibility.is_owner(request.user, bot.owner_id)
 
 
 class UploadForm(forms.Form):
