@@ -2,11 +2,12 @@
 
 The names come from the source, not from a list kept by hand: every `env_*("NAME", ...)` call (tournaments/env.py's
 strict readers) and every `os.environ.get("NAME")` / `os.environ["NAME"]` / `os.getenv("NAME")` in the packages.
+A regular expression rather than the AST: it runs at collection, in every xdist worker.
 """
 
 from __future__ import annotations
 
-import ast
+import functools
 import re
 from pathlib import Path
 
@@ -18,37 +19,23 @@ PACKAGES = ("tournaments", "replays", "workers", "engine")
 NOT_SETTINGS = {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE", "PYTEST_XDIST_WORKER"}
 
 
-def literal_name(node: ast.expr) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+# env_str("NAME", ...), env_int("NAME", ...), os.environ.get("NAME"), os.environ.setdefault("NAME", ...), os.getenv
+READ = re.compile(r"""(?:\benv_\w+|\benviron\.get|\benviron\.setdefault|\bgetenv)\(\s*["']([A-Z][A-Z0-9_]*)["']""")
+SUBSCRIPT = re.compile(r"""\benviron\[\s*["']([A-Z][A-Z0-9_]*)["']\s*\]""")  # os.environ["NAME"]
 
 
-def is_environ(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "environ"
+def names_read(source: str) -> set[str]:
+    return set(READ.findall(source)) | set(SUBSCRIPT.findall(source))
 
 
-def names_read(tree: ast.AST) -> set[str]:
-    """Variable names read in this module: env_* helpers, os.environ.get / [] / setdefault, os.getenv."""
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.args:
-            func = node.func
-            helper = isinstance(func, ast.Name) and func.id.startswith("env_")
-            environ = isinstance(func, ast.Attribute) and (
-                (func.attr in ("get", "setdefault") and is_environ(func.value)) or func.attr == "getenv")
-            if helper or environ:
-                found.add(literal_name(node.args[0]))
-        elif isinstance(node, ast.Subscript) and is_environ(node.value):
-            found.add(literal_name(node.slice))
-    return {name for name in found if name} - NOT_SETTINGS
-
-
-def variables_read() -> set[str]:
+@functools.cache  # read once, for the two parametrized tests
+def variables_read() -> frozenset[str]:
     names: set[str] = set()
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
             if path.name != "testing.py":  # the pytest plugin sets test defaults; it reads nothing of its own
-                names |= names_read(ast.parse(path.read_text(), str(path)))
-    return names
+                names |= names_read(path.read_text())
+    return frozenset(names - NOT_SETTINGS)
 
 
 def readme_table() -> str:
