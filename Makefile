@@ -51,9 +51,9 @@ test: $(STAMP) sysdeps
 	$(BIN)/mypy --strict engine
 	$(PYTEST)
 
-# The everyday loop: lint, types, the engine tests and the unit tests.
+# The everyday loop: lint, types, the engine tests and the unit tests (a third of the Hypothesis examples).
 check: $(STAMP) lint typecheck
-	$(PYTEST) -m '$(QUICK)'
+	HYPOTHESIS_PROFILE=check $(PYTEST) -m '$(QUICK)'
 
 # The deep Hypothesis profile: more examples, random ones, every step probed (tests/hypothesis_profiles.py).
 test-nightly: $(STAMP) sysdeps

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from testkit import ROOT, free_port
 
+pytestmark = pytest.mark.integration  # each test starts manage.py processes: make test, not the everyday make check
 SHOW_SETTINGS = ("import django; django.setup(); from django.conf import settings as s; "
                  "print(s.DEBUG, s.SECRET_KEY, s.LUDUS_MOVE_MS)")
 
