@@ -113,12 +113,6 @@ def _rss() -> int:
     return int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M).group(1)) * 1024  # type: ignore[union-attr]
 
 
-def _seat_dirs() -> set[str]:
-    import tempfile
-
-    return {p.name for p in Path(tempfile.gettempdir()).glob("ludus-seat-*")}
-
-
 def _log_lines(log: str, prefix: str) -> dict[str, str]:
     """`prefix <key>: <value>` lines of a log, as {key: value}."""
     found = {}
@@ -130,18 +124,22 @@ def _log_lines(log: str, prefix: str) -> dict[str, str]:
 
 
 @pytest.fixture(autouse=True)
-def worker_unharmed() -> Iterator[None]:
+def worker_unharmed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    import tempfile
+
     fds = set(os.listdir("/proc/self/fd"))
     threads = threading.active_count()
     rss = _rss()
-    dirs = _seat_dirs()
+    made: list[str] = []  # the temp dirs of this test's seats: other processes' seats (xdist) come and go meanwhile
+    mkdtemp = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *args, **kwargs: made.append(mkdtemp(*args, **kwargs)) or made[-1])
     t0 = time.monotonic()
     yield
     assert _children() == [], "the worker has child processes (or zombies) left"
     assert set(os.listdir("/proc/self/fd")) <= fds, "the worker leaked file descriptors"
     assert threading.active_count() == threads, "a stderr reader thread is still running"
     assert _rss() - rss < 64 << 20, "the worker's memory grew"
-    assert _seat_dirs() <= dirs, "a seat's temp dir was left behind"
+    assert not [path for path in made if os.path.exists(path)], "a seat's temp dir was left behind"
     assert time.monotonic() - t0 < 20, "the match took too long"
 
 
