@@ -3,8 +3,10 @@ FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=tournaments.settings
 # bubblewrap sandboxes uploaded bots (LUDUS_SANDBOX=bwrap); the worker container needs user namespaces.
+# python3-seccomp compiles the sandbox's seccomp filter (and brings /usr/bin/python3, the bots' interpreter);
+# setpriv (util-linux, already in the base image) starts each seat as its own uid.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends bubblewrap \
+    && apt-get install -y --no-install-recommends bubblewrap python3-seccomp \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
@@ -14,6 +16,7 @@ COPY tournaments ./tournaments
 COPY replays ./replays
 COPY workers ./workers
 COPY manage.py ./
+COPY scripts/worker-entrypoint.sh ./scripts/
 RUN pip install --no-cache-dir . \
     && DEBUG=1 python manage.py collectstatic --noinput
 

@@ -6,7 +6,8 @@
 
 Sections:
 - engine:     decisions per second per game, random and greedy bots, one core (benchmarks/engine.py);
-- sandbox:    a seat's per-decision round trip and start-up, bwrap against bare (benchmarks/sandbox.py);
+- sandbox:    a seat's per-decision round trip and start-up, bwrap against bare, with its control group and freezer
+              (benchmarks/sandbox.py);
 - throughput: uploaded sandboxed bots through real Celery workers, 1 then 2 worker processes: matches per minute,
               the scaling ratio, the share of a match spent outside the game, replay bytes and database statements
               per match (benchmarks/load.py, benchmarks/cluster.py);
@@ -55,11 +56,10 @@ def engine_section(quick: bool) -> dict[str, Any]:
 def sandbox_section(quick: bool) -> dict[str, Any]:
     passes, starts = ("1", "5") if quick else ("5", "30")
     report = run_module("benchmarks.sandbox", "--json", "--passes", passes, "--starts", starts)
-    rt, st = report["round_trip"], report["start"]
-    rows = [("sandbox round trip, seat (bwrap)", round(rt["seat (bwrap)"]["median_us"]), "us median"),
+    rt, seat = report["round_trip"], report["seats"]["groups+freezer"]
+    rows = [("sandbox round trip, seat (bwrap, group, freezer)", round(seat["round_trip"]["median_us"]), "us median"),
             ("sandbox round trip, bare pipe", round(rt["bare pipe"]["median_us"]), "us median"),
-            ("sandbox start-up, seat to first reply", round(st["seat: start() to first reply"]["median_us"] / 1000, 1),
-             "ms median"),
+            ("sandbox start-up, seat to first reply", round(seat["start"]["median_us"] / 1000, 1), "ms median"),
             ("sandbox start-up, bwrap / bare", round(report["ratios"]["bwrap start / bare start"], 2), "ratio")]
     return {"report": report, "rows": rows}
 

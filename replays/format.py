@@ -2,7 +2,8 @@
 
 A replay document is {"header": ..., "actions": [...], "footer": ...}:
 - header: format, game, rules_version, options (complete), seed, players, clock, seats -> bot versions;
-- actions: one record per decision, {"seat", "choice", "ms"} plus "fault" when the seat faulted;
+- actions: one record per decision, {"seat", "choice", "ms"} plus "fault" when the seat faulted and "cpu_ms" (the
+  CPU time of the move, from the seat's control group) for sandboxed seats;
 - footer: the outcome (forfeited seats ranked last), each seat's faults and forfeit flag, and the digest (sha256)
   of all events and the final omniscient view, which later verifications must reproduce.
 """

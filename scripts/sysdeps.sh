@@ -3,6 +3,7 @@
 set -euo pipefail
 need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
+/usr/bin/python3 -c "import seccomp" 2>/dev/null || need+=(python3-seccomp)  # the sandbox's seccomp filter
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
 if [ ${#need[@]} -gt 0 ]; then

@@ -74,6 +74,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "tournaments.metrics.MetricsMiddleware",  # /metrics for Prometheus, whatever host it scrapes by
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files from gunicorn too
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -158,6 +159,9 @@ SPECTACULAR_SETTINGS = {
 LUDUS_SANDBOX = env_choice("LUDUS_SANDBOX", "bwrap", ("bwrap", "none"))
 if LUDUS_SANDBOX == "none" and not DEBUG:
     raise ImproperlyConfigured("LUDUS_SANDBOX=none runs uploaded code unsandboxed; it is refused unless DEBUG=1")
+# Uploaded bots need a control group per seat (memory, processes, CPU, freezing; docs/bots.md). A worker that cannot
+# make them refuses uploaded bots, saying why and how to delegate, unless the operator opts out here.
+LUDUS_SANDBOX_WITHOUT_CGROUPS = env_bool("LUDUS_SANDBOX_WITHOUT_CGROUPS", False)
 LUDUS_MOVE_MS = env_int("LUDUS_MOVE_MS", 1000, minimum=1)
 LUDUS_BANK_MS = env_int("LUDUS_BANK_MS", 10000, minimum=0)
 LUDUS_MAX_FAULTS = env_int("LUDUS_MAX_FAULTS", 3, minimum=1)
@@ -235,9 +239,28 @@ CELERY_BEAT_SCHEDULE = {
                             "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
 }
 
+# --- Operations: the one-beat lease, metrics, logs (docs/operations.md) ----------------------------------------------
+# A second beat waits as a standby while the first holds a lease in Redis (workers/beat.py); one that is killed hands
+# over after this many seconds.
+CELERY_BEAT_SCHEDULER = "workers.beat:LockedScheduler"
+LUDUS_BEAT_LOCK_SECONDS = env_int("LUDUS_BEAT_LOCK_SECONDS", 30, minimum=3)
+# A Celery worker serves its Prometheus metrics on this port (0: none); it needs PROMETHEUS_MULTIPROC_DIR too.
+LUDUS_METRICS_PORT = env_int("LUDUS_METRICS_PORT", 0, minimum=0, maximum=65535)
+if LUDUS_METRICS_PORT and not env_optional("PROMETHEUS_MULTIPROC_DIR"):  # else the pool's counts are invisible
+    raise ImproperlyConfigured("environment variable LUDUS_METRICS_PORT needs PROMETHEUS_MULTIPROC_DIR: a directory "
+                               "of this worker's own (docs/operations.md)")
+# When set, the web's /metrics answers only `Authorization: Bearer <token>` (Prometheus' `authorization` setting).
+LUDUS_METRICS_TOKEN = env_optional("LUDUS_METRICS_TOKEN")
+LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))  # json: one object per line, for log collectors
+_JSON_LOGS = {"()": "pythonjsonlogger.json.JsonFormatter",
+              "fmt": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s", "datefmt": "%Y-%m-%dT%H:%M:%S%z",
+              "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger", "process": "pid"}}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": _JSON_LOGS},
+    "handlers": {"console": {"class": "logging.StreamHandler",
+                             **({"formatter": "json"} if LOG_FORMAT == "json" else {})}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 MiB = 1 << 20
+NAME_MAX = 255  # bytes in one file or folder name (Linux); the sandbox refuses longer ones (workers/bot_files.py)
+PATH_MAX = 1024  # bytes in a path inside the bot, as the sandbox caps it
 _READ_CHUNK = 1 << 16
 
 # Extensions allowed inside a zip: code, text and data a bot may read. No native code, no bytecode.
@@ -220,6 +222,17 @@ def safe_parts(name: str, member: str) -> tuple[str, ...]:
         raise BadUpload(f"{name}: {member!r} has an empty or '.' path component")
     if parts[0] == "__MACOSX":
         raise BadUpload(f"{name}: {member!r} is macOS metadata; zip without it (e.g. `zip -r -X bot.zip mybot`)")
+    return check_lengths(name, member, parts)
+
+
+def check_lengths(name: str, member: str, parts: tuple[str, ...]) -> tuple[str, ...]:
+    """Names the sandbox's file system could not create are refused here, not at validation."""
+    long = next((p for p in parts if len(p.encode()) > NAME_MAX), None)
+    if long is not None:
+        raise BadUpload(f"{name}: {member[:60]!r}... has a name of {len(long.encode())} bytes; at most {NAME_MAX} "
+                        f"bytes per file or folder name")
+    if len(member.encode()) > PATH_MAX:
+        raise BadUpload(f"{name}: {member[:60]!r}... is a path of {len(member.encode())} bytes; at most {PATH_MAX}")
     return parts
 
 

@@ -5,12 +5,14 @@ SDK at /ludus (read-only), a private size-limited tmpfs at /tmp, its own /proc a
 namespace with the worker: user, pid, net (an empty network namespace with only a loopback), ipc, uts and cgroup.
 
 When the worker runs as root, each live seat also gets an unprivileged uid of its own (`UidLease`), so RLIMIT_NPROC,
-file permissions and the final sweep (`kill_uid`) are per seat. See docs/bots.md for what was verified on which host.
+file permissions and the final sweep (`kill_uid`) are per seat; the lease's number also names the seat's control
+group (workers/cgroups.py). `spawn` starts a seat without forking the worker: vfork, a gate that waits until the
+process is in its group and has its rlimits, setpriv for the uid and the parent-death signal, then bwrap. See
+docs/bots.md for what was verified on which host.
 """
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import functools
 import json
@@ -25,6 +27,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from workers.cgroups import Host, remove_seat, seat_slots
 
 BOT_DIR = "/bot"
 SDK_DIR = "/ludus"
@@ -146,35 +150,99 @@ def bwrap_path() -> str:
 
 
 def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: int,
-                  program: tuple[str, ...] = (f"{BOT_DIR}/main.py",)) -> list[str]:
-    """The full argv: bwrap and its options, then the interpreter running /bot/main.py (or `program`)."""
+                  program: tuple[str, ...] = (f"{BOT_DIR}/main.py",), seccomp: bool = False,
+                  shm_bytes: int = SHM_BYTES) -> list[str]:
+    """The full argv: bwrap and its options, then the interpreter running /bot/main.py (or `program`).
+
+    With seccomp, bwrap loads the filter from fd 5 (the gate opens it there, see `spawn`).
+    """
     cmd = [bwrap_path(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
            "--new-session", "--as-pid-1", "--hostname", "ludus", "--clearenv"]
     for key, value in SANDBOX_ENV.items():
         cmd += ["--setenv", key, value]
-    for path in interp.binds:
+    for path in (*interp.binds, SHELL):
         cmd += ["--ro-bind", path, path]
     for target, link in interp.symlinks:
         cmd += ["--symlink", target, link]
     cmd += ["--ro-bind", bot_dir, BOT_DIR, "--ro-bind", sdk_dir, SDK_DIR,
             "--size", str(tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
-            "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
-            "--chdir", BOT_DIR, "--", interp.executable, *PYTHON_FLAGS, *program]
+            "--size", str(shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
+            "--chdir", BOT_DIR, *(["--seccomp", "5"] if seccomp else []),
+            "--", SHELL, "-c", INNER, interp.executable, *PYTHON_FLAGS, *program]
     return cmd
+
+
+# --- starting a seat without forking the worker -----------------------------------------------------------------
+
+SHELL = os.path.realpath("/bin/sh")
+# The worker starts every seat through this gate, with vfork (no preexec_fn, no user=: Python then never forks the
+# whole worker). The gate waits for one line on stdin: the worker writes it once the process is in its control group
+# and has its rlimits, so nothing of the bot runs before. A worker that dies first closes the pipe: the gate exits.
+GATE = 'read -r go || exit 1; exec "$@"'
+# bwrap's monitor process (outside the sandbox) keeps fds 0-2 for the sandbox's whole life, so a bot that closed its
+# stdin or stdout would never be noticed. So the protocol pipes reach bwrap as fds 3 and 4 (the monitor closes
+# everything above 2) and the seccomp filter as fd 5; INNER, a shell inside the sandbox, makes 3 and 4 the bot's
+# stdin and stdout before it runs the interpreter (dash takes only one-digit fd numbers, hence the renumbering).
+GATE_RENUMBERED = 'read -r go || exit 1; exec "$@" 3<&0 4>&1 5<"$0" </dev/null >/dev/null'
+INNER = 'exec "$0" "$@" <&3 >&4 3<&- 4>&- 5<&-'
+
+
+def setpriv_prefix(uid: int | None) -> list[str]:
+    """setpriv (util-linux): drop to the seat's uid with no groups, and have the kernel SIGKILL the process (then
+    bwrap, whose --die-with-parent kills the bot) when the worker dies. The signal follows the *thread* that started
+    the seat, so seats are started from the thread that plays the match (the match loop does)."""
+    path = shutil.which("setpriv") or "/usr/bin/setpriv"
+    if not os.path.exists(path):
+        raise SandboxUnavailable("setpriv is not installed (Debian package util-linux)")
+    ids = ["--reuid", str(uid), "--regid", str(uid), "--clear-groups"] if uid is not None else []
+    return [path, *ids, "--pdeathsig", "KILL", "--"]
+
+
+def spawn(argv: list[str], uid: int | None, limits: list[tuple[int, int]], env: Mapping[str, str], cwd: str,
+          renumbered: bool, seccomp_file: str = "/dev/null",
+          join: Callable[[int], None] | None = None) -> subprocess.Popen[bytes]:
+    """Start argv behind the gate as uid, join its group (join(pid)), set its rlimits, then open the gate."""
+    gate = [SHELL, "-c", GATE_RENUMBERED if renumbered else GATE, seccomp_file]
+    proc = subprocess.Popen([*gate, *setpriv_prefix(uid), *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, bufsize=0, env=dict(env), cwd=cwd, start_new_session=True,
+                            close_fds=True)
+    try:
+        if join is not None:
+            join(proc.pid)
+        for kind, value in limits:
+            resource.prlimit(proc.pid, kind, (value, value))
+        assert proc.stdin is not None
+        os.write(proc.stdin.fileno(), b"\n")
+    except BaseException:
+        reap(proc)
+        raise
+    return proc
+
+
+def reap(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a started gate or sandbox, wait for it and close its pipes."""
+    killpg(proc.pid)
+    kill_pid(proc.pid)
+    proc.wait()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 # --- uids and processes: one unprivileged uid per live seat -----------------------------------------------------
 
 
 class UidLease:
-    """An exclusive uid for one seat, held by an flock on a lock file so that concurrent workers never share one."""
+    """An exclusive uid for one seat, held by an flock on a lock file so that concurrent workers never share one.
 
-    def __init__(self, uid_base: int, uid_count: int, lock_dir: str = "") -> None:
+    Its number also names the seat's control group (`seat-N`): a group whose lock nobody holds is a leftover.
+    With groups, leftovers of the uid are killed through its group; without, by scanning /proc for the uid.
+    """
+
+    def __init__(self, uid_base: int, uid_count: int, lock_dir: str = "", groups: Host | None = None) -> None:
         locks = Path(lock_dir or default_lock_dir())
         locks.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if (key := (uid_base, uid_count, str(locks))) not in _swept:
-            sweep_orphans(range(uid_base, uid_base + uid_count), locks)
-            _swept.add(key)
+        sweep_once(range(uid_base, uid_base + uid_count), locks, groups)
         start = (os.getpid() * 31 + time.monotonic_ns()) % uid_count
         for i in range(uid_count):
             uid = uid_base + (start + i) % uid_count
@@ -185,7 +253,8 @@ class UidLease:
                 os.close(fd)
                 continue
             self.uid, self._fd = uid, fd
-            kill_uid(uid)  # whatever a crashed worker left behind under this uid
+            if groups is None:
+                kill_uid(uid)  # whatever a crashed worker left behind under this uid
             return
         raise RuntimeError(f"all {uid_count} sandbox uids from {uid_base} are in use")
 
@@ -198,15 +267,24 @@ class UidLease:
 _swept: set[tuple[int, int, str]] = set()
 
 
-def sweep_orphans(uids: range, locks: Path) -> None:
-    """Kill the processes and remove the seat dirs of every sandbox uid that no live seat holds.
+def sweep_once(uids: range, locks: Path, groups: Host | None) -> None:
+    """sweep_orphans, the first time this process asks for these uids and locks."""
+    if (key := (uids.start, uids.stop, str(locks))) not in _swept:
+        sweep_orphans(uids, locks, groups)
+        _swept.add(key)
 
-    That is what a crashed worker leaves behind: its seats' temp dirs (each owned by its seat's uid) and, if it was
-    killed in the few milliseconds between starting bwrap and bwrap arming --die-with-parent, an orphaned bot.
-    This runs once per worker process; each lease also kills leftovers of its own uid.
+
+def sweep_orphans(uids: range, locks: Path, groups: Host | None = None) -> None:
+    """Kill the processes and remove the seat dirs and control groups of every sandbox uid no live seat holds.
+
+    That is what a worker killed with SIGKILL leaves behind: its seats' temp dirs (each owned by its seat's uid), their
+    groups (`seat-N`, processes included) and, if it died in the instant between opening a seat's gate and setpriv
+    arming the parent-death signal, an orphaned bot. This runs at worker start (`workers.sandbox.prepare_worker`)
+    and once per process before its first seat.
     """
     dirs = _seat_dirs_by_owner(uids)
-    for uid in sorted({u for u in _uids_in_use() if u in uids} | set(dirs)):
+    slots = {s for s in seat_slots(groups) if s in uids} if groups is not None else set()
+    for uid in sorted({u for u in _uids_in_use() if u in uids} | set(dirs) | slots):
         fd = os.open(locks / f"uid-{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -214,6 +292,8 @@ def sweep_orphans(uids: range, locks: Path) -> None:
             os.close(fd)
             continue  # a live seat holds it
         try:
+            if groups is not None:
+                remove_seat(groups, uid)
             kill_uid(uid)
             for path in dirs.get(uid, []):
                 shutil.rmtree(path, ignore_errors=True)
@@ -298,37 +378,18 @@ def killpg(pgid: int) -> None:
 _working: set[tuple[str, ...]] = set()
 
 
-def self_test(argv: list[str], uid: int | None) -> None:
+def self_test(argv: list[str], uid: int | None, seccomp_file: str) -> None:
     """Once per process and command shape: start an empty sandbox. Raises SandboxUnavailable when bwrap fails.
 
     Without this, a host that refuses user namespaces would look like a bot that died at once, and the bot would
     forfeit for the host's fault; an infrastructure fault must fail the match instead (ARCHITECTURE §4).
     """
-    key = (argv[0], str(uid is None))
+    key = (argv[0], str(uid is None), seccomp_file)
     if key in _working:
         return
-    probe = argv[: argv.index("--") + 2] + ["-S", "-c", "pass"]
-    done = subprocess.run(probe, capture_output=True, env=dict(SANDBOX_ENV), cwd="/", timeout=30,
-                          user=uid, group=uid, extra_groups=[] if uid is not None else None)
-    if done.returncode != 0:
-        raise SandboxUnavailable(f"bwrap cannot start a sandbox here: {done.stderr.decode(errors='replace')}")
+    probe = argv[: argv.index("--") + 5 + len(PYTHON_FLAGS)] + ["-c", "pass"]  # the inner shell and interpreter
+    proc = spawn(probe, uid, [], SANDBOX_ENV, "/", True, seccomp_file)
+    _, err = proc.communicate(timeout=30)
+    if proc.returncode != 0:
+        raise SandboxUnavailable(f"bwrap cannot start a sandbox here: {err.decode(errors='replace')}")
     _working.add(key)
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def limiter(limits: list[tuple[int, int]]) -> Callable[[], None]:
-    """The preexec_fn: runs in the child after the uid drop, before exec. Sets each limit soft = hard, and has the
-    kernel SIGKILL the child if the worker dies before bwrap's own --die-with-parent is in place."""
-    libc = ctypes.CDLL(None, use_errno=True)  # loaded here, in the worker: the child only makes the call
-    worker = os.getpid()
-
-    def apply() -> None:
-        for kind, value in limits:
-            resource.setrlimit(kind, (value, value))
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != worker:  # the worker died between fork and prctl
-            os._exit(1)
-
-    return apply

@@ -5,8 +5,29 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 
 app = Celery("ludus", include=["workers.tasks"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
+
+
+@worker_init.connect
+def _sweep_sandbox_leftovers(**_: object) -> None:
+    """At worker start: remove what a worker killed with SIGKILL left (seat processes, dirs, control groups)."""
+    from workers.sandbox import SandboxConfig, prepare_worker
+
+    config = SandboxConfig()
+    prepare_worker(config.uid_base, config.uid_count, config.lock_dir)
+
+
+@worker_init.connect
+def _serve_metrics(**_: object) -> None:
+    """The worker's Prometheus endpoint, from its main process before the pool forks (workers/metrics.py)."""
+    from django.conf import settings
+
+    if settings.LUDUS_METRICS_PORT:
+        from workers.metrics import serve
+
+        serve(settings.LUDUS_METRICS_PORT)

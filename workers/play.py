@@ -8,7 +8,8 @@ from typing import Any
 
 from engine import load_game, protocol
 from engine.core import Outcome
-from workers.seats import Clock, Reply, SeatDied, SeatPlayer
+from workers.metrics import count_fault
+from workers.seats import Clock, Reply, SeatDied, SeatPlayer, finish_seats, hand_turn, start_seats
 
 DEFAULT_CLOCK = Clock()
 DEFAULT_CHOICE = 0  # the documented default on a fault: the first option (ARCHITECTURE §4)
@@ -44,21 +45,25 @@ def play_game(
     state = game.new_state(num_players, seed, full_options)
     result = PlayResult(faults=[0] * num_players, forfeited=[False] * num_players)
     banks = [clock.bank_ms] * num_players
-    for seat, player in enumerate(players):
-        hello = protocol.hello(game.name, game.rules_version, seat, num_players, full_options, clock.to_dict())
-        try:
-            player.start(hello)
-        except SeatDied:
-            result.forfeited[seat] = True
-    seq = 0
+    hellos = [protocol.hello(game.name, game.rules_version, seat, num_players, full_options, clock.to_dict())
+              for seat in range(num_players)]
+    started = start_seats(players, hellos)
+    result.forfeited = [not ok for ok in started]
+    seq, holder = 0, -1
     while (decision := state.decision()) is not None:
         seat = decision.seat
         seq += 1
+        if seat != holder:  # only the seat holding the decision may compute (docs/bots.md, "The freezer")
+            hand_turn(players, seat)
+            holder = seat
         reply = _ask(players[seat], seq, state, decision, banks[seat], result)
         banks[seat] = max(0, banks[seat] - max(0, reply.ms - clock.move_ms))
         record: dict[str, Any] = {"seat": seat, "choice": reply.choice, "ms": reply.ms}
+        if reply.cpu_ms is not None:
+            record["cpu_ms"] = reply.cpu_ms
         if reply.fault:
             record["fault"] = reply.fault
+            count_fault(reply.fault)
             result.faults[seat] += 1
             if result.faults[seat] >= max_faults:
                 result.forfeited[seat] = True
@@ -68,12 +73,7 @@ def play_game(
         if on_action is not None:
             on_action(result.actions)
     result.outcome = forfeit_last(state.outcome(), result.forfeited)
-    for player in players:
-        try:
-            player.finish({"type": "result", "outcome": result.outcome.to_dict()})
-        except SeatDied:
-            pass
-        result.logs.append(player.log())
+    result.logs = finish_seats(players, result.outcome.to_dict())
     return result
 
 
@@ -93,7 +93,7 @@ def _ask(player: SeatPlayer, seq: int, state: Any, decision: Any, bank_ms: int, 
         reply = player.decide(seq, view, decision, bank_ms)
     except SeatDied as exc:
         result.forfeited[seat] = True
-        return Reply(choice=DEFAULT_CHOICE, ms=0, fault="died", detail=str(exc))
+        return Reply(choice=DEFAULT_CHOICE, ms=0, fault=exc.code, detail=str(exc))
     if reply.fault is None and not 0 <= reply.choice < len(decision.options):
         return Reply(choice=DEFAULT_CHOICE, ms=reply.ms, fault="out_of_range", detail=f"choice {reply.choice}")
     return reply

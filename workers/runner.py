@@ -27,6 +27,7 @@ from replays.verify import ReplayMismatch, verify_document
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
 from tournaments.services import ResultRefused, claim_match, fail_match, record_result, renew_lease
+from workers import metrics
 from workers.play import play_game
 from workers.seats import Clock, InProcessSeat, SeatPlayer
 
@@ -55,6 +56,7 @@ def run_match(match_id: int) -> str:
     finally:
         heartbeat.stop()
     logger.info("match %s %s; timings %s", match_id, outcome, json.dumps(timings.ms))
+    metrics.observe_run(outcome, timings.ms)
     return outcome
 
 

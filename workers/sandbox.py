@@ -2,53 +2,58 @@
 
 `make_sandboxed_seat(bot_version, seat, match)` is what the match runner calls. It returns a `SandboxedSeat`, a
 `workers.seats.SeatPlayer`: the bot's files are unpacked into a private temp dir, the process starts under `bwrap`
-as an unprivileged uid of its own (when the worker runs as root) with rlimits, and every decision is a `decide`
-line answered by one reply line within `move_ms + bank_ms`. Nothing outlives `finish()`: the process tree, the temp
-dir, the pipes and the uid are all given back.
+(with a seccomp filter) as an unprivileged uid of its own (when the worker runs as root), in a control group of its
+own (workers/cgroups.py) and with rlimits, and every decision is a `decide` line answered by one reply line within
+`move_ms + bank_ms`. The seat's group is frozen except while it holds the decision (and while it boots, before the
+match's first decision), so no seat computes on another's clock. Nothing outlives `finish()`: the processes, the
+group, the temp dir, the pipes and the uid are all given back.
 
-`LUDUS_SANDBOX=none` runs uploaded code without bwrap (still with rlimits and its own uid). It exists for
+`LUDUS_SANDBOX=none` runs uploaded code without bwrap (still with its group, rlimits and its own uid). It exists for
 development machines without user namespaces; production settings must refuse it unless DEBUG is on.
 """
 
 from __future__ import annotations
 
-import io
+import array
+import fcntl
 import math
 import os
 import resource
 import select
-import shutil
 import subprocess
 import tempfile
+import termios
 import threading
 import time
 import weakref
-import zipfile
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from engine import protocol
 from engine.core import Decision
+from workers.bot_files import BadBotSource, check_source, unpack_bot, write_file
 from workers.bwrap import (
     SANDBOX_ENV,
     SandboxUnavailable,
     UidLease,
     bwrap_command,
-    children_of,
+    default_lock_dir,
     find_interpreter,
-    kill_pid,
-    kill_uid,
-    killpg,
-    limiter,
     pids_of_uid,
     self_test,
+    spawn,
 )
+from workers.cgroups import Limits
+from workers.metrics import count_sandbox_kill
+from workers.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, prepare_worker
+from workers.seat_log import StderrLog
 from workers.seats import Reply, SeatDied
+from workers.seccomp import SeccompUnavailable, bpf_path
 
 __all__ = [
     "BadBotSource", "SandboxConfig", "SandboxUnavailable", "SandboxedSeat", "check_source", "make_sandboxed_seat",
-    "pids_of_uid", "sandbox_kind", "unpack_bot",
+    "pids_of_uid", "prepare_worker", "sandbox_kind", "unpack_bot",
 ]
 
 SANDBOX_KINDS = ("bwrap", "none")
@@ -67,7 +72,8 @@ class SandboxConfig:
     max_open_files: int = 64  # RLIMIT_NOFILE
     max_file_bytes: int = 16 * MiB  # RLIMIT_FSIZE: the largest file a bot may write
     tmp_bytes: int = 64 * MiB  # size of the private tmpfs at /tmp
-    stderr_bytes: int = 64 * 1024  # the seat's log is cut here, with a "[truncated]" marker
+    shm_bytes: int = 1 * MiB  # size of the private tmpfs at /dev/shm (POSIX shared memory, multiprocessing)
+    stderr_bytes: int = 64 * 1024  # the seat's log keeps this much: its first and its last half
     startup_ms: int = 2000  # extra allowance on the first decision for starting the interpreter; never charged
     finish_ms: int = 200  # how long a bot may take to exit on its own after `result`
     upload_bytes: int = 16 * MiB  # the bot's unpacked files, in total
@@ -76,6 +82,14 @@ class SandboxConfig:
     uid_count: int = 1000  # [uid_base, uid_base + uid_count)
     lock_dir: str = ""  # where the uid leases are held ("" picks /run/ludus-sandbox or the temp dir)
     python: str | None = None  # the interpreter (default: LUDUS_SANDBOX_PYTHON, then /usr/bin/python3)
+    # The seat's control group: all its processes together.
+    # Anonymous, shared, tmpfs and kernel memory; over it the seat is killed. Above one process's address space plus
+    # /tmp, so that a single process that allocates too much gets a MemoryError (a traceback for its author) first.
+    group_memory_bytes: int = 640 * MiB
+    group_processes: int = 32  # pids.max: processes and threads (bwrap's two included)
+    cpu_cores: float = 1.0  # CPU quota while the seat computes
+    cgroups: CgroupMode = "required"  # "optional": use them where the host has them; "off": never (benchmarks)
+    seccomp: bool = True
 
     def rlimits(self) -> list[tuple[int, int]]:
         return [
@@ -87,170 +101,11 @@ class SandboxConfig:
             (resource.RLIMIT_CORE, 0),
         ]
 
-
-class BadBotSource(ValueError):
-    """An upload that is not a .py file or a .zip with main.py within the size limits."""
-
-
-# --- the bot's files ----------------------------------------------------------------------------------------------
-
-
-def unpack_bot(source: bytes, filename: str, dest: Path, config: SandboxConfig = SandboxConfig()) -> None:
-    """Write an upload into dest as main.py (a .py) or its files (a .zip with main.py). Raises BadBotSource."""
-    dest.mkdir(mode=0o755, exist_ok=True)
-    suffix = filename.lower().rsplit(".", 1)[-1]
-    if suffix == "py":
-        if len(source) > config.upload_bytes:
-            raise BadBotSource(f"{filename} is {len(source)} bytes, over the {config.upload_bytes} limit")
-        _write_file(dest / "main.py", source)
-    elif suffix == "zip":
-        _unpack_zip(source, filename, dest, config)
-    else:
-        raise BadBotSource(f"a bot is a .py file or a .zip with main.py, got {filename!r}")
-
-
-def check_source(source: bytes, filename: str, config: SandboxConfig = SandboxConfig()) -> None:
-    """Validate an upload without keeping it (for the upload API). Raises BadBotSource."""
-    with tempfile.TemporaryDirectory(prefix="ludus-check-") as tmp:
-        unpack_bot(source, filename, Path(tmp) / "bot", config)
-
-
-def _unpack_zip(source: bytes, filename: str, dest: Path, config: SandboxConfig) -> None:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(source))
-        members = [m for m in archive.infolist() if not m.is_dir()]
-    except (zipfile.BadZipFile, ValueError) as exc:
-        raise BadBotSource(f"{filename} is not a zip file: {exc}") from None
-    if len(members) > config.upload_files:
-        raise BadBotSource(f"{filename} holds {len(members)} files, over the {config.upload_files} limit")
-    names = [_safe_name(m.filename, filename) for m in members]
-    if len(set(names)) != len(names):
-        raise BadBotSource(f"{filename} holds the same path twice")
-    strip = _common_folder(names)
-    if "main.py" not in {"/".join(n[strip:]) for n in names}:
-        raise BadBotSource(f"{filename} has no main.py at its top level")
-    try:
-        _extract(archive, members, [n[strip:] for n in names], dest, config.upload_bytes, filename)
-    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, OSError) as exc:
-        raise BadBotSource(f"{filename} cannot be unpacked: {exc}") from None
-
-
-def _extract(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], names: list[tuple[str, ...]], dest: Path,
-             limit: int, filename: str) -> None:
-    budget = limit
-    with archive:
-        for member, name in zip(members, names, strict=True):
-            with archive.open(member) as stream:
-                data = stream.read(budget + 1)  # never more than the budget, whatever the header claims
-            budget -= len(data)
-            if budget < 0:
-                raise BadBotSource(f"{filename} unpacks to more than {limit} bytes")
-            target = dest.joinpath(*name)
-            _make_dirs(dest, target.parent)
-            _write_file(target, data)
-
-
-def _safe_name(name: str, filename: str) -> tuple[str, ...]:
-    parts = PurePosixPath(name.replace("\\", "/")).parts
-    if not parts or name.startswith("/") or any(p in ("..", "") for p in parts) or ":" in parts[0]:
-        raise BadBotSource(f"{filename} holds an unsafe path {name!r}")
-    return parts
-
-
-def _common_folder(names: list[tuple[str, ...]]) -> int:
-    """1 when every file sits in one top folder holding main.py (a zipped folder), else 0."""
-    tops = {n[0] for n in names}
-    return 1 if len(tops) == 1 and all(len(n) > 1 for n in names) and any(n[1:] == ("main.py",) for n in names) else 0
-
-
-def _make_dirs(root: Path, directory: Path) -> None:
-    for parent in reversed([directory, *directory.parents]):
-        if parent.is_relative_to(root) and not parent.exists():
-            parent.mkdir(mode=0o755)
-
-
-def _write_file(path: Path, data: bytes) -> None:
-    path.write_bytes(data)
-    path.chmod(0o444)
+    def group_limits(self) -> Limits:
+        return Limits(self.group_memory_bytes, self.group_processes, self.cpu_cores)
 
 
 # --- the seat -----------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _StderrLog:
-    """The seat's stderr, drained by a thread into a capped buffer."""
-
-    cap: int
-    data: bytearray = field(default_factory=bytearray)
-    dropped: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def drain(self, fd: int) -> None:
-        while chunk := _read_retrying(fd):
-            with self.lock:
-                room = max(0, self.cap - len(self.data))
-                self.data += chunk[:room]
-                self.dropped += len(chunk) - min(room, len(chunk))
-
-    def text(self) -> str:
-        with self.lock:
-            text = self.data.decode("utf-8", "replace")
-            return text + (f"\n[truncated: {self.dropped} more bytes]\n" if self.dropped else "")
-
-    def note(self, line: str) -> None:
-        with self.lock:
-            self.data += f"[ludus] {line}\n".encode()[: max(0, self.cap + 1024 - len(self.data))]
-
-
-def _read_retrying(fd: int) -> bytes:
-    try:
-        return os.read(fd, _CHUNK)
-    except OSError:
-        return b""
-
-
-@dataclass
-class _Resources:
-    """Everything a seat holds on the host; `close` gives it all back and is safe to call twice."""
-
-    seat_dir: Path
-    lease: UidLease | None = None
-    proc: subprocess.Popen[bytes] | None = None
-    stderr_thread: threading.Thread | None = None
-    closed: bool = False
-
-    def kill(self) -> None:
-        """Kill the sandbox: the bot first, pid 1 of its namespace (the kernel kills the rest), then reap bwrap."""
-        proc = self.proc
-        if proc is None:
-            return
-        if proc.poll() is None:
-            bots = children_of(proc.pid)  # none yet if bwrap is still setting up
-            for child in bots:
-                kill_pid(child)
-            try:
-                proc.wait(timeout=1.0 if bots else 0.05)
-            except subprocess.TimeoutExpired:
-                killpg(proc.pid)
-                proc.wait()
-        if self.lease is not None:
-            kill_uid(self.lease.uid)
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        self.kill()
-        if self.stderr_thread is not None:
-            self.stderr_thread.join(timeout=2.0)
-        if self.proc is not None:
-            for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-                if pipe is not None:
-                    pipe.close()
-        shutil.rmtree(self.seat_dir, ignore_errors=True)
-        if self.lease is not None:
-            self.lease.release()
 
 
 class SandboxedSeat:
@@ -263,16 +118,22 @@ class SandboxedSeat:
         if sandbox not in SANDBOX_KINDS:
             raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_KINDS)}, got {sandbox!r}")
         self.config = config or SandboxConfig()
+        if self.config.cgroups not in CGROUP_MODES:
+            raise ValueError(f"cgroups must be one of {', '.join(CGROUP_MODES)}, got {self.config.cgroups!r}")
         self.sandbox = sandbox
         self.source, self.filename = source, filename
-        self._res = _Resources(Path(tempfile.mkdtemp(prefix=f"ludus-{label}-")))
+        self._res = SeatHost(Path(tempfile.mkdtemp(prefix=f"ludus-{label}-")))
         self._finalizer = weakref.finalize(self, self._res.close)
-        self._log = _StderrLog(self.config.stderr_bytes)
+        self._log = StderrLog(self.config.stderr_bytes)
         self._buf = bytearray()
         self._scanned = 0  # bytes of _buf already searched for a newline
         self._discarding = False  # inside a line that was too long: drop bytes up to its newline
-        self._dead: str | None = None
+        self._dead: str | None = None  # why the process is gone, in words: a died fault's detail
+        self._dead_code = "died"
         self._first = True
+        self._cpu_ns = 0  # the group's CPU time at the end of the seat's last move
+        self._frozen = False
+        self._finish_deadline: float | None = None
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
 
     # --- SeatPlayer --------------------------------------------------------------------------------------------
@@ -284,66 +145,112 @@ class SandboxedSeat:
 
     @property
     def uid(self) -> int | None:
-        return self._res.lease.uid if self._res.lease else None
+        return self._res.lease.uid if self._res.lease and os.geteuid() == 0 else None
 
     @property
     def pid(self) -> int | None:
         return self._res.proc.pid if self._res.proc else None
 
+    @property
+    def group(self) -> Any:
+        """The seat's SeatGroup, or None when it runs without one."""
+        return self._res.group
+
     def start(self, hello: dict[str, Any]) -> None:
-        """Unpack the bot, start its sandbox and send hello. A broken upload or a failed start raises SeatDied."""
+        """Unpack the bot, start its sandbox and send hello; the bot boots meanwhile. A broken upload or a failed
+        start raises SeatDied; a host that cannot sandbox raises SandboxUnavailable."""
         self.move_ms = int(hello.get("clock", {}).get("move_ms", self.move_ms))
         try:
             self._spawn()
         except BadBotSource as exc:
-            self._die(f"bad upload: {exc}")
+            self._die(f"bad upload: {exc}", "bad_upload")
             raise SeatDied(str(exc)) from None
         if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
-            self._die("the bot did not read its hello")
+            self._die("the bot did not read its hello", "no_hello")
             raise SeatDied("the bot did not read its hello")
+
+    def settle(self, deadline: float) -> None:
+        """Let the bot boot until it has read its hello (or the deadline), then freeze it until its turn."""
+        proc = self._res.proc
+        if proc is None or proc.stdin is None or self._dead is not None:
+            return
+        waiting = array.array("i", [1])
+        while time.monotonic() < deadline and proc.poll() is None:
+            fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, waiting)  # bytes not yet read by the bot
+            if waiting[0] == 0:
+                break
+            time.sleep(0.002)
+        self.pause()
+
+    def pause(self) -> None:
+        """Freeze the seat: another seat holds the decision now (workers.seats.hand_turn). A seat whose processes
+        went over the memory limit is killed here (v1 has no oom.group: the kernel killed one process only)."""
+        group = self._res.group
+        if group is None or group.removed or self._frozen:
+            return
+        group.freeze()
+        self._frozen = True
+        if self._dead is None and group.oom_kills():
+            self._died("")
 
     def decide(self, seq: int, view: dict[str, Any] | None, decision: Decision, bank_ms: int) -> Reply:
         """Send decide seq and wait for one reply line until move_ms + bank_ms. Raises SeatDied if the bot is gone."""
         if self._dead is not None:
-            raise SeatDied(self._dead)
+            raise SeatDied(self._dead, self._dead_code)
         clock = {"move_ms": self.move_ms, "bank_ms": bank_ms}
         allowance = self.config.startup_ms if self._first else 0
         self._first = False
         line_out = protocol.encode(protocol.decide(seq, view, decision, clock))  # the engine's time, not the bot's
+        self._resume()
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
         sent = self._send(line_out, deadline)
         line = self._read_line(deadline) if sent else None
         ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
+        cpu_ms = self._cpu_ms()
         if line is None:
             limit = clock["move_ms"] + bank_ms
-            self._die(f"decision {seq}: no reply within {limit} ms; killed")
-            return Reply(choice=0, ms=ms, fault="timeout", detail=f"no reply within {limit} ms")
+            self._die(f"decision {seq}: no reply within {limit} ms; killed", "timeout",
+                      f"killed by the sandbox when decision {seq} timed out")
+            return Reply(choice=0, ms=ms, fault="timeout", detail=f"no reply within {limit} ms", cpu_ms=cpu_ms)
         if isinstance(line, protocol.ProtocolFault):
-            return Reply(choice=0, ms=ms, fault=line.code, detail=str(line))
+            return Reply(choice=0, ms=ms, fault=line.code, detail=str(line), cpu_ms=cpu_ms)
         try:
-            return Reply(choice=protocol.parse_reply(line, seq, len(decision.options)), ms=ms)
+            return Reply(choice=protocol.parse_reply(line, seq, len(decision.options)), ms=ms, cpu_ms=cpu_ms)
         except protocol.ProtocolFault as fault:
-            return Reply(choice=0, ms=ms, fault=fault.code, detail=str(fault))
+            return Reply(choice=0, ms=ms, fault=fault.code, detail=str(fault), cpu_ms=cpu_ms)
+
+    def send_result(self, outcome: dict[str, Any]) -> None:
+        """The first half of finish: thaw, send result and close stdin, so that all seats can exit together."""
+        if self._finish_deadline is not None:
+            return
+        self._finish_deadline = time.monotonic() + self.config.finish_ms / 1000
+        message = outcome if outcome.get("type") == "result" else protocol.result(outcome)
+        if self._dead is None and self._res.proc is not None:
+            self._resume()
+            try:
+                if self._send(protocol.encode(message), self._finish_deadline):
+                    self._close_stdin()
+            except SeatDied:
+                pass
 
     def finish(self, outcome: dict[str, Any]) -> None:
         """Send result, give the bot finish_ms to exit, then kill what is left and give every resource back."""
-        message = outcome if outcome.get("type") == "result" else protocol.result(outcome)
         try:
-            if self._dead is None and self._res.proc is not None:
-                deadline = time.monotonic() + self.config.finish_ms / 1000
-                if self._send(protocol.encode(message), deadline):
-                    self._close_stdin()
-                    self._wait_exit(deadline)
+            self.send_result(outcome)
+            if self._dead is None and self._res.proc is not None and self._finish_deadline is not None:
+                self._wait_exit(self._finish_deadline)
         finally:
             self.close()
 
     def log(self) -> str:
-        """The seat's stderr, capped at config.stderr_bytes, with the sandbox's own notes."""
+        """The seat's stderr, its head and tail kept within config.stderr_bytes, with the sandbox's own notes."""
         return self._log.text()
 
     def close(self) -> None:
         """Kill the sandbox and remove its files (idempotent; also run when the seat is garbage-collected)."""
+        if self._dead is None and self._res.proc is not None and self._res.proc.poll() is None:
+            count_sandbox_kill("stopped")  # still running: a forfeit, an aborted match, or no exit after result
         self._dead = self._dead or "closed"
         self._finalizer()
 
@@ -353,43 +260,95 @@ class SandboxedSeat:
         unpack_bot(self.source, self.filename, self.seat_dir / "bot", self.config)
         sdk_dir = self.seat_dir / "ludus"
         sdk_dir.mkdir(mode=0o755)
-        _write_file(sdk_dir / "ludus.py", SDK_SOURCE.read_bytes())
+        write_file(sdk_dir / "ludus.py", SDK_SOURCE.read_bytes())
         interp = find_interpreter(self.config.python)
-        is_root = os.geteuid() == 0
-        if is_root:
-            self._res.lease = UidLease(self.config.uid_base, self.config.uid_count, self.config.lock_dir)
-            os.chown(self.seat_dir, self._res.lease.uid, self._res.lease.uid)
+        host = cgroup_host(self.config.cgroups)
+        if os.geteuid() == 0 or host is not None:  # the lease names the group, and as root gives the seat its uid
+            self._res.lease = UidLease(self.config.uid_base, self.config.uid_count, self.config.lock_dir, host)
+        uid = self.uid
+        if uid is not None:
+            os.chown(self.seat_dir, uid, uid)
         os.chmod(self.seat_dir, 0o700)
-        uid = self._res.lease.uid if self._res.lease else None
-        if self.sandbox == "bwrap":
-            argv = bwrap_command(interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes)
-            env, cwd = dict(SANDBOX_ENV), "/"
-            self_test(argv, uid)
-        else:
-            argv = [interp.executable, "-S", str(self.seat_dir / "bot" / "main.py")]
-            env = {**SANDBOX_ENV, "PYTHONPATH": str(sdk_dir), "HOME": str(self.seat_dir)}
-            cwd = str(self.seat_dir / "bot")
+        if host is not None:
+            self._res.make_group(host, self.config.group_limits())
+        argv, env, cwd, seccomp_file = self._command(interp, sdk_dir, uid)
         limits = self.config.rlimits()
         if uid is None and self.sandbox == "none":  # NPROC would count the worker's own processes
             limits = [(k, v) for k, v in limits if k != resource.RLIMIT_NPROC]
-        self._res.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, env=env,
-            cwd=cwd, start_new_session=True, close_fds=True, preexec_fn=limiter(limits),
-            user=uid, group=uid, extra_groups=[] if uid is not None else None,
-        )
-        for pipe in (self._res.proc.stdin, self._res.proc.stdout):
-            assert pipe is not None
+        group = self._res.group
+        self._res.proc = spawn(argv, uid, limits, env, cwd, renumbered=self.sandbox == "bwrap",
+                               seccomp_file=seccomp_file, join=group.join if group is not None else None)
+        self._start_log_thread()
+
+    def _command(self, interp: Any, sdk_dir: Path, uid: int | None) -> tuple[list[str], dict[str, str], str, str]:
+        """The sandbox's argv, environment, working dir and seccomp file."""
+        if self.sandbox == "none":
+            argv = [interp.executable, "-S", str(self.seat_dir / "bot" / "main.py")]
+            env = {**SANDBOX_ENV, "PYTHONPATH": str(sdk_dir), "HOME": str(self.seat_dir)}
+            return argv, env, str(self.seat_dir / "bot"), "/dev/null"
+        try:
+            seccomp_file = bpf_path(self.config.lock_dir or default_lock_dir()) if self.config.seccomp else "/dev/null"
+        except SeccompUnavailable as exc:
+            raise SandboxUnavailable(str(exc)) from None
+        argv = bwrap_command(interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes,
+                             seccomp=self.config.seccomp, shm_bytes=self.config.shm_bytes)
+        self_test(argv, uid, seccomp_file)
+        return argv, dict(SANDBOX_ENV), "/", seccomp_file
+
+    def _start_log_thread(self) -> None:
+        proc = self._res.proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        for pipe in (proc.stdin, proc.stdout):
             os.set_blocking(pipe.fileno(), False)
-        assert self._res.proc.stderr is not None
-        thread = threading.Thread(target=self._log.drain, args=(self._res.proc.stderr.fileno(),),
-                                  name=f"ludus-stderr-{self._res.proc.pid}", daemon=True)
+        thread = threading.Thread(target=self._log.drain, args=(proc.stderr.fileno(),),
+                                  name=f"ludus-stderr-{proc.pid}", daemon=True)
         thread.start()
         self._res.stderr_thread = thread
 
-    def _die(self, why: str) -> None:
-        self._dead = why
-        self._log.note(why)
+    def _resume(self) -> None:
+        group = self._res.group
+        if self._frozen and group is not None and not group.removed:
+            group.thaw()
+        self._frozen = False
+
+    def _cpu_ms(self) -> int | None:
+        """The CPU milliseconds all the seat's processes used since the last reading (its own time only: the seat
+        is frozen whenever another holds the decision)."""
+        group = self._res.group
+        if group is None or group.removed:
+            return None
+        used = group.cpu_ns()
+        ms, self._cpu_ns = (used - self._cpu_ns) // 1_000_000, used
+        return int(ms)
+
+    def _die(self, note: str, kill: str, cause: str | None = None, code: str = "died") -> None:
+        """Kill the sandbox, counted by kill (workers/metrics.py); note goes to the log, cause (default: note) is what
+        a later died fault says."""
+        count_sandbox_kill(kill)
+        self._dead, self._dead_code = cause or note, code
+        self._log.note(note)
         self._res.kill()
+
+    def _died(self, what: str) -> SeatDied:
+        """The process is gone (or closed its pipes): kill what is left and say why, in the died fault's words."""
+        cause, code = self._death_cause(what)
+        self._die(cause, "oom" if code == "oom" else "exited", code=code)
+        return SeatDied(cause, code)
+
+    def _death_cause(self, what: str) -> tuple[str, str]:
+        group = self._res.group
+        if group is not None and not group.removed and group.oom_kills():
+            mib = self.config.group_memory_bytes >> 20
+            return f"out of memory: the seat's processes went over its {mib} MiB and the kernel killed them", "oom"
+        proc = self._res.proc
+        assert proc is not None
+        try:
+            status = proc.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            return f"the bot {what} while still running", "died"
+        if status > 128:  # bwrap reports a bot killed by a signal as 128 + the signal
+            return f"the bot was killed by signal {status - 128}", "died"
+        return f"the bot exited with status {status}", "died"
 
     def _close_stdin(self) -> None:
         proc = self._res.proc
@@ -419,8 +378,7 @@ class SandboxedSeat:
             except BlockingIOError:
                 pass
             except BrokenPipeError:
-                self._die("the bot exited")
-                raise SeatDied("the bot exited") from None
+                raise self._died("closed its stdin") from None
             if not _wait(fd, select.POLLOUT, deadline):
                 return False
         return True
@@ -434,16 +392,32 @@ class SandboxedSeat:
             found = self._take_line()
             if found is not None:
                 return found
-            if not _wait(fd, select.POLLIN, deadline):
+            if not self._wait_reply(fd, deadline):
                 return None
             try:
                 chunk = os.read(fd, _CHUNK)
             except BlockingIOError:
                 continue
             if not chunk:
-                self._die("the bot closed its stdout or exited")
-                raise SeatDied("the bot exited")
+                raise self._died("closed its stdout")
             self._buf += chunk
+
+    def _wait_reply(self, fd: int, deadline: float) -> bool:
+        """Wait for stdout to be readable (True) or the deadline (False); a stdin closed meanwhile is a death."""
+        proc = self._res.proc
+        assert proc is not None and proc.stdin is not None
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
+        ready = dict(poller.poll(math.ceil(remaining * 1000)))
+        if fd in ready:
+            return True
+        if ready:
+            raise self._died("closed its stdin")
+        return False
 
     def _take_line(self) -> bytes | protocol.ProtocolFault | None:
         """Cut one complete line off the buffer, keeping at most MAX_LINE bytes of an unfinished one."""
@@ -489,9 +463,19 @@ def sandbox_kind(sandbox: str | None) -> str:
     return kind
 
 
+def cgroup_mode() -> CgroupMode:
+    """required, or optional when the operator opted out (LUDUS_SANDBOX_WITHOUT_CGROUPS, read by the settings)."""
+    from django.conf import settings
+
+    if settings.configured and getattr(settings, "LUDUS_SANDBOX_WITHOUT_CGROUPS", False):
+        return "optional"
+    return "required"
+
+
 def make_sandboxed_seat(bot_version: Any, seat: Any, match: Any, sandbox: str | None = None,
                         config: SandboxConfig | None = None) -> SandboxedSeat:
     """The SeatPlayer for an uploaded bot version (anything with .source bytes, .filename and .id)."""
     source = bytes(bot_version.source)
     label = f"bv{getattr(bot_version, 'id', 'x')}-m{getattr(match, 'id', 'x')}"
+    config = config or replace(SandboxConfig(), cgroups=cgroup_mode())
     return SandboxedSeat(source, str(bot_version.filename), config, sandbox_kind(sandbox), label)

@@ -6,6 +6,7 @@ Sandboxed players for uploaded bots implement the same interface in workers/sand
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -26,12 +27,17 @@ class Clock:
 
 @dataclass(frozen=True)
 class Reply:
-    """A seat's answer to one decision. fault is None, or a short code such as 'bad_json' or 'timeout'."""
+    """A seat's answer to one decision. fault is None, or a short code such as 'bad_json' or 'timeout'.
+
+    ms is the wall time the clock charges; cpu_ms, where the seat has a control group, the CPU time all its
+    processes used for this move (recorded in the action log beside ms).
+    """
 
     choice: int
     ms: int
     fault: str | None = None
     detail: str = ""
+    cpu_ms: int | None = None
 
 
 class SeatPlayer(Protocol):
@@ -54,7 +60,55 @@ class SeatPlayer(Protocol):
 
 
 class SeatDied(Exception):
-    """The seat's process is gone; the seat forfeits."""
+    """The seat's process is gone; the seat forfeits. code is the fault recorded: died, or oom (out of memory)."""
+
+    def __init__(self, detail: str = "", code: str = "died") -> None:
+        super().__init__(detail)
+        self.code = code
+
+
+def start_seats(players: Sequence[SeatPlayer], hellos: Sequence[dict[str, Any]], boot_ms: int = 2000) -> list[bool]:
+    """Start every seat, then let them boot together (each until it read its hello, or boot_ms) before the first
+    decision; sandboxed seats are then frozen until their turn. True per seat that started."""
+    started = []
+    for player, hello in zip(players, hellos, strict=True):
+        try:
+            player.start(hello)
+            started.append(True)
+        except SeatDied:
+            started.append(False)
+    deadline = time.monotonic() + boot_ms / 1000
+    for player, ok in zip(players, started, strict=True):
+        settle = getattr(player, "settle", None)
+        if ok and callable(settle):
+            settle(deadline)
+    return started
+
+
+def hand_turn(players: Sequence[SeatPlayer], seat: int) -> None:
+    """The decision passes to seat: every other seat that can be paused is (sandboxed seats: frozen). The deciding
+    seat resumes itself when asked; consecutive decisions of one seat pay nothing."""
+    for number, player in enumerate(players):
+        pause = getattr(player, "pause", None)
+        if number != seat and callable(pause):
+            pause()
+
+
+def finish_seats(players: Sequence[SeatPlayer], outcome: dict[str, Any]) -> list[str]:
+    """Send every seat its result first, then wait for and stop each: the seats stop together. Their logs."""
+    message = {"type": "result", "outcome": outcome}
+    for player in players:
+        send = getattr(player, "send_result", None)
+        if callable(send):
+            send(message)
+    logs = []
+    for player in players:
+        try:
+            player.finish(message)
+        except SeatDied:
+            pass
+        logs.append(player.log())
+    return logs
 
 
 class InProcessSeat:

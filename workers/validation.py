@@ -14,6 +14,8 @@ An infrastructure failure (the sandbox cannot start on this host) is not the bot
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import traceback
 from dataclasses import dataclass, field
@@ -81,7 +83,7 @@ class RecordingSeat:
         try:
             reply = self.inner.decide(seq, view, decision, bank_ms)
         except SeatDied as exc:
-            self.faults.append(FaultNote(seq - 1, decision.kind, "died", str(exc)))
+            self.faults.append(FaultNote(seq - 1, decision.kind, exc.code, str(exc)))
             raise
         if reply.fault:
             self.faults.append(FaultNote(seq - 1, decision.kind, reply.fault, reply.detail))
@@ -89,6 +91,21 @@ class RecordingSeat:
             detail = f"choice {reply.choice} of {len(decision.options)} options"
             self.faults.append(FaultNote(seq - 1, decision.kind, "out_of_range", detail))
         return reply
+
+    def settle(self, deadline: float) -> None:
+        settle = getattr(self.inner, "settle", None)
+        if callable(settle):
+            settle(deadline)
+
+    def pause(self) -> None:
+        pause = getattr(self.inner, "pause", None)
+        if callable(pause):
+            pause()
+
+    def send_result(self, outcome: dict[str, Any]) -> None:
+        send = getattr(self.inner, "send_result", None)
+        if callable(send):
+            send(outcome)
 
     def finish(self, outcome: dict[str, Any]) -> None:
         self.inner.finish(outcome)
@@ -107,7 +124,8 @@ class RecordingSeat:
 
 @dataclass(frozen=True)
 class SmokeMatch:
-    """What a version is validated with: derived from the version alone, so a rerun plays the same game."""
+    """What a version is validated with: derived from the version and the server's secret, so a rerun plays the same
+    game and no author can predict it."""
 
     game: str
     players: int
@@ -128,8 +146,16 @@ def smoke_match_for(version: BotVersion) -> SmokeMatch:
     players = max(game.min_players, min(SMOKE_PLAYERS, game.max_players))
     opponents = tuple(OPPONENTS[i % len(OPPONENTS)] for i in range(players - 1))
     clock = Clock(move_ms=settings.LUDUS_MOVE_MS, bank_ms=settings.LUDUS_BANK_MS)
-    return SmokeMatch(game=game.name, players=players, seed=int(version.sha256[:8] or "0", 16),
+    return SmokeMatch(game=game.name, players=players, seed=smoke_seed(version),
                       opponents=opponents, clock=clock, max_faults=settings.LUDUS_MAX_FAULTS)
+
+
+def smoke_seed(version: BotVersion) -> int:
+    """The smoke match's seed: keyed by the server's SECRET_KEY, so that no one can compute it from the upload and
+    write a bot that behaves only in the game it is validated with. Stable per version, so a rerun plays the same."""
+    key = settings.SECRET_KEY.encode()
+    digest = hmac.new(key, f"ludus-validation:{version.pk}:{version.sha256}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "big")
 
 
 def play_smoke_match(version: BotVersion, spec: SmokeMatch) -> tuple[PlayResult, RecordingSeat]:

@@ -42,10 +42,15 @@ def slow_bot_source(delay_s: float, tag: str = "") -> bytes:
     return EXAMPLE_BOT.replace("ludus.run(act)", wrapper).encode()
 
 
-class RedisServer:
-    """A redis-server without persistence on a free loopback port, that a test may kill and start again."""
+NO_PERSISTENCE = ("--save", "", "--appendonly", "no")
 
-    def __init__(self, log_dir: Path) -> None:
+
+class RedisServer:
+    """A redis-server on a free loopback port, that a test may kill and start again; without persistence unless
+    `flags` asks for it (its files go to log_dir)."""
+
+    def __init__(self, log_dir: Path, flags: tuple[str, ...] = NO_PERSISTENCE) -> None:
+        self.flags = flags
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.log_dir = log_dir
@@ -58,7 +63,7 @@ class RedisServer:
         self.starts += 1
         log = open(self.log_dir / f"redis-{self.starts}.log", "wb")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", *self.flags, "--dir", str(self.log_dir),
              "--daemonize", "no"],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )

@@ -48,6 +48,7 @@ def test_unset_values_take_their_defaults(monkeypatch: pytest.MonkeyPatch) -> No
         ({"DEBUG": "1", "LUDUS_MOVE_MS": "fast"}, "LUDUS_MOVE_MS must be an integer"),
         ({"DEBUG": "0", "SECRET_KEY": "x", "LUDUS_SANDBOX": "none"}, "refused unless DEBUG=1"),
         ({"DEBUG": "1", "CACHE_URL": "memcached://127.0.0.1"}, "CACHE_URL must be a Redis URL"),
+        ({"DEBUG": "1", "LUDUS_SANDBOX_WITHOUT_CGROUPS": "maybe"}, "LUDUS_SANDBOX_WITHOUT_CGROUPS must be a boolean"),
     ],
 )
 def test_settings_refuse_to_start_with_bad_environment(env: dict[str, str], message: str) -> None:

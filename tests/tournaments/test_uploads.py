@@ -120,6 +120,12 @@ BAD_UPLOADS = [
     ("too many entries", "bot.zip", make_zip({"main.py": b"", **{f"f{i}.py": b"" for i in range(60)}}),
      "holds 61 entries, over the limit of 50"),
     ("non-UTF-8 module in a zip", "bot.zip", make_zip({"main.py": b"", "lib.py": b"\xc3\x28"}), "lib.py is not UTF-8"),
+    ("long name", "bot.zip", make_zip({"main.py": b"", "n" * 253 + ".py": b""}),
+     "has a name of 256 bytes; at most 255 bytes per file or folder name"),
+    ("long folder name", "bot.zip", make_zip({"main.py": b"", "d" * 300 + "/x.py": b""}), "has a name of 300 bytes"),
+    ("long multibyte name", "bot.zip", make_zip({"main.py": b"", "é" * 127 + ".py": b""}), "has a name of 257 bytes"),
+    ("long path", "bot.zip", make_zip({"main.py": b"", "/".join(["d" * 200] * 6) + "/x.py": b""}),
+     "is a path of 1210 bytes; at most 1024"),
 ]
 
 

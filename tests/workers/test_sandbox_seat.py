@@ -13,6 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from testkit import wait_until
 
 from engine.core import Decision
 from workers.bwrap import default_lock_dir, sweep_orphans
@@ -27,6 +28,7 @@ from workers.sandbox import (
     pids_of_uid,
     sandbox_kind,
 )
+from workers.seat_host import cgroup_host
 from workers.seats import Clock, InProcessSeat, SeatDied
 
 pytestmark = [
@@ -107,8 +109,10 @@ BAD_UPLOADS = [
     ("bot.zip", _zip({"main.py": b"x", "big.bin": b"\0" * (17 << 20)}), "unpacks to more than"),
     ("bot.zip", _zip({"main.py": b"x", **{f"f{i}.py": b"" for i in range(300)}}), "holds 301 files"),
     ("bot.py", b"#" * (17 << 20), "over the"),
-    ("bot.zip", _zip({"main.py": b"x", "a": b"x", "a/b.py": b"x"}), "cannot be unpacked"),
+    ("bot.zip", _zip({"main.py": b"x", "a": b"x", "a/b.py": b"x"}), "'a' is both a file and a folder"),
     ("bot.zip", _zip({"main.py": b"x"})[:-30] + b"\0" * 30, "not a zip file"),
+    ("bot.zip", _zip({"main.py": b"x", "n" * 256 + ".py": b"x"}), "a name of 259 bytes, over the 255-byte limit"),
+    ("bot.zip", _zip({"main.py": b"x", "/".join(["d" * 200] * 6) + "/x.py": b"x"}), "over the 1024-byte limit"),
 ]
 
 
@@ -119,8 +123,9 @@ def test_it_accepts_a_py_file_or_a_zip_with_main_py(filename: str, source: bytes
 
 @pytest.mark.parametrize(("filename", "source", "message"), BAD_UPLOADS)
 def test_it_rejects_a_bad_upload_naming_the_problem(filename: str, source: bytes, message: str) -> None:
-    with pytest.raises(BadBotSource, match=message):
+    with pytest.raises(BadBotSource, match=message) as refused:
         check_source(source, filename)
+    assert "/tmp" not in str(refused.value) and "ludus-" not in str(refused.value)  # no host path in the message
 
 
 # --- the seat contract --------------------------------------------------------------------------------------------
@@ -135,10 +140,24 @@ def test_a_timeout_kills_the_sandbox_at_once_and_the_seat_stays_dead() -> None:
     assert time.monotonic() - t0 < CONFIG.startup_ms / 1000 + 1.0
     if seat.uid is not None:
         assert pids_of_uid(seat.uid) == []  # killed at the timeout, not at the end of the match
-    with pytest.raises(SeatDied):
+    with pytest.raises(SeatDied, match="^killed by the sandbox when decision 1 timed out$"):  # its own cause
         seat.decide(2, {}, PICK, bank_ms=0)
     seat.finish({"type": "result", "outcome": {}})
     assert "no reply within 300 ms; killed" in seat.log()
+
+
+@pytest.mark.parametrize(("code", "cause"), [("import sys\nsys.exit(3)\n", "the bot exited with status 3"),
+                                             ("import ctypes\nctypes.string_at(0)\n",
+                                              "the bot was killed by signal 11")])
+def test_a_died_fault_names_the_cause_of_the_death(code: str, cause: str) -> None:
+    seat = _seat("import sys\nsys.stdin.readline()\n" + code)
+    seat.start(HELLO)
+    with pytest.raises(SeatDied, match=f"^{cause}$") as died:
+        seat.decide(1, {}, PICK, bank_ms=200)
+    assert died.value.code == "died"
+    with pytest.raises(SeatDied, match=f"^{cause}$"):  # the same cause at every later decision
+        seat.decide(2, {}, PICK, bank_ms=200)
+    seat.finish({"type": "result", "outcome": {}})
 
 
 def test_it_answers_and_charges_only_the_bots_time() -> None:
@@ -242,3 +261,104 @@ def test_the_sandbox_dies_with_its_worker() -> None:
     assert Path(seat_dir).exists()  # a killed worker leaves its seat's files behind...
     sweep_orphans(range(uid, uid + 1), Path(SandboxConfig().lock_dir or default_lock_dir()))
     assert not Path(seat_dir).exists()  # ...until a worker process sweeps the uids no live seat holds
+
+
+FROZEN_WORKER = """
+import json, time
+from workers.sandbox import SandboxedSeat
+from workers.seats import start_seats
+seat = SandboxedSeat(b"import ludus\\nludus.run(lambda view, decision: 0)\\n", "main.py")
+start_seats([seat], [{"type": "hello", "clock": {"move_ms": 100, "bank_ms": 100}}])  # booted, then frozen
+dirs = [str(p) for p in seat.group.dirs.values()]
+print(json.dumps({"uid": seat._res.lease.uid, "dirs": dirs, "pids": seat.group.pids()}), flush=True)
+time.sleep(600)
+"""
+SWEEP = "from workers.sandbox import prepare_worker; print(prepare_worker({uid}, 1))"
+
+
+@pytest.mark.skipif(cgroup_host("optional") is None, reason="this host delegates no control groups")
+def test_a_worker_killed_with_frozen_seats_leaves_groups_that_the_next_worker_start_removes() -> None:
+    import signal
+    import subprocess
+    import sys
+
+    worker = subprocess.Popen([sys.executable, "-c", FROZEN_WORKER], stdout=subprocess.PIPE, cwd=ROOT)
+    assert worker.stdout is not None
+    seat = json.loads(worker.stdout.readline())
+    worker.send_signal(signal.SIGKILL)
+    worker.wait()
+    worker.stdout.close()
+    dirs = [Path(d) for d in seat["dirs"]]
+    assert all(d.is_dir() for d in dirs)  # the group outlives its worker...
+    assert set(seat["pids"]) <= {int(p) for p in (dirs[0] / "cgroup.procs").read_text().split()}  # ...frozen
+    started = subprocess.run([sys.executable, "-c", SWEEP.format(uid=seat["uid"])], cwd=ROOT, capture_output=True,
+                             text=True, timeout=60, check=True)
+    assert "one control group per seat" in started.stdout
+    assert not any(d.exists() for d in dirs), "the worker start left the killed worker's groups"
+    assert pids_of_uid(seat["uid"]) == []  # (their zombies are the host init's to reap)
+
+
+V2_ROOT = Path("/sys/fs/cgroup/unified")
+
+
+@pytest.mark.skipif(not (V2_ROOT / "cgroup.procs").exists() or not os.access(V2_ROOT, os.W_OK),
+                    reason="no writable cgroup v2 hierarchy")
+def test_the_v2_groups_join_freeze_measure_kill_and_go() -> None:
+    """As far as this host allows: its v2 tree delegates no controller, so no limit files exist, but the core v2
+    interface a seat uses (cgroup.procs, cgroup.freeze, cpu.stat, cgroup.kill) is real."""
+    import subprocess
+
+    from workers.cgroups import Host, Limits, SeatGroup, prepared
+
+    host = prepared(Host(2, {"": V2_ROOT / f"ludus-test-{os.getpid()}"}, controllers=()))
+    group = SeatGroup(host, "seat-1", Limits(64 << 20, 8, 0.5))
+    spinner = subprocess.Popen(["/bin/sh", "-c", "read go; while :; do :; done"], stdin=subprocess.PIPE)
+    try:
+        group.join(spinner.pid)
+        assert spinner.stdin is not None
+        spinner.stdin.write(b"\n")
+        spinner.stdin.flush()
+        assert group.pids() == [spinner.pid]
+        wait_until(lambda: group.cpu_ns() > 20_000_000, 10, "the spinner to use CPU in its group", poll_s=0.01)
+        group.freeze()
+        assert group.is_frozen()
+        wait_until(lambda: "frozen 1" in (group.dirs[""] / "cgroup.events").read_text(), 10, "the freeze",
+                   poll_s=0.01)
+        frozen_at = group.cpu_ns()
+        assert wait_until(lambda: group.cpu_ns() == frozen_at and spinner.poll() is None, 2, "a frozen group")
+        group.thaw()
+        wait_until(lambda: group.cpu_ns() > frozen_at, 10, "the spinner to run again once thawed", poll_s=0.01)
+        group.kill()
+        assert spinner.wait(timeout=10) == -9 and group.pids() == []
+    finally:
+        spinner.kill()
+        spinner.wait()
+        group.remove()
+        host.parents[""].rmdir()
+    assert not group.dirs[""].exists()
+
+
+def test_a_worker_without_delegated_groups_refuses_uploads_saying_why_and_how() -> None:
+    """A real unprivileged worker: neither the v1 hierarchies nor this host's v2 tree are its to write."""
+    import subprocess
+
+    probe = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+             "from workers.cgroups import CgroupsUnavailable, find_host\n"
+             "try:\n    find_host()\nexcept CgroupsUnavailable as exc:\n    print(exc)\n")
+    done = subprocess.run(["setpriv", "--reuid=21500", "--regid=21500", "--clear-groups", "/usr/bin/python3", "-S",
+                           "-c", probe], capture_output=True, text=True, timeout=60, cwd="/")
+    message = done.stdout.strip()
+    assert message.startswith("uploaded bots need a control group per seat, and this worker cannot create one ("), \
+        done
+    assert "is not writable by uid 21500" in message or "does not delegate" in message
+    assert "Delegate=yes" in message and "LUDUS_SANDBOX_WITHOUT_CGROUPS=1" in message
+
+
+@pytest.mark.parametrize(("opted_out", "mode"), [(False, "required"), (True, "optional")])
+def test_the_opt_out_setting_lets_seats_run_without_groups(opted_out: bool, mode: str) -> None:
+    from django.test import override_settings
+
+    with override_settings(LUDUS_SANDBOX_WITHOUT_CGROUPS=opted_out):
+        seat = make_sandboxed_seat(SimpleNamespace(source=b"x = 1\n", filename="bot.py", id=1), 0, None)
+    assert seat.config.cgroups == mode
+    seat.close()

@@ -61,7 +61,7 @@ def test_a_bot_that_crashes_at_start_is_rejected_with_its_traceback(alice: Any) 
     assert "Verdict: rejected: the bot forfeited" in log
     assert "crash bot: loading weights.json" in log
     assert "RuntimeError: weights.json is missing" in log and "Traceback" in log
-    assert re.search(r"^  step \d+ \(\w+\): died: the bot exited$", log, re.MULTILINE)
+    assert re.search(r"^  step \d+ \(\w+\): died: the bot exited with status 1$", log, re.MULTILINE)  # its own cause
 
 
 @pytest.mark.django_db
@@ -150,3 +150,19 @@ def test_validation_runs_through_a_real_celery_worker(
         hours=1))
     assert revalidate_stale() == 1
     wait_until(lambda: state(lost)[0] == "active", 180, "the sweeper's dispatch to be validated")
+
+
+@pytest.mark.django_db
+def test_the_smoke_seed_comes_from_the_server_secret_not_from_the_upload(alice: Any,
+                                                                          settings: Any) -> None:
+    from workers.validation import smoke_match_for
+
+    version = upload(alice, EXAMPLE)
+    seed = smoke_match_for(version).seed
+    assert seed == smoke_match_for(version).seed  # a rerun plays the same game
+    assert seed != int(version.sha256[:8], 16)  # the old seed, which anyone could compute from the file
+    settings.SECRET_KEY = "another-secret"
+    assert smoke_match_for(version).seed != seed  # without the secret, the seed cannot be predicted
+    again = upload(alice, EXAMPLE, name="same-file-again")
+    settings.SECRET_KEY = "x" * 50
+    assert smoke_match_for(again).seed != smoke_match_for(version).seed  # the same file, another version

@@ -1,4 +1,5 @@
-"""Hostile: writes 20 MiB to stderr (directly and through print) and plays well. The log is capped; no fault."""
+"""Hostile: writes 20 MiB to stderr (directly and through print) and plays well. The log keeps its head and its
+tail (the last line written); no fault."""
 import sys
 
 import ludus
@@ -14,3 +15,4 @@ def act(view, decision):
 
 
 ludus.run(act)
+sys.stderr.write("end of the game\n")

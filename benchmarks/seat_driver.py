@@ -1,0 +1,153 @@
+"""One checkout's sandboxed seat, measured in a process of its own (run by benchmarks/sandbox.py).
+
+    python benchmarks/seat_driver.py --root CHECKOUT --config '{"cgroups": "off"}' --starts 5 --games 1 --matches 2
+
+It imports `workers.sandbox` from CHECKOUT, so this checkout and a baseline (`--baseline`) are measured by the same
+code, and prints one JSON object of samples in seconds:
+- start: a seat from nothing to its first reply (unpacking, the uid lease, the group, bwrap, the interpreter);
+- round_trip: `SandboxedSeat.decide` per decision, replaying every decision of a 3-player Evolution game;
+- hand_off: the same, alternating between two seats as a match does, each decision passing the turn (with
+  `workers.seats.hand_turn` where the checkout has it: the seat that waits is frozen, the other thawed);
+- match_start / match_stop: four seats of one match to each one's first reply, then from the result until all four
+  gave everything back; the way that checkout's match loop does it (`workers.seats.start_seats`/`finish_seats`
+  where it has them: together; else one after another, as its `play_game` did).
+Config keys the checkout's SandboxConfig does not know are dropped (a baseline has no `cgroups`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+import sys
+import time
+from typing import Any
+
+ECHO_BOT = b"import ludus\nludus.run(lambda view, decision: 0)\n"
+CLOCK = {"move_ms": 1000, "bank_ms": 10_000}
+
+
+def capture(seed: int = 1, players: int = 3) -> list[tuple[int, dict[str, Any], Any]]:
+    from engine import load_game
+
+    state = load_game("evolution").new_state(players, seed, None)
+    rng = random.Random(seed)
+    found = []
+    while (decision := state.decision()) is not None:
+        found.append((len(found) + 1, state.view(decision.seat), decision))
+        state.choose(rng.randrange(len(decision.options)))
+    return found
+
+
+class Checkout:
+    """The imported checkout: its seat class, its config and its way of starting and stopping seats."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        from engine import protocol
+        from workers import sandbox, seats
+
+        known = {f.name for f in dataclasses.fields(sandbox.SandboxConfig)}
+        self.config = sandbox.SandboxConfig(**{k: v for k, v in config.items() if k in known})
+        self.protocol, self.sandbox, self.seats = protocol, sandbox, seats
+
+    def seat(self) -> Any:
+        return self.sandbox.SandboxedSeat(ECHO_BOT, "echo.py", self.config, "bwrap")
+
+    def start(self, players: list[Any]) -> None:
+        hello = self.protocol.hello("evolution", "1", 0, len(players), {}, CLOCK)
+        together = getattr(self.seats, "start_seats", None)
+        if together is not None:
+            together(players, [hello] * len(players))
+        else:
+            for player in players:
+                player.start(hello)
+
+    def finish(self, players: list[Any]) -> None:
+        together = getattr(self.seats, "finish_seats", None)
+        if together is not None:
+            together(players, {})
+            return
+        for player in players:
+            player.finish(self.protocol.result({}))
+            player.log()
+
+
+def start_once(code: Checkout, first: tuple[int, dict[str, Any], Any]) -> float:
+    t0 = time.perf_counter()
+    seat = code.seat()
+    code.start([seat])
+    seat.decide(first[0], first[1], first[2], CLOCK["bank_ms"])
+    elapsed = time.perf_counter() - t0
+    code.finish([seat])
+    return elapsed
+
+
+def round_trips(code: Checkout, decisions: list[tuple[int, dict[str, Any], Any]]) -> list[float]:
+    seat = code.seat()
+    code.start([seat])
+    seat.decide(0, {}, decisions[0][2], CLOCK["bank_ms"])  # the first decide includes start-up
+    times = []
+    for seq, view, decision in decisions:
+        t0 = time.perf_counter()
+        reply = seat.decide(seq, view, decision, CLOCK["bank_ms"])
+        times.append(time.perf_counter() - t0)
+        assert reply.fault is None, reply
+    code.finish([seat])
+    return times
+
+
+def hand_offs(code: Checkout, decisions: list[tuple[int, dict[str, Any], Any]]) -> list[float]:
+    players = [code.seat(), code.seat()]
+    code.start(players)
+    hand_turn = getattr(code.seats, "hand_turn", None)
+    times = []
+    for seq, view, decision in decisions:
+        t0 = time.perf_counter()
+        if hand_turn is not None:
+            hand_turn(players, seq % 2)
+        reply = players[seq % 2].decide(seq, view, decision, CLOCK["bank_ms"])
+        times.append(time.perf_counter() - t0)
+        assert reply.fault is None, reply
+    code.finish(players)
+    return times[2:]  # the first decide of each seat includes its start-up
+
+
+def match_once(code: Checkout, first: tuple[int, dict[str, Any], Any]) -> tuple[float, float]:
+    t0 = time.perf_counter()
+    players = [code.seat() for _ in range(4)]
+    code.start(players)
+    for player in players:
+        assert player.decide(first[0], first[1], first[2], CLOCK["bank_ms"]).fault is None
+    t1 = time.perf_counter()
+    code.finish(players)
+    return t1 - t0, time.perf_counter() - t1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--config", default="{}")
+    parser.add_argument("--starts", type=int, default=5)
+    parser.add_argument("--games", type=int, default=1)
+    parser.add_argument("--matches", type=int, default=2)
+    args = parser.parse_args()
+    sys.path.insert(0, args.root)
+    code = Checkout(json.loads(args.config))
+    decisions = capture()
+    samples: dict[str, list[float]] = {"start": [], "round_trip": [], "hand_off": [], "match_start": [],
+                                       "match_stop": []}
+    for _ in range(args.starts):
+        samples["start"].append(start_once(code, decisions[0]))
+    for _ in range(args.games):
+        samples["round_trip"] += round_trips(code, decisions)
+        samples["hand_off"] += hand_offs(code, decisions)
+    for _ in range(args.matches):
+        started, stopped = match_once(code, decisions[0])
+        samples["match_start"].append(started)
+        samples["match_stop"].append(stopped)
+    print(json.dumps(samples))
+
+
+if __name__ == "__main__":
+    main()

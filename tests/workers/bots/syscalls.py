@@ -1,0 +1,43 @@
+"""Hostile: calls one kernel interface of each family the seccomp filter refuses, with arguments the kernel itself
+would answer otherwise (a success, EINVAL, EFAULT, ESRCH...), and logs `<family> <call>: <result>`. Under the
+filter each answers EPERM (clone3: ENOSYS)."""
+import ctypes
+import errno
+import os
+import sys
+
+import ludus
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+NULL = ctypes.c_void_p(0)
+params = ctypes.create_string_buffer(256)
+CALLS = [  # family, name, x86-64 number, arguments
+    ("io_uring", "io_uring_setup", 425, (2, params)),
+    ("keys", "keyctl", 250, (0, -3, 1)),  # KEYCTL_GET_KEYRING_ID of the session keyring, creating it
+    ("keys", "add_key", 248, (b"user", b"k", b"v", 1, -2)),
+    ("bpf", "bpf", 321, (9999, NULL, 0)),
+    ("perf", "perf_event_open", 298, (NULL, 0, -1, -1, 0)),
+    ("userfaultfd", "userfaultfd", 323, (1,)),  # UFFD_USER_MODE_ONLY
+    ("namespaces", "unshare", 272, (0x10000000,)),  # CLONE_NEWUSER
+    ("namespaces", "setns", 308, (-1, 0)),
+    ("namespaces", "clone", 56, (0x10000000 | 17, NULL, NULL, NULL, 0)),  # CLONE_NEWUSER | SIGCHLD
+    ("namespaces", "clone3", 435, (NULL, 0)),
+    ("mount", "mount", 165, (NULL, NULL, NULL, 0, NULL)),
+    ("tracing", "ptrace", 101, (2, 999999, 0, 0)),  # PTRACE_PEEKDATA of no process
+    ("kernel", "iopl", 172, (0,)),
+    ("handles", "name_to_handle_at", 303, (-100, b"/", NULL, NULL, 0)),
+    ("numa", "set_mempolicy", 238, (0, NULL, 0)),
+]
+
+
+def probe(number, args):
+    result = libc.syscall(number, *args)
+    if result == 0 and number == 56:
+        os._exit(0)  # a child of a clone that went through: it must not play on
+    return "ok" if result >= 0 else errno.errorcode.get(ctypes.get_errno(), str(ctypes.get_errno()))
+
+
+for family, name, number, args in CALLS:
+    print(f"{family} {name}: {probe(number, args)}", file=sys.stderr, flush=True)
+ludus.run(lambda view, decision: 0)

@@ -1,0 +1,218 @@
+"""Hostile bots against the seat's control group, freezer and seccomp filter, in real Evolution games (issue 13).
+
+Memory the address-space rlimit never saw (memfd, System V and POSIX shared memory, tmpfs), CPU taken from the
+opponent by busy processes in new sessions, the kernel interfaces seccomp refuses, pipes closed behind the clock's
+back, and groups left by a killed worker. Each attack was run first against the sandbox without groups, where it
+worked (the control runs below keep showing that where the host allows).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_sandbox import BOTS, GAME, _zip, assert_contained, faults, moves, unharmed
+
+from workers.play import PlayResult, play_game
+from workers.sandbox import SandboxConfig, SandboxedSeat
+from workers.seat_host import cgroup_host
+from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bwrap is not installed: run `make sysdeps`"),
+    pytest.mark.skipif(cgroup_host("optional") is None, reason="this host delegates no control groups"),
+]
+
+MiB = 1 << 20
+LIMIT = 256 * MiB
+CONFIG = SandboxConfig(startup_ms=1500, group_memory_bytes=LIMIT)
+CLOCK = Clock(move_ms=200, bank_ms=500)
+
+
+@pytest.fixture(autouse=True)
+def worker_unharmed() -> Iterator[None]:
+    with unharmed(max_seconds=120):  # the fairness test plays ten matches
+        yield
+
+
+def _seat(name: str, config: SandboxConfig = CONFIG, **extra: bytes) -> SandboxedSeat:
+    if not extra:
+        return SandboxedSeat((BOTS / name).read_bytes(), name, config)
+    return SandboxedSeat(_zip({"main.py": (BOTS / name).read_bytes(), **extra}), "bot.zip", config)
+
+
+def _play(*seats: SeatPlayer, players: int = 2, seed: int = 11, clock: Clock = CLOCK) -> PlayResult:
+    filled = [*seats, *(InProcessSeat("random", GAME, seed + i) for i in range(len(seats), players))]
+    return play_game(GAME, players, seed, {}, filled, clock, 3)
+
+
+def _mem_available() -> int:
+    meminfo = Path("/proc/meminfo").read_text()
+    return int(re.search(r"^MemAvailable:\s+(\d+) kB", meminfo, re.M).group(1)) << 10  # type: ignore[union-attr]
+
+
+def assert_group_gone(seat: SandboxedSeat) -> None:
+    group = seat.group
+    assert group is not None and group.removed
+    assert not any(path.exists() for path in group.dirs.values()), "the seat's control group was left behind"
+
+
+# --- memory past the limit ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["memfd", "sysv", "posix", "tmpfs"])
+def test_memory_outside_the_address_space_is_bounded_and_kills_the_seat(kind: str) -> None:
+    # /tmp and /dev/shm as large as the hog wants: the group, not the tmpfs size, must be what stops it.
+    config = SandboxConfig(startup_ms=1500, group_memory_bytes=LIMIT, tmp_bytes=4 << 30, shm_bytes=4 << 30)
+    seat = _seat("shm_hog.py", config, **{"kind.txt": kind.encode()})
+    lowest = [_mem_available()]
+    before = lowest[0]
+
+    class Watch(InProcessSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            lowest[0] = min(lowest[0], _mem_available())  # while the hog holds what it holds
+            return super().decide(seq, view, decision, bank_ms)
+
+    result = _play(seat, Watch("random", GAME, 3), clock=Clock(move_ms=1000, bank_ms=10_000))  # time to pin 2 GiB
+    held = [int(n) for n in re.findall(rf"^{kind}: held (\d+) MiB$", result.logs[0], re.M)]
+    assert held and max(held) <= LIMIT // MiB, result.logs[0][-500:]
+    assert faults(result) == ["oom"], faults(result)
+    assert "out of memory: the seat's processes went over its 256 MiB" in result.logs[0]
+    assert result.forfeited[0] and result.outcome is not None and result.outcome.ranks[0] == 2
+    assert len(moves(result, 1)) > 10  # the match went on to its end
+    assert before - lowest[0] < LIMIT + 128 * MiB, "the host lost more memory than the seat's limit"
+    assert_contained(result, seat)
+    assert_group_gone(seat)
+
+
+# --- the freezer and the CPU ------------------------------------------------------------------------------------------
+
+
+def test_a_seat_is_frozen_and_spends_no_cpu_while_another_holds_the_decision() -> None:
+    seat = _seat("session_spinners.py")
+    seen: list[tuple[bool, int]] = []
+
+    class Watch(InProcessSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            group = seat.group
+            if group is not None and not group.removed and len(seen) < 20:
+                seen.append((group.is_frozen(), group.cpu_ns()))
+            return super().decide(seq, view, decision, bank_ms)
+
+    result = _play(seat, Watch("random", GAME, 3))
+    assert len(seen) == 20 and all(frozen for frozen, _ in seen), seen
+    spent_between = [b - a for (_, a), (_, b) in zip(seen, seen[1:], strict=False)]
+    assert statistics.median(spent_between) < 5_000_000  # ns: the seat's moves only, not 12 spinners on 2 cores
+    assert faults(result) == [] and faults(result, 1) == []
+    assert all("cpu_ms" in m for m in moves(result)) and not any("cpu_ms" in m for m in moves(result, 1))
+    assert_contained(result, seat)
+    assert_group_gone(seat)
+
+
+def _thinking_ms(result: PlayResult, seat: int) -> list[int]:
+    return [m["ms"] for m in moves(result, seat)[1:6]]  # the first has its start-up allowance taken off
+
+
+def test_busy_processes_in_new_sessions_do_not_steal_the_honest_opponents_clock() -> None:
+    clock = Clock(move_ms=500, bank_ms=3000)  # a bank for a busy machine; the spinners would take all of it
+    against_spinners: list[int] = []
+    against_builtin: list[int] = []
+    for seed in range(5):  # interleaved, so that the machine's other load falls on both alike
+        honest = _seat("honest_worker.py")
+        hostile = _seat("session_spinners.py")
+        result = _play(hostile, honest, seed=seed, clock=clock)
+        assert faults(result, 1) == [] and not result.forfeited[1], (seed, faults(result, 1), result.logs[1])
+        against_spinners += _thinking_ms(result, 1)
+        assert_contained(result, hostile)
+        assert_group_gone(hostile)
+        alone = _seat("honest_worker.py")
+        baseline = _play(InProcessSeat("random", GAME, seed), alone, seed=seed, clock=clock)
+        assert faults(baseline, 1) == []
+        against_builtin += _thinking_ms(baseline, 1)
+    assert min(against_builtin) >= 150  # it did think
+    ratio = statistics.median(against_spinners) / statistics.median(against_builtin)
+    assert ratio <= 1.3, (ratio, against_spinners, against_builtin)
+
+
+def test_each_move_is_charged_its_cpu_time_as_well_as_its_wall_time() -> None:
+    seat = _seat("honest_worker.py")
+    result = _play(seat, clock=Clock(move_ms=500, bank_ms=10_000))
+    thinking = moves(result)[1:6]  # the first move's wall time has its start-up allowance taken off
+    assert all(150 <= m["cpu_ms"] <= m["ms"] + 20 for m in thinking), thinking
+    assert all(m["cpu_ms"] < 50 for m in moves(result)[6:])
+    assert_contained(result, seat)
+
+
+# --- seccomp ----------------------------------------------------------------------------------------------------------
+
+
+def _syscall_results(seccomp: bool) -> dict[str, str]:
+    seat = _seat("syscalls.py", SandboxConfig(startup_ms=1500, seccomp=seccomp))
+    result = _play(seat)
+    assert faults(result) == [], result.logs[0]
+    assert_contained(result, seat)
+    return dict(re.findall(r"^(\w+ \w+): (\w+)$", result.logs[0], re.M))
+
+
+@pytest.fixture(scope="module")
+def filtered() -> dict[str, str]:
+    return _syscall_results(seccomp=True)
+
+
+@pytest.fixture(scope="module")
+def unfiltered() -> dict[str, str]:
+    """The control: the same sandbox without the filter, where the kernel answers these calls itself."""
+    return _syscall_results(seccomp=False)
+
+
+FAMILIES = ["io_uring", "keys", "bpf", "perf", "userfaultfd", "namespaces", "mount", "tracing", "kernel", "handles",
+            "numa"]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_seccomp_refuses_each_family(family: str, filtered: dict[str, str], unfiltered: dict[str, str]) -> None:
+    calls = {call: answer for call, answer in filtered.items() if call.startswith(f"{family} ")}
+    assert calls, filtered
+    for call, answer in calls.items():
+        assert answer == ("ENOSYS" if call.endswith("clone3") else "EPERM"), (call, answer)
+        assert unfiltered[call] != answer, f"{call} answers {answer} without the filter too: the test proves nothing"
+
+
+# --- pipes --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "cause"), [("close_stdout.py", "closed its stdout"),
+                                             ("close_stdin.py", "closed its stdin")])
+def test_a_bot_that_closes_its_pipes_and_runs_on_is_noticed_at_once(name: str, cause: str) -> None:
+    seat = _seat(name)
+    result = play_game(GAME, 2, 11, {}, [seat, InProcessSeat("random", GAME, 1)], Clock(move_ms=3000, bank_ms=5000))
+    died = [m for m in moves(result) if m.get("fault")]
+    assert [m["fault"] for m in died] == ["died"]
+    assert all(m["ms"] < 1000 for m in moves(result))  # not the 3 + 5 s of its clock
+    assert f"the bot {cause} while still running" in result.logs[0]
+    assert result.forfeited[0]
+    assert_contained(result, seat)
+
+
+# --- groups gone ----------------------------------------------------------------------------------------------------
+
+
+def test_a_seat_that_forfeits_mid_game_leaves_no_group() -> None:
+    seat = _seat("stale_seq.py")
+    gone_mid_game: list[bool] = []
+
+    class Watch(InProcessSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            if seat.group is not None and seat.group.removed and not gone_mid_game:
+                gone_mid_game.append(not any(p.exists() for p in seat.group.dirs.values()))
+            return super().decide(seq, view, decision, bank_ms)
+
+    result = _play(seat, Watch("random", GAME, 2))
+    assert faults(result) == ["stale_seq"] * 3 and gone_mid_game == [True]
+    assert_contained(result, seat)
