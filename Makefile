@@ -9,13 +9,13 @@ PORT ?= 8000
 # The test suite needs PostgreSQL and Redis (never SQLite); point it elsewhere with DATABASE_URL=... make test.
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/ludus
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/5
-# Test processes (pytest-xdist): each has its own test database and Celery queues; a module that shares a Celery
-# worker or a browser stays on one of them (tests/conftest.py).
+# Test processes (pytest-xdist): each has its own test database and Celery queues, and runs whole test files, in the
+# order tests/conftest.py gives them (slow files first).
 TEST_WORKERS ?= auto
 # PYTHONDONTWRITEBYTECODE set (as on some machines) makes every process of a run compile its modules again, and
 # pytest rewrite the asserts of every test module and plugin again, in each xdist worker: let them be cached.
 TEST_ENV := DEBUG=1 DATABASE_URL=$(DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) PYTHONDONTWRITEBYTECODE=
-PYTEST := $(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+PYTEST := $(TEST_ENV) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 # The everyday loop: what needs no worker process, sandbox or browser, and no slow test.
 QUICK := not slow and not integration and not sandbox and not e2e
 

@@ -2,19 +2,24 @@
 
 Engine tests (tests/engine/) use none of this and need no database.
 
-The suite runs in parallel (`make test` is `pytest -n auto --dist loadgroup`). What keeps xdist workers apart:
+The suite runs in parallel (`make test` is `pytest -n auto --dist loadfile --no-loadscope-reorder`): each test file
+runs on one xdist worker, so a module-scoped fixture (a Celery worker, a browser) starts once. What keeps the xdist
+workers apart:
 - each has its own test database (test_<name>_gw0, ...) and its own Celery queues, LUDUS_QUEUE=ludus-test-gw0
   (tournaments/testing.py), on the one Redis database of TEST_BROKER_URL. A test that starts a Celery worker passes
   it `subprocess_env(CELERY_BROKER_URL=celery_broker_url)`, which carries both; it never flushes the Redis
   database (`clear_queues` empties this worker's queues), and waits for its own workers by name (`ping_workers`):
   a bare `app.control.ping()` also hears the other xdist workers' Celery workers.
-- a server a test starts listens on `free_port()`; a private redis-server likewise (tests/faults/faultkit.py).
-- a module-scoped fixture that starts processes (a Celery worker, a browser) keeps its module on one xdist worker:
-  list it in PROCESS_FIXTURES below, or the module's tests would each start their own on every xdist worker.
+- a server a test starts listens on `free_port()`; a private redis-server likewise (tests/faults/faultkit.py);
+- temp files go under pytest's `tmp_path` (per worker), and a check for leftovers looks only at what its own test
+  made (tests/workers/test_sandbox.py `temp_dirs_made`), not at what another worker's tests make meanwhile.
+(`--dist loadgroup` would group by `xdist_group` marks, but pytest-xdist 3.8 cannot append the group to a pytest 9
+node id, so the marks are ignored: files are the unit.)
 """
 
 from __future__ import annotations
 
+import collections
 import importlib.util
 import os
 import subprocess
@@ -28,23 +33,18 @@ import pytest
 from testkit import ROOT, clear_queues, ping_workers, start_celery_worker, stop_process, subprocess_env, wait_until
 
 TEST_BROKER_URL = "redis://127.0.0.1:6379/5"  # a dedicated Redis database for tests; each run uses its own queues
-# Module-scoped fixtures that start processes: the tests that use one run on one xdist worker (--dist loadgroup).
-PROCESS_FIXTURES = {"celery_worker_process", "celery_workers", "browser"}
 
 
 def file_of(item: pytest.Item) -> str:
     return item.nodeid.split("::")[0]
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the tests that share a process fixture; start the files of slow tests first, so that no long test
-    begins last while the other xdist workers sit idle (each file stays in one piece, in its own order)."""
-    for item in items:
-        if PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group(file_of(item)))
+    """Files with slow tests first, then the files with the most tests: xdist hands out whole files in this order,
+    so no long file begins last while the other workers sit idle. Each file stays in one piece, in its own order."""
     slow_files = {file_of(item) for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: file_of(item) not in slow_files)
+    sizes = collections.Counter(file_of(item) for item in items)
+    items.sort(key=lambda item: (file_of(item) not in slow_files, -sizes[file_of(item)]))
 
 
 @pytest.fixture(scope="session", autouse=True)
