@@ -192,6 +192,8 @@ class Cluster:
 
 def setup_django(cluster: Cluster) -> None:
     """Point this process at the cluster's database and broker (before Django is set up)."""
+    for key in [k for k in os.environ if k.startswith("LUDUS_")]:
+        del os.environ[key]  # the workers get none of this shell's (Cluster.env): a LUDUS_QUEUE would part them
     for key, value in cluster.env().items():
         if key.startswith(("DJANGO_", "DATABASE_", "CELERY_", "DEBUG", "LOG_LEVEL")):
             os.environ[key] = value

@@ -1,10 +1,25 @@
 """Shared fixtures for the service tests: PostgreSQL only, personas, built-in bots, a toy game, a real Celery worker.
 
 Engine tests (tests/engine/) use none of this and need no database.
+
+The suite runs in parallel (`make test` is `pytest -n auto --dist loadfile --no-loadscope-reorder`): each test file
+runs on one xdist worker, so a module-scoped fixture (a Celery worker, a browser) starts once. What keeps the xdist
+workers apart:
+- each has its own test database (test_<name>_gw0, ...) and its own Celery queues, LUDUS_QUEUE=ludus-test-gw0
+  (tournaments/testing.py), on the one Redis database of TEST_BROKER_URL. A test that starts a Celery worker passes
+  it `subprocess_env(CELERY_BROKER_URL=celery_broker_url)`, which carries both; it never flushes the Redis
+  database (`clear_queues` empties this worker's queues), and waits for its own workers by name (`ping_workers`):
+  a bare `app.control.ping()` also hears the other xdist workers' Celery workers.
+- a server a test starts listens on `free_port()`; a private redis-server likewise (tests/faults/faultkit.py);
+- temp files go under pytest's `tmp_path` (per worker), and a check for leftovers looks only at what its own test
+  made (tests/workers/test_sandbox.py `temp_dirs_made`), not at what another worker's tests make meanwhile.
+(`--dist loadgroup` would group by `xdist_group` marks, but pytest-xdist 3.8 cannot append the group to a pytest 9
+node id, so the marks are ignored: files are the unit.)
 """
 
 from __future__ import annotations
 
+import collections
 import importlib.util
 import os
 import subprocess
@@ -13,10 +28,32 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis_profiles  # noqa: F401 - registers and loads the Hypothesis profile (HYPOTHESIS_PROFILE)
 import pytest
-from testkit import ROOT, start_celery_worker, stop_process, subprocess_env, wait_until
+from testkit import ROOT, clear_queues, ping_workers, start_celery_worker, stop_process, subprocess_env, wait_until
 
-TEST_BROKER_URL = "redis://127.0.0.1:6379/5"  # a dedicated Redis database for tests; flushed at start
+TEST_BROKER_URL = "redis://127.0.0.1:6379/5"  # a dedicated Redis database for tests; each run uses its own queues
+
+
+def file_of(item: pytest.Item) -> str:
+    return item.nodeid.split("::")[0]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with slow tests first, then the files with the most tests: xdist hands out whole files in this order,
+    so no long file begins last while the other workers sit idle. Each file stays in one piece, in its own order."""
+    slow_files = {file_of(item) for item in items if item.get_closest_marker("slow")}
+    sizes = collections.Counter(file_of(item) for item in items)
+    items.sort(key=lambda item: (file_of(item) not in slow_files, -sizes[file_of(item)]))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hashing() -> Iterator[None]:
+    """MD5 instead of PBKDF2 at full strength (about a second per user created): in this process, for tests only."""
+    from django.test.utils import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -160,22 +197,22 @@ def celery_broker_url() -> str:
 def celery_worker_process(
     django_db_setup: None, django_db_blocker: Any, celery_broker_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """`celery -A workers worker` as a real subprocess on the test database and a flushed test Redis database."""
-    import redis
+    """`celery -A workers worker` as a real subprocess on the test database and this xdist worker's empty queues."""
     from django.conf import settings
 
     from workers.celery import app
 
-    redis.Redis.from_url(celery_broker_url).flushdb()
+    clear_queues(celery_broker_url)
     # The test process sends to the same broker (make test sets CELERY_BROKER_URL; a bare run uses the default).
     settings.CELERY_BROKER_URL = celery_broker_url
     app.conf.broker_url = celery_broker_url
     with django_db_blocker.unblock():
         env = subprocess_env(CELERY_BROKER_URL=celery_broker_url)
     log_path = tmp_path_factory.mktemp("celery") / "worker.log"
-    worker = start_celery_worker(f"ludus-test-{os.getpid()}", env, log_path)
+    name = f"ludus-test-{os.getpid()}"
+    worker = start_celery_worker(name, env, log_path)
     try:
-        wait_until(lambda: worker.poll() is not None or app.control.ping(timeout=0.5), 90, "the worker to answer")
+        wait_until(lambda: worker.poll() is not None or ping_workers([name]), 90, "the worker to answer")
         if worker.poll() is not None:
             pytest.fail(f"the Celery worker exited with {worker.returncode}:\n{log_path.read_text()[-3000:]}")
         yield worker

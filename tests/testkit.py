@@ -54,6 +54,28 @@ def start_celery_worker(name: str, env: dict[str, str], log_path: Path, concurre
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, **popen)
 
 
+def queue_names() -> list[str]:
+    """The Celery queues of this process: under xdist, this worker's own (LUDUS_QUEUE, see tournaments/testing.py)."""
+    from django.conf import settings
+
+    return [queue.name for queue in settings.CELERY_TASK_QUEUES]
+
+
+def clear_queues(broker_url: str, names: list[str] | None = None) -> None:
+    """Empty these queues (default: this process's) on the broker, and nothing else another test run may use."""
+    import redis
+
+    redis.Redis.from_url(broker_url).delete(*(names or queue_names()))
+
+
+def ping_workers(names: list[str]) -> list[Any]:
+    """Replies from the Celery workers started with these names (`-n NAME@%h`), and from no other test's workers."""
+    from workers.celery import app
+
+    hosts = [f"{name}@{socket.gethostname()}" for name in names]
+    return list(app.control.ping(destination=hosts, timeout=0.5))
+
+
 def stop_process(process: subprocess.Popen[bytes]) -> None:
     """Terminate the process, and kill it when it has not ended within a minute."""
     process.terminate()

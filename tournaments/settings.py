@@ -12,14 +12,16 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from tournaments.env import env_bool, env_choice, env_float, env_int, env_list, env_optional, env_str
+from tournaments.localenv import load_local_env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+load_local_env(BASE_DIR)  # var/local.env from `make local`, for variables the environment leaves unset
 
 DEBUG = env_bool("DEBUG", False)
-if DEBUG:
-    SECRET_KEY = env_str("SECRET_KEY", "dev-only-insecure-secret-key-do-not-deploy")
-else:
-    SECRET_KEY = env_str("SECRET_KEY", None)  # production must set it: no default
+SECRET_KEY = env_optional("SECRET_KEY") or ("dev-only-insecure-secret-key-do-not-deploy" if DEBUG else "")
+if not SECRET_KEY:  # production must set its own: no default
+    raise ImproperlyConfigured("environment variable SECRET_KEY is required when DEBUG is off (for local use, "
+                               "`make local` writes var/local.env with DEBUG=1 and a generated key)")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 

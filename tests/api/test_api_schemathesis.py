@@ -14,6 +14,7 @@ import schemathesis
 from apiworld import World
 from django.core.wsgi import get_wsgi_application
 from hypothesis import HealthCheck, settings
+from hypothesis_profiles import examples
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_schema_conformance,
@@ -43,6 +44,6 @@ def alice_token(world: World) -> Iterator[str]:
 
 
 @schema.parametrize()
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
 def test_it_answers_every_generated_request_within_the_schema(case: Any, alice_token: str) -> None:
     case.call_and_validate(headers={"Authorization": f"Token {alice_token}"}, checks=CHECKS)

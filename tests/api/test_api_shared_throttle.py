@@ -23,10 +23,14 @@ def test_two_web_processes_share_one_upload_allowance(django_user_model: Any, ce
                                                       tmp_path: Any) -> None:
     import redis
 
-    cache_url = celery_broker_url  # the tests' own Redis database: the throttle's keys never meet Celery's
-    store = redis.Redis.from_url(cache_url)
-    for key in store.scan_iter("*throttle*"):  # counts left by an earlier run; never another database's keys
-        store.delete(key)
+    cache_url = celery_broker_url  # the broker's Redis database: the throttle's keys do not touch the queues
+    cache = redis.Redis.from_url(cache_url)
+
+    def throttle_keys() -> list[bytes]:
+        return list(cache.scan_iter(match="*throttle*"))
+
+    if old := throttle_keys():
+        cache.delete(*old)
     token = Token.objects.create(user=django_user_model.objects.create_user("uploader")).key
     port = free_port()
     log = open(tmp_path / "gunicorn.log", "wb")  # noqa: SIM115 (closed below, after the server)
@@ -51,4 +55,4 @@ def test_two_web_processes_share_one_upload_allowance(django_user_model: Any, ce
         server.wait(timeout=30)
         log.close()
     assert codes == [400, 400, 400, 429, 429, 429, 429, 429], codes
-    assert any(b"throttle" in key for key in redis.Redis.from_url(cache_url).keys()), "no throttle count in Redis"
+    assert throttle_keys(), "no throttle count in Redis"

@@ -16,8 +16,9 @@ from typing import Any
 
 import hidden
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples, is_deep
 
 from engine.core import Decision, IllegalAction, InvalidState, Outcome, State
 from engine.registry import load_game
@@ -25,12 +26,15 @@ from engine.registry import load_game
 Play = Callable[..., Any]  # conftest.play_random
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 
-# Two budgets. The fast loop (`-m 'not slow'`) plays a few games per case and probes a sample of their steps;
-# the thorough twins (marked slow) play more games and probe every step or many more of them.
-light = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-heavy = settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-thorough = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-FAST_RATE, THOROUGH_RATE = 0.02, 0.2  # the share of steps probed by the per-step checks
+# Two budgets, and the share of steps the per-step checks probe. Every run (the `ci` profile) plays a few games per
+# case and probes a sample of their steps; the nightly profile (tests/hypothesis_profiles.py) plays DEEP times as
+# many games and probes every step, or ten times as many of them.
+light = settings(max_examples=examples(15))
+heavy = settings(max_examples=examples(3))
+FAST_RATE = 0.02  # the light tests'
+PROBE_RATE = 10 * FAST_RATE if is_deep() else FAST_RATE  # refusals and hidden information: costly per step
+STEP_RATE = 1.0 if is_deep() else 5 * FAST_RATE  # every option applies, JSON round trips: cheaper per step
+JUNK = 30 if is_deep() else 12  # junk actions tried per game
 json_junk = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8),
@@ -151,15 +155,7 @@ def every_option_applies(play: Play, game_name: str, players: int, seed: int, ch
 @given(seed=seeds, choice_seed=seeds)
 def test_no_offered_option_ever_raises(play: Play, game_name: str, players: int, seed: int,
                                        choice_seed: int) -> None:
-    every_option_applies(play, game_name, players, seed, choice_seed, rate=5 * FAST_RATE)
-
-
-@pytest.mark.slow
-@thorough
-@given(seed=seeds, choice_seed=seeds)
-def test_no_offered_option_ever_raises_at_any_step(play: Play, game_name: str, players: int, seed: int,
-                                                   choice_seed: int) -> None:
-    every_option_applies(play, game_name, players, seed, choice_seed, rate=1.0)
+    every_option_applies(play, game_name, players, seed, choice_seed, rate=STEP_RATE)
 
 
 # -- what was not offered is refused ------------------------------------------------------------------------------
@@ -186,18 +182,10 @@ def not_offered_is_refused(play: Play, game_name: str, players: int, seed: int, 
 
 
 @heavy
-@given(seed=seeds, choice_seed=seeds, junk=st.lists(json_junk, min_size=1, max_size=12))
+@given(seed=seeds, choice_seed=seeds, junk=st.lists(json_junk, min_size=1, max_size=JUNK))
 def test_actions_not_offered_raise_illegal_action_and_change_nothing(
         play: Play, game_name: str, players: int, seed: int, choice_seed: int, junk: list[Any]) -> None:
-    not_offered_is_refused(play, game_name, players, seed, choice_seed, junk, rate=FAST_RATE)
-
-
-@pytest.mark.slow
-@thorough
-@given(seed=seeds, choice_seed=seeds, junk=st.lists(json_junk, min_size=1, max_size=30))
-def test_actions_not_offered_raise_illegal_action_and_change_nothing_thoroughly(
-        play: Play, game_name: str, players: int, seed: int, choice_seed: int, junk: list[Any]) -> None:
-    not_offered_is_refused(play, game_name, players, seed, choice_seed, junk, rate=THOROUGH_RATE)
+    not_offered_is_refused(play, game_name, players, seed, choice_seed, junk, rate=PROBE_RATE)
 
 
 @light
@@ -247,19 +235,11 @@ def round_trips(play: Play, game_name: str, players: int, seed: int, choice_seed
     round_trip(run.state, len(run.choices))
 
 
-@settings(heavy, max_examples=2)
+@settings(heavy, max_examples=examples(2))
 @given(seed=seeds, choice_seed=seeds)
 def test_states_round_trip_through_dicts_and_json_at_every_step(play: Play, game_name: str, players: int,
                                                                 seed: int, choice_seed: int) -> None:
-    round_trips(play, game_name, players, seed, choice_seed, rate=5 * FAST_RATE)
-
-
-@pytest.mark.slow
-@thorough
-@given(seed=seeds, choice_seed=seeds)
-def test_states_round_trip_through_dicts_and_json_at_every_step_thoroughly(
-        play: Play, game_name: str, players: int, seed: int, choice_seed: int) -> None:
-    round_trips(play, game_name, players, seed, choice_seed, rate=1.0)
+    round_trips(play, game_name, players, seed, choice_seed, rate=STEP_RATE)
 
 
 @light
@@ -344,15 +324,7 @@ def views_hide(play: Play, game_name: str, players: int, seed: int, choice_seed:
 @given(seed=seeds, choice_seed=seeds)
 def test_a_seat_view_ignores_information_hidden_from_it(play: Play, game_name: str, players: int, seed: int,
                                                         choice_seed: int) -> None:
-    views_hide(play, game_name, players, seed, choice_seed, rate=FAST_RATE)
-
-
-@pytest.mark.slow
-@thorough
-@given(seed=seeds, choice_seed=seeds)
-def test_a_seat_view_ignores_information_hidden_from_it_thoroughly(play: Play, game_name: str, players: int,
-                                                                   seed: int, choice_seed: int) -> None:
-    views_hide(play, game_name, players, seed, choice_seed, rate=THOROUGH_RATE)
+    views_hide(play, game_name, players, seed, choice_seed, rate=PROBE_RATE)
 
 
 # -- scores and snapshots -------------------------------------------------------------------------------------------

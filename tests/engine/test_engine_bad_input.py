@@ -17,6 +17,7 @@ import hidden
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from engine.core import IllegalAction, InvalidOptions, InvalidState, OptionSpec, State
 from engine.registry import game_names, load_game
@@ -239,7 +240,7 @@ def leaf_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]
     return paths
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), steps=st.integers(0, 200))
 def test_a_wrong_type_anywhere_in_a_state_raises_invalid_state_not_a_crash(game_name: str, data: st.DataObject,
                                                                          steps: int) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from testkit import ROOT, start_celery_worker, stop_process, subprocess_env, wait_until
+from testkit import ROOT, clear_queues, ping_workers, start_celery_worker, stop_process, subprocess_env, wait_until
 
 from tournaments.bot_lifecycle import upload_bot_version
 from tournaments.builtins import ensure_builtin
@@ -46,25 +46,24 @@ SHORT_EVOLUTION = {"deck": "short"}
 def celery_workers(django_db_setup: None, django_db_blocker: Any, celery_broker_url: str,
                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[subprocess.Popen[bytes]]]:
     """Three `celery -A workers worker -c 1` processes, each its own worker, on the test database and Redis."""
-    import redis
     from django.conf import settings
 
     from workers.celery import app
 
-    redis.Redis.from_url(celery_broker_url).flushdb()
+    clear_queues(celery_broker_url)
     settings.CELERY_BROKER_URL = celery_broker_url
     app.conf.broker_url = celery_broker_url
     with django_db_blocker.unblock():
         env = subprocess_env(CELERY_BROKER_URL=celery_broker_url)
     logs = tmp_path_factory.mktemp("celery3")
-    workers = [start_celery_worker(f"ludus-test3-{os.getpid()}-{index}", env, logs / f"worker{index}.log")
-               for index in range(WORKERS)]
+    names = [f"ludus-test3-{os.getpid()}-{index}" for index in range(WORKERS)]
+    workers = [start_celery_worker(name, env, logs / f"worker{index}.log") for index, name in enumerate(names)]
     try:
         def all_answer() -> bool:
             dead = [w for w in workers if w.poll() is not None]
             if dead:
                 pytest.fail(f"a Celery worker exited:\n{(logs / 'worker0.log').read_text()[-3000:]}")
-            return len(app.control.ping(timeout=0.5)) >= WORKERS
+            return len(ping_workers(names)) == WORKERS
 
         wait_until(all_answer, 120, "three workers to answer")
         yield workers

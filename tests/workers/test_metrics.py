@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
-from testkit import ROOT, free_port, start_celery_worker, stop_process, subprocess_env, wait_until
+from testkit import ROOT, clear_queues, free_port, start_celery_worker, stop_process, subprocess_env, wait_until
 
 from tournaments.models import Bot, BotVersion, Match
 from tournaments.scheduling import create_tournament, start_tournament
@@ -43,9 +43,7 @@ def families(text: str) -> set[str]:
 @pytest.fixture
 def metrics_worker(celery_broker_url: str, tmp_path: Path) -> Iterator[tuple[int, Path]]:
     """A worker with its metrics on a free port and JSON logs; yields the port and the log's path."""
-    import redis
-
-    redis.Redis.from_url(celery_broker_url).flushdb()
+    clear_queues(celery_broker_url)
     port, log_path = free_port(), tmp_path / "worker.log"
     env = subprocess_env(CELERY_BROKER_URL=celery_broker_url, LUDUS_METRICS_PORT=str(port), LOG_FORMAT="json",
                          LOG_LEVEL="INFO", PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prometheus"))
@@ -116,11 +114,9 @@ def test_the_metrics_after_a_real_match(
 
 def test_the_queue_depth_counts_what_no_worker_took(settings: Any, celery_broker_url: str,
                                                     builtin_versions: dict[str, Any], alice: Any) -> None:
-    import redis
-
     from workers.tasks import run_match_task
 
-    redis.Redis.from_url(celery_broker_url).flushdb()
+    clear_queues(celery_broker_url)
     settings.CELERY_BROKER_URL = celery_broker_url
     tournament = create_tournament([builtin_versions["greedy"], builtin_versions["random"]], name="backlog",
                                    game="evolution", players_per_table=2, seed=5, created_by=alice)
@@ -129,7 +125,7 @@ def test_the_queue_depth_counts_what_no_worker_took(settings: Any, celery_broker
         run_match_task.delay(match.pk)
     web = samples(Client().get("/metrics").content.decode())
     assert web[("ludus_queue_depth", (("queue", settings.CELERY_TASK_DEFAULT_QUEUE),))] == 3
-    redis.Redis.from_url(celery_broker_url).flushdb()
+    clear_queues(celery_broker_url)
 
 
 def test_prometheus_may_scrape_by_an_address_that_allowed_hosts_does_not_list(db: None) -> None:

@@ -12,40 +12,32 @@ import re
 from typing import Any
 
 import pytest
-from testkit import start_celery_worker, stop_process, subprocess_env, wait_until
+from testkit import clear_queues, queue_names, start_celery_worker, stop_process, subprocess_env, wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 BACKLOG = 40
 
 
-def own_broker(url: str) -> str:
-    """A Redis database of this test's own (the worker fixture of other modules flushes theirs)."""
-    base, _, number = url.rpartition("/")
-    return f"{base}/{(int(number or 0) + 8) % 16}"
-
-
 def test_the_reaper_and_validation_do_not_wait_behind_a_backlog_of_matches(celery_broker_url: str,
                                                                            tmp_path: Any) -> None:
     import redis
-    from django.conf import settings
 
     from workers.celery import app
 
-    broker = own_broker(celery_broker_url)
-    client = redis.Redis.from_url(broker)
-    client.flushdb()
-    queue = settings.CELERY_TASK_DEFAULT_QUEUE
-    with app.connection_for_write(url=broker) as connection, app.producer_or_acquire(
+    client = redis.Redis.from_url(celery_broker_url)
+    queue, control, validation = queue_names()  # this xdist worker's own, emptied before the backlog goes in
+    clear_queues(celery_broker_url)
+    with app.connection_for_write(url=celery_broker_url) as connection, app.producer_or_acquire(
             app.amqp.Producer(connection)) as producer:
         for _ in range(BACKLOG):
             app.send_task("workers.ping", producer=producer)  # stands in for queued matches
         app.send_task("workers.requeue_expired", producer=producer)
         app.send_task("workers.validate_version", args=[987654321], producer=producer)  # no such version
-    assert [client.llen(name) for name in (queue, f"{queue}.control", f"{queue}.validation")] == [BACKLOG, 1, 1]
+    assert [client.llen(name) for name in (queue, control, validation)] == [BACKLOG, 1, 1]
 
     log_path = tmp_path / "worker.log"
-    worker = start_celery_worker(f"ludus-queues-{os.getpid()}", subprocess_env(CELERY_BROKER_URL=broker), log_path,
-                                 extra=("--prefetch-multiplier=1", "--without-heartbeat"))
+    worker = start_celery_worker(f"ludus-queues-{os.getpid()}", subprocess_env(CELERY_BROKER_URL=celery_broker_url),
+                                 log_path, extra=("--prefetch-multiplier=1", "--without-heartbeat"))
     try:
         wait_until(lambda: client.llen(queue) == 0 or worker.poll() is not None, 120, "the worker to drain the queue")
         assert worker.poll() is None, log_path.read_text()[-3000:]

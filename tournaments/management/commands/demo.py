@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import secrets
 from typing import Any
 
@@ -11,6 +12,8 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from engine.bots import bot_names
 from tournaments.cli import Entrant, create_and_start, make_console, print_standings, run_to_end
+from tournaments.ladders import join_ladder
+from tournaments.models import Ladder, Tournament
 
 ADMIN_USER = "admin"
 
@@ -25,6 +28,20 @@ def demo_entrants(count: int) -> list[Entrant]:
                 entrants.append(Entrant(name=f"{name}-{copy}", builtin=name))
         copy += 1
     return entrants[:max(count, len(bot_names()))]
+
+
+def unused_name(base: str) -> str:
+    """base, else "base 2", "base 3"...: the first name no tournament has, so a second demo is told from the first."""
+    taken = set(Tournament.objects.filter(name__startswith=base).values_list("name", flat=True))
+    return next(name for n in itertools.count(1) if (name := base if n == 1 else f"{base} {n}") not in taken)
+
+
+def demo_ladder(tournament: Tournament) -> Ladder:
+    """The demo's bots on a ladder of two-player matches, made only when asked (`run_ladder`, or beat)."""
+    ladder, _ = Ladder.objects.get_or_create(name=f"demo {tournament.game} ladder",
+                                             defaults={"game": tournament.game, "players_per_match": 2})
+    join_ladder(ladder, list(tournament.entries.select_related("bot")))
+    return ladder
 
 
 def _stop_embedded_pool() -> None:
@@ -50,15 +67,19 @@ class Command(BaseCommand):
         console.print("[bold]Ludus demo[/bold]: migrating the database…")
         call_command("migrate", interactive=False, verbosity=0)
         entrants = demo_entrants(opts["entrants"])
-        fields = {"name": f"demo {opts['game']} round robin", "game": opts["game"],
+        fields = {"name": unused_name(f"demo {opts['game']} round robin"), "game": opts["game"],
                   "players_per_table": opts["players"], "games_per_set": opts["games"], "options": {},
                   "seed": opts["seed"]}
         tournament, matches = create_and_start(entrants, fields)
-        console.print(f"Round robin of {len(entrants)} bots ({', '.join(e.name for e in entrants)}), "
+        names = ", ".join(e.name for e in entrants)
+        console.print(f"{tournament.name}: a round robin of {len(entrants)} bots ({names}), "
                       f"{opts['players']} per table, {opts['games']} game(s) per table: {len(matches)} matches.")
         run_to_end(tournament, console)
         print_standings(tournament, console)
-        console.print(f"Replays: python manage.py replay show {matches[0].pk}   (verify: replay verify --all)")
+        console.print(f"Replays: .venv/bin/python manage.py replay show {matches[0].pk}  (verify: replay verify --all)")
+        ladder = demo_ladder(tournament)
+        console.print(f"The same bots are on the ladder {ladder.name!r} (id {ladder.pk}): "
+                      ".venv/bin/python manage.py run_ladder --rounds 10 plays it")
         _stop_embedded_pool()  # idle while serving; an admin requeue starts it again
         if opts["no_serve"]:
             return

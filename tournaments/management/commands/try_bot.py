@@ -55,7 +55,7 @@ class Command(BaseCommand):
             outcome = run_match(match.pk)
             self.print_match(Match.objects.get(pk=match.pk), outcome)
         ids = " ".join(str(m.pk) for m in matches)
-        self.stdout.write(f"replays: match {ids} (open one with `python manage.py replay show ID`)")
+        self.stdout.write(f"replays: match {ids} (open one with `.venv/bin/python manage.py replay show ID`)")
 
     def check_file(self, path: str) -> CheckedUpload:
         file = Path(path)
