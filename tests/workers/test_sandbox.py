@@ -54,11 +54,11 @@ def bot(name: str, config: SandboxConfig = CONFIG) -> SandboxedSeat:
 
 
 def play(hostile: SeatPlayer, *others: SeatPlayer, players: int = 2, seed: int = 11,
-         max_faults: int = 3) -> PlayResult:
+         max_faults: int = 3, clock: Clock = CLOCK) -> PlayResult:
     """A whole Evolution game: the hostile seat 0, the given others, then random bots."""
     seats = [hostile, *others]
     seats += [InProcessSeat("random", GAME, seed + i) for i in range(len(seats), players)]
-    return play_game(GAME, players, seed, {}, seats, CLOCK, max_faults)
+    return play_game(GAME, players, seed, {}, seats, clock, max_faults)
 
 
 def faults(result: PlayResult, seat: int = 0) -> list[str]:
@@ -243,7 +243,9 @@ def test_it_times_out_and_kills_a_bot_that_sleeps_past_its_bank() -> None:
 
 def test_it_contains_a_memory_bomb_with_the_address_space_limit() -> None:
     seat = bot("memory_bomb.py")
-    result = play(seat)
+    # Touching 512 MiB of pages takes well over CLOCK's 700 ms on a loaded machine (the whole suite beside it): the
+    # clock must not end the move before the address-space limit does.
+    result = play(seat, clock=Clock(move_ms=200, bank_ms=20_000))
     mib = int(re.search(r"MemoryError after (\d+) MiB", result.logs[0]).group(1))  # type: ignore[union-attr]
     assert 0 < mib <= CONFIG.memory_bytes >> 20
     assert faults(result) == ["died"]  # act raised MemoryError: the bot exited with a traceback
