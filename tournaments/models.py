@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engine import InvalidOptions, load_game
+from tournaments.rating_rule import conservative
 
 
 def _check_game(game: str, options: Any, players: int | None, errors: dict[str, str]) -> None:
@@ -377,5 +378,5 @@ class Rating(models.Model):
 
     @property
     def conservative(self) -> float:
-        """The rating shown on tables: mu - 3 sigma (ARCHITECTURE §7)."""
-        return self.mu - 3 * self.sigma
+        """The rating shown on tables (tournaments.rating_rule)."""
+        return conservative(self.mu, self.sigma)

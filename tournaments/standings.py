@@ -21,7 +21,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
-from django.conf import settings
 from django.db.models import Count, IntegerField, Q, QuerySet, Sum
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
@@ -29,13 +28,10 @@ from rich.table import Table
 
 from tournaments.formats.sets import game_points
 from tournaments.models import Entry, Ladder, LadderEntry, Match, Rating, Seat, Tournament
+from tournaments.rating_rule import conservative, is_provisional, provisional_sigma
 from tournaments.ratings import MODEL
 
 Competition = Tournament | Ladder
-
-
-def provisional_sigma() -> float:
-    return float(settings.LUDUS_PROVISIONAL_SIGMA)
 
 
 @dataclass
@@ -71,11 +67,11 @@ class Standing:
 
     @property
     def conservative(self) -> float:
-        return self.mu - 3 * self.sigma
+        return conservative(self.mu, self.sigma)
 
     @property
     def provisional(self) -> bool:
-        return self.sigma > provisional_sigma()
+        return is_provisional(self.sigma, self.games)
 
     @property
     def seat_record(self) -> list[list[int]]:

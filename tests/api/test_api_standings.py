@@ -18,6 +18,18 @@ def test_it_orders_a_ladder_by_conservative_rating(world: World) -> None:
     assert rows[0]["rating"] == pytest.approx(30.0 - 6.0)
 
 
+def test_it_marks_provisional_ratings_as_the_pages_do(world: World) -> None:
+    """One rule (tournaments.rating_rule): no game yet, or sigma above LUDUS_PROVISIONAL_SIGMA (2.5 here)."""
+    Rating.objects.filter(ladder=world.ladder, bot_version=world.other_version).update(sigma=2.0, games=3)
+    Rating.objects.filter(ladder=world.ladder, bot_version=world.version).update(sigma=2.0, games=0)
+    rows = world.client("anonymous").get(f"/api/ladders/{world.ladder.pk}/standings/").json()["results"]
+    assert {r["bot_version"]: r["provisional"] for r in rows} == {world.other_version.pk: False,
+                                                                 world.version.pk: True}
+    Rating.objects.filter(ladder=world.ladder, bot_version=world.other_version).update(sigma=2.6)
+    rows = world.client("anonymous").get(f"/api/ladders/{world.ladder.pk}/standings/").json()["results"]
+    assert all(r["provisional"] for r in rows)
+
+
 def test_it_gives_a_tournaments_standings_with_seat_win_rates(world: World) -> None:
     from tournaments.models import Match
 

@@ -35,6 +35,7 @@ from tournaments.api.common import (
     errors,
 )
 from tournaments.models import BotVersion, Ladder, Match, Rating, Seat, Tournament
+from tournaments.rating_rule import conservative_in_sql, is_provisional
 from tournaments.services import enqueue_match
 from tournaments.standings import Standing, ladder_seat_record, tournament_standings
 from tournaments.visibility import (
@@ -299,6 +300,9 @@ class StandingsPagination(Pagination):
         return paged
 
 
+PROVISIONAL_HELP = "no rated game yet, or sigma still above the provisional threshold (LUDUS_PROVISIONAL_SIGMA)"
+
+
 class LadderStandingSerializer(serializers.Serializer):
     bot_version = serializers.IntegerField(source="bot_version_id", allow_null=True, help_text=HIDDEN_HELP)
     bot = serializers.IntegerField(source="bot_version.bot_id", allow_null=True)
@@ -307,6 +311,7 @@ class LadderStandingSerializer(serializers.Serializer):
     rating = serializers.FloatField(source="conservative", help_text="mu - 3 sigma")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
+    provisional = serializers.BooleanField(help_text=PROVISIONAL_HELP)
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
     seats = serializers.DictField(child=SeatCountSerializer(), help_text="rated " + SEAT_COUNTS_HELP)
@@ -316,7 +321,8 @@ class LadderStandingSerializer(serializers.Serializer):
         match_rows)."""
         return {"bot_version": row["bot_version"], "bot": row["bot_pk"],
                 "name": _label(row), "owner": row["owner"],
-                "rating": row["rank_key"], "mu": row["mu"], "sigma": row["sigma"], "games": row["games"],
+                "rating": row["rank_key"], "mu": row["mu"], "sigma": row["sigma"],
+                "provisional": is_provisional(row["sigma"], row["games"]), "games": row["games"],
                 "wins": row["wins"], "seats": seat_counts(row["seat_record"], self.context["seats"])}
 
 
@@ -359,7 +365,7 @@ class LadderStandingsView(StandingsView):
         return dict(super().get_serializer_context(), seats=self.ladder.players_per_match)
 
     def get_queryset(self) -> QuerySet[Rating, dict[str, Any]]:
-        return (Rating.objects.filter(ladder_id=self.kwargs["pk"]).annotate(rank_key=F("mu") - 3 * F("sigma"))
+        return (Rating.objects.filter(ladder_id=self.kwargs["pk"]).annotate(rank_key=conservative_in_sql())
                 .order_by("-rank_key", "pk").values("bot_version", "mu", "sigma", "games", "wins", "seat_record",
                                                     "rank_key"))
 
@@ -379,7 +385,7 @@ class TournamentStandingSerializer(serializers.Serializer):
     rating = serializers.FloatField(source="conservative", help_text="mu - 3 sigma")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
-    provisional = serializers.BooleanField(help_text="sigma is still above the provisional threshold")
+    provisional = serializers.BooleanField(help_text=PROVISIONAL_HELP)
     byes = serializers.IntegerField()
     withdrawn = serializers.BooleanField()
     seats = serializers.SerializerMethodField(help_text=SEAT_COUNTS_HELP)

@@ -11,12 +11,12 @@ from django.db.models import Q, QuerySet
 
 from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat, Tournament
 from tournaments.pages.charts import Series
+from tournaments.rating_rule import conservative, is_provisional
 from tournaments.ratings import MODEL
 from tournaments.standings import (
     competition_standings,
     game_seat_win_rates,
     ladder_seat_record,
-    provisional_sigma,
     seat_win_rates,
 )
 from tournaments.visibility import PRIVATE_LABEL, hidden_versions, visible_bots
@@ -41,11 +41,11 @@ class Row:
 
     @property
     def conservative(self) -> float:
-        return self.mu - 3 * self.sigma
+        return conservative(self.mu, self.sigma)
 
     @property
     def is_provisional(self) -> bool:
-        return self.sigma > provisional_sigma() or self.games == 0
+        return is_provisional(self.sigma, self.games)
 
 
 @dataclass
@@ -185,7 +185,7 @@ def rating_history(bot: Bot) -> list[Series]:
         if label not in series:
             series[label] = Series(label)
             if seat.rating_mu_before is not None and seat.rating_sigma_before is not None:
-                series[label].points.append(seat.rating_mu_before - 3 * seat.rating_sigma_before)
-        series[label].points.append(seat.rating_mu_after - 3 * seat.rating_sigma_after)
+                series[label].points.append(conservative(seat.rating_mu_before, seat.rating_sigma_before))
+        series[label].points.append(conservative(seat.rating_mu_after, seat.rating_sigma_after))
         series[label].games += 1
     return list(series.values())

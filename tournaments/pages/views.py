@@ -16,7 +16,7 @@ from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.models import Bot, BotVersion, Ladder, Match, Tournament
 from tournaments.pages import queries
 from tournaments.pages.charts import rating_chart
-from tournaments.standings import provisional_sigma
+from tournaments.rating_rule import provisional_sigma
 
 MATCHES_PER_PAGE = 25
 LADDER_ROWS_PER_PAGE = 50
