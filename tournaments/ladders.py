@@ -19,6 +19,7 @@ from engine import InvalidOptions, load_game
 from tournaments.formats.ladder import Candidate, Matchmaking, pick_tables
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import BotVersion, Ladder, LadderEntry, Match, Rating, Seat
+from tournaments.new_matches import create_match
 from tournaments.ratings import MODEL
 from tournaments.visibility import hidden_versions, secret_seed
 
@@ -89,12 +90,7 @@ def schedule_ladder(ladder_id: int, enqueue: bool = True) -> list[Match]:
 
 
 def create_ladder_match(ladder: Ladder, seats: Sequence[int], seed: int) -> Match:
-    match = Match.objects.create(
-        ladder=ladder, game=ladder.game, num_players=len(seats), seed=seed, options=ladder.options,
-        move_ms=ladder.move_ms, bank_ms=ladder.bank_ms, max_faults=ladder.max_faults, rated=True,
-    )
-    Seat.objects.bulk_create([Seat(match=match, number=n, bot_version_id=v) for n, v in enumerate(seats)])
-    return match
+    return create_match(ladder, seats, seed)
 
 
 def schedule_ladders(ladder_ids: Sequence[int] | None = None, enqueue: bool = True) -> int:

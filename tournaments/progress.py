@@ -22,6 +22,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from tournaments import new_matches
 from tournaments.formats import elimination, round_robin, swiss
 from tournaments.formats.sets import game_points, set_games, table_seed
 from tournaments.models import Entry, Match, Rating, Seat, Tournament
@@ -38,13 +39,7 @@ PENDING = [Status.QUEUED, Status.RUNNING]
 def create_match(tournament: Tournament, round_number: int, table: int, seats: Sequence[int], seed: int,
                  set_number: int = 0) -> Match:
     """One queued game of the tournament with its seats (bot version ids in seat order)."""
-    match = Match.objects.create(
-        tournament=tournament, round=round_number, table=table, set_number=set_number, game=tournament.game,
-        num_players=len(seats), seed=seed, options=tournament.options, move_ms=tournament.move_ms,
-        bank_ms=tournament.bank_ms, max_faults=tournament.max_faults, rated=True,
-    )
-    Seat.objects.bulk_create([Seat(match=match, number=n, bot_version_id=v) for n, v in enumerate(seats)])
-    return match
+    return new_matches.create_match(tournament, seats, seed, round=round_number, table=table, set_number=set_number)
 
 
 def create_table(tournament: Tournament, round_number: int, table: int, seats: Sequence[int],

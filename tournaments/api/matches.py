@@ -35,6 +35,7 @@ from tournaments.api.common import (
     errors,
 )
 from tournaments.models import BotVersion, Ladder, Match, Rating, Seat, Tournament
+from tournaments.new_matches import create_match
 from tournaments.rating_rule import conservative_in_sql, is_provisional
 from tournaments.services import enqueue_match
 from tournaments.standings import Standing, ladder_seat_record, tournament_standings
@@ -249,12 +250,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
 def request_match(ladder: Ladder, versions: list[BotVersion], rated: bool) -> Match:
     """Create a queued ladder match with these seats and enqueue it on commit."""
     with transaction.atomic():
-        match = Match.objects.create(
-            ladder=ladder, game=ladder.game, num_players=len(versions), seed=new_seed(),
-            options=ladder.options, move_ms=ladder.move_ms, bank_ms=ladder.bank_ms, max_faults=ladder.max_faults,
-            rated=rated,
-        )
-        Seat.objects.bulk_create([Seat(match=match, number=n, bot_version=v) for n, v in enumerate(versions)])
+        match = create_match(ladder, versions, new_seed(), rated=rated)
         enqueue_match(match)
     return match
 

@@ -22,7 +22,8 @@ from engine.bots import bot_names
 from replays.verify import initial_state, step
 from tournaments.bot_lifecycle import TRYOUT_USER, BadUpload, upload_limits
 from tournaments.builtins import ensure_builtin
-from tournaments.models import Bot, BotVersion, Ladder, Match, Seat
+from tournaments.models import Bot, BotVersion, Ladder, Match
+from tournaments.new_matches import create_match
 from tournaments.uploads import CheckedUpload, check_upload
 
 NO_CLOCK_MS = 3_600_000  # --no-clock: an hour per decision, for stepping through a bot in a debugger
@@ -176,11 +177,8 @@ def create_tryout(checked: CheckedUpload, game: str, players: int, against: list
     others = opponents_for(against, players - 1)
     matches = []
     for index in range(games):
-        match = Match.objects.create(ladder=ladder, game=game, num_players=players, seed=seed + index, options={},
-                                     rated=False, move_ms=move_ms, bank_ms=bank_ms,
-                                     max_faults=settings.LUDUS_MAX_FAULTS)
         table = list(others)
         table.insert(index % players, version)
-        Seat.objects.bulk_create([Seat(match=match, number=n, bot_version=v) for n, v in enumerate(table)])
-        matches.append(match)
+        matches.append(create_match(ladder, table, seed + index, rated=False, options={}, move_ms=move_ms,
+                                    bank_ms=bank_ms, max_faults=settings.LUDUS_MAX_FAULTS))
     return matches
