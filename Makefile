@@ -49,6 +49,7 @@ demo: local
 # Everything, on every core (what .ci/run calls).
 test: $(STAMP) sysdeps
 	$(BIN)/mypy --strict engine
+	$(BIN)/lint-imports --no-cache
 	$(PYTEST)
 
 # The everyday loop: lint, types, the engine tests and the unit tests (a third of the Hypothesis examples).
@@ -68,6 +69,7 @@ test-e2e: $(STAMP) sysdeps
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict engine

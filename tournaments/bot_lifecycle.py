@@ -21,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine import InvalidOptions, load_game
+from tournaments.dispatch import runner
 from tournaments.models import Bot, BotVersion, Match, Seat
 from tournaments.uploads import BadUpload, CheckedUpload, UploadLimits, check_upload
 
@@ -96,22 +97,12 @@ def next_number(bot: Bot) -> int:
 
 def dispatch_validation(version_id: int) -> Any:
     """Send now: to Celery when a broker is configured, else to the embedded process pool (a Future)."""
-    # Imported here, as in services.dispatch_match: the web process is the composition root.
-    if settings.CELERY_BROKER_URL:
-        from workers.tasks import validate_version_task
-
-        return validate_version_task.delay(version_id)
-    from workers import embedded
-    from workers.validation import run_embedded
-
-    return embedded.pool().submit(run_embedded, version_id)
+    return runner().send_validation(version_id)
 
 
 def revalidate_stale() -> int:
     """Dispatch again every version whose validation was lost (a dead worker, a broker outage); return how many."""
-    from workers.validation import stale_versions
-
-    stale = stale_versions()
+    stale = runner().stale_validations()
     for version_id in stale:
         dispatch_validation(version_id)
     return len(stale)

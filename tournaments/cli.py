@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from engine import InvalidOptions, load_game
 from engine.bots import bot_names, is_bot_name
 from tournaments.builtins import ensure_builtin
+from tournaments.dispatch import runner
 from tournaments.models import Bot, BotVersion, Match, Tournament
 from tournaments.scheduling import check_entries, create_tournament, start_tournament
 from tournaments.standings import standings_table
@@ -145,9 +146,7 @@ def _dispatch_new_rounds(tournament: Tournament, seen: set[int]) -> None:
 def _raise_embedded_errors() -> None:
     if settings.CELERY_BROKER_URL:
         return
-    from workers.embedded import errors
-
-    problems = errors()
+    problems = runner().embedded_errors()
     if problems:
         raise CommandError(f"the embedded runner crashed: {problems[0]!r}")
 

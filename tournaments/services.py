@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from replays.models import Replay
 from replays.progress import MatchProgress
+from tournaments.dispatch import runner
 from tournaments.models import Match, Seat, Tournament
 from tournaments.ratings import lock_competition, rate_seats
 
@@ -36,16 +37,8 @@ def enqueue_match(match: Match) -> None:
 
 
 def dispatch_match(match_id: int) -> None:
-    """Send now: to Celery when a broker is configured, else to the embedded process pool."""
-    # Imported here: the web process is the composition root that wires the runners in.
-    if settings.CELERY_BROKER_URL:
-        from workers.tasks import run_match_task
-
-        run_match_task.delay(match_id)
-    else:
-        from workers.embedded import submit_match
-
-        submit_match(match_id)
+    """Send now, through the dispatch seam: to Celery when a broker is configured, else to the embedded pool."""
+    runner().send_match(match_id)
 
 
 def claim_match(match_id: int, owner: str, now: datetime | None = None) -> bool:

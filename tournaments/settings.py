@@ -223,6 +223,9 @@ LUDUS_REDISPATCH_SECONDS = env_int("LUDUS_REDISPATCH_SECONDS", 900, minimum=1)
 
 # --- Celery (read by workers/celery.py through the CELERY_ namespace) ----------------------------------------------
 CELERY_BROKER_URL = env_optional("CELERY_BROKER_URL")  # unset: the embedded runner in manage.py
+# The module that runs matches and validations for the web side (tournaments/dispatch.py): the one place the apps
+# are wired to the runners, so `tournaments` and `replays` never import `workers`.
+LUDUS_RUNNER = "workers.dispatch"
 CELERY_RESULT_BACKEND = env_optional("CELERY_RESULT_BACKEND")
 CELERY_TASK_DEFAULT_QUEUE = env_str("LUDUS_QUEUE", "ludus")
 # Beside the matches' queue: `<queue>.control` for beat's housekeeping (the reaper must not wait behind a backlog of

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from engine import InvalidOptions, load_game
 from engine.core import Decision
+from tournaments.dispatch import RunnerUnavailable
 from tournaments.models import BotVersion
 from workers.play import PlayResult, play_game
 from workers.seats import Clock, InProcessSeat, Reply, SeatDied, SeatPlayer
@@ -40,7 +41,7 @@ OPPONENTS = ("greedy", "random")
 SMOKE_PLAYERS = 3  # clamped to the game's range
 
 
-class ValidationUnavailable(RuntimeError):
+class ValidationUnavailable(RunnerUnavailable):
     """The smoke match could not run for a reason that is not the bot's (the sandbox, the host): retry later."""
 
 

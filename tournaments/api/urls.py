@@ -1,10 +1,8 @@
 """Routes of the REST API, included under /api/ by tournaments/urls.py (the replays app's API included)."""
 
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 from rest_framework.routers import SimpleRouter
 
-from replays.api import feeds
-from replays.api import views as replays
 from tournaments.api import auth, bots, competitions, games, matches, notfound, uploads
 
 app_name = "api"
@@ -23,12 +21,8 @@ urlpatterns = [
     path("versions/", bots.VersionListView.as_view(), name="version-list"),
     path("versions/<int:pk>/", uploads.VersionDetailView.as_view(), name="version-detail"),
     path("ladders/<int:pk>/standings/", matches.LadderStandingsView.as_view(), name="ladder-standings"),
-    path("ladders/<int:pk>/feed/", feeds.LadderFeedView.as_view(), name="ladder-feed"),
     path("tournaments/<int:pk>/standings/", matches.TournamentStandingsView.as_view(), name="tournament-standings"),
-    path("matches/<int:pk>/replay/", replays.ReplayView.as_view(), name="match-replay"),
-    path("matches/<int:pk>/replay/actions/", replays.ActionLogView.as_view(), name="match-actions"),
-    path("matches/<int:pk>/frames/", replays.FramesView.as_view(), name="match-frames"),
-    path("matches/<int:pk>/feed/", feeds.MatchFeedView.as_view(), name="match-feed"),
+    path("", include("replays.api.urls")),  # replays, frames and the live feeds (the replays app)
     *router.urls,
     re_path(r"^(?P<path>.*)$", notfound.not_found, name="not-found"),  # last: a JSON 404 for the rest
 ]

@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from engine.bots import bot_names
 from tournaments.cli import Entrant, create_and_start, make_console, print_standings, run_to_end
+from tournaments.dispatch import runner
 from tournaments.ladders import join_ladder
 from tournaments.models import Ladder, Tournament
 
@@ -44,12 +45,6 @@ def demo_ladder(tournament: Tournament) -> Ladder:
     return ladder
 
 
-def _stop_embedded_pool() -> None:
-    from workers.embedded import shutdown
-
-    shutdown()
-
-
 class Command(BaseCommand):
     help = "Set up the database, run a demo tournament between the built-in bots, print standings, serve the UI."
 
@@ -80,7 +75,7 @@ class Command(BaseCommand):
         ladder = demo_ladder(tournament)
         console.print(f"The same bots are on the ladder {ladder.name!r} (id {ladder.pk}): "
                       ".venv/bin/python manage.py run_ladder --rounds 10 plays it")
-        _stop_embedded_pool()  # idle while serving; an admin requeue starts it again
+        runner().stop_embedded()  # idle while serving; an admin requeue starts it again
         if opts["no_serve"]:
             return
         password = self.reset_admin()

@@ -22,6 +22,7 @@ from engine.bots import bot_names
 from replays.verify import initial_state, step
 from tournaments.bot_lifecycle import TRYOUT_USER, BadUpload, upload_limits
 from tournaments.builtins import ensure_builtin
+from tournaments.dispatch import runner
 from tournaments.models import Bot, BotVersion, Ladder, Match
 from tournaments.new_matches import create_match
 from tournaments.uploads import CheckedUpload, check_upload
@@ -49,11 +50,9 @@ class Command(BaseCommand):
         move_ms, bank_ms = (NO_CLOCK_MS, 0) if opts["no_clock"] else (settings.LUDUS_MOVE_MS, settings.LUDUS_BANK_MS)
         matches = create_tryout(checked, opts["game"], players, against, opts["games"], opts["seed"],
                                 move_ms, bank_ms)
-        from workers.runner import run_match
-
         for index, match in enumerate(matches, 1):
             self.stdout.write(f"game {index} of {len(matches)}: match {match.pk}, seed {match.seed}...")
-            outcome = run_match(match.pk)
+            outcome = runner().run_match_here(match.pk)
             self.print_match(Match.objects.get(pk=match.pk), outcome)
         ids = " ".join(str(m.pk) for m in matches)
         self.stdout.write(f"replays: match {ids} (open one with `.venv/bin/python manage.py replay show ID`)")

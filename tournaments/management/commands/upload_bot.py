@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
+from tournaments.dispatch import RunnerUnavailable, runner
 from tournaments.models import BotVersion
 
 UNSETTLED = (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING)
@@ -63,12 +64,10 @@ class Command(BaseCommand):
         return file.read_bytes(), file.name
 
     def validate_here(self, version: BotVersion) -> None:
-        from workers.validation import ValidationUnavailable, validate_version
-
         self.stdout.write("validating: a smoke match in the sandbox against the built-in bots...")
         try:
-            validate_version(version.pk)
-        except ValidationUnavailable as exc:
+            runner().validate_here(version.pk)
+        except RunnerUnavailable as exc:
             raise CommandError(f"version {version.pk} is stored but could not be validated here: {exc}") from exc
 
     def wait_for_worker(self, version: BotVersion, timeout: float) -> None:

@@ -1,0 +1,13 @@
+"""The replays app's API routes, included by tournaments/api/urls.py under /api/ (in its `api` namespace)."""
+
+from django.urls import path
+
+from replays.api import feeds, views
+
+urlpatterns = [
+    path("ladders/<int:pk>/feed/", feeds.LadderFeedView.as_view(), name="ladder-feed"),
+    path("matches/<int:pk>/replay/", views.ReplayView.as_view(), name="match-replay"),
+    path("matches/<int:pk>/replay/actions/", views.ActionLogView.as_view(), name="match-actions"),
+    path("matches/<int:pk>/frames/", views.FramesView.as_view(), name="match-frames"),
+    path("matches/<int:pk>/feed/", feeds.MatchFeedView.as_view(), name="match-feed"),
+]

@@ -1,0 +1,49 @@
+"""The runner side of the dispatch seam (tournaments/dispatch.py names what it must provide; settings.LUDUS_RUNNER
+points at this module): Celery when a broker is configured, else the embedded process pool in this process."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import Any
+
+from django.conf import settings
+
+from workers import embedded, validation
+from workers.runner import run_match
+
+
+def send_match(match_id: int) -> None:
+    if settings.CELERY_BROKER_URL:
+        from workers.tasks import run_match_task  # the Celery app is loaded only where a broker is configured
+
+        run_match_task.delay(match_id)
+    else:
+        embedded.submit_match(match_id)
+
+
+def send_validation(version_id: int) -> Future[str] | Any:
+    if settings.CELERY_BROKER_URL:
+        from workers.tasks import validate_version_task
+
+        return validate_version_task.delay(version_id)
+    return embedded.pool().submit(validation.run_embedded, version_id)
+
+
+def stale_validations() -> list[int]:
+    return validation.stale_versions()
+
+
+def run_match_here(match_id: int) -> str:
+    return run_match(match_id)
+
+
+def validate_here(version_id: int) -> str:
+    return validation.validate_version(version_id)
+
+
+def embedded_errors() -> list[BaseException]:
+    return embedded.errors()
+
+
+def stop_embedded() -> None:
+    embedded.shutdown()
