@@ -28,7 +28,8 @@ class BotVersionUploadForm(forms.ModelForm):
         fields: list[str] = []
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if self.errors:
             return data
         upload = data["file"]

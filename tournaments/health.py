@@ -52,7 +52,8 @@ CHECKS: dict[str, Callable[[], str]] = {"database": check_database, "broker": ch
 
 def health() -> tuple[dict[str, str], list[str]]:
     """Each check's result, and the names of those that failed."""
-    results, failed = {}, []
+    results: dict[str, str] = {}
+    failed: list[str] = []
     for name, check in CHECKS.items():
         try:
             results[name] = check()

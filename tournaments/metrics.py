@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable, Iterator
+from datetime import datetime
 
 import redis
 from django.conf import settings
@@ -62,7 +63,7 @@ class RatingLagCollector(Collector):
         yield waiting
 
 
-def _pending_by_competition() -> list[tuple[str, str, object, int]]:
+def _pending_by_competition() -> list[tuple[str, str, datetime | None, int]]:
     rows = (Match.objects.filter(Q(ladder__isnull=False) | Q(tournament__isnull=False), status__in=PENDING,
                                  rated=True)
             .values_list("ladder_id", "tournament_id", "game").annotate(oldest=Min("queued_at"), n=Count("id")))

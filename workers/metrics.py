@@ -61,6 +61,6 @@ def serve(port: int) -> None:
     for stale in path.glob("*.db"):  # a previous run's files would be added to this run's counts
         stale.unlink()
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=directory)
+    multiprocess.MultiProcessCollector(registry, path=directory)  # type: ignore[no-untyped-call]
     start_http_server(port, registry=registry)
     logger.info("metrics on port %s (multiprocess directory %s)", port, directory)
