@@ -159,6 +159,14 @@ class Game(ABC):
                 f"{self.name} takes {self.min_players}-{self.max_players} players, got {num_players}"
             )
 
+    def at_rules_version(self, version: str) -> Game:
+        """This game under rules `version`, so that replays recorded before a rules change still replay byte for
+        byte. A game keeps an older version only while it has stored replays; raises InvalidOptions otherwise."""
+        if version != self.rules_version:
+            raise InvalidOptions(f"{self.name} has no rules version {version!r}; this engine has "
+                                 f"{self.rules_version!r}")
+        return self
+
     def metadata(self) -> dict[str, JSON]:
         return {
             "name": self.name,
@@ -181,7 +189,7 @@ class Game(ABC):
 class State(ABC):
     """A mutable game position. All chance comes from the seed, in a fixed order."""
 
-    game: ClassVar[Game]
+    game: Game  # set on the class; a state of an older rules version sets its own (Game.at_rules_version)
 
     @abstractmethod
     def decision(self) -> Decision | None:

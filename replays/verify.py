@@ -22,11 +22,10 @@ def initial_state(header: dict[str, Any]) -> State:
         game = load_game(header["game"])
     except InvalidOptions as exc:
         raise ReplayMismatch(str(exc)) from exc
-    if header["rules_version"] != game.rules_version:
-        raise ReplayMismatch(
-            f"replay was recorded with {game.name} rules {header['rules_version']!r}, "
-            f"the engine has {game.rules_version!r}"
-        )
+    try:
+        game = game.at_rules_version(header["rules_version"])
+    except InvalidOptions as exc:
+        raise ReplayMismatch(f"replay was recorded with {game.name} rules {header['rules_version']!r}: {exc}") from exc
     try:
         return game.new_state(header["players"], header["seed"], header["options"])
     except InvalidOptions as exc:

@@ -34,7 +34,7 @@ from engine.marine.state import MarineState
 class MarineGame(Game):
     name = "marine"
     title = "Marine: Evolution & Domination"
-    rules_version = "1"
+    rules_version = "2"  # 2: the Asteroid discarded from slot 1 is `asteroid_discarded`, no longer "taken"
     min_players = 2
     max_players = 4
     options_schema = {
@@ -54,12 +54,26 @@ class MarineGame(Game):
             raise InvalidOptions(f"seed must be an integer, got {seed!r}")
         full = self.validate_options(options)
         st = MarineState(full, seed, num_players)
+        st.game = self
         setup(st)
         st.run()
         return st
 
     def state_from_dict(self, data: Mapping[str, Any]) -> MarineState:
         return state_from_dict(self, data)
+
+    def at_rules_version(self, version: str) -> Game:
+        if version not in RULES_VERSIONS:
+            raise InvalidOptions(f"marine has no rules version {version!r}; this engine has "
+                                 f"{', '.join(map(repr, RULES_VERSIONS))}")
+        return RULES_VERSIONS[version]
+
+
+class MarineRules1(MarineGame):
+    """Rules 1, kept so that replays recorded before rules 2 verify byte for byte: the Asteroid discarded from
+    slot 1 at a round's end set `asteroid_taken` (no `asteroid_discarded` key, no `asteroid_discarded` event)."""
+
+    rules_version = "1"
 
 
 def setup(st: MarineState) -> None:
@@ -93,4 +107,5 @@ def setup(st: MarineState) -> None:
 
 GAME = MarineGame()
 MarineState.game = GAME
+RULES_VERSIONS: dict[str, MarineGame] = {"1": MarineRules1(), GAME.rules_version: GAME}
 

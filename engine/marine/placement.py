@@ -151,10 +151,13 @@ def reset(st: MarineState, t: Task) -> None:
         st.discard.append(card)
         st.event(event="card_discarded", slot=1, card=CARD_NAMES[card])
         st.slide_and_refill(0)
-        if card == ASTEROID_ID:
+        if card == ASTEROID_ID and st.names_the_discard():
+            st.asteroid_discarded = True
+            st.event(event="asteroid_discarded", slot=1)
+        elif card == ASTEROID_ID:
             st.asteroid_taken = True
     limit = st.options["max_rounds"]
-    if st.asteroid_taken or (limit and st.round >= limit):
+    if st.last_round() or (limit and st.round >= limit):
         st.stack.append(["final_scoring"])
         return
     st.round += 1
