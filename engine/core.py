@@ -167,6 +167,11 @@ class Game(ABC):
                                  f"{self.rules_version!r}")
         return self
 
+    def balance_labels(self, state: State) -> dict[str, list[str]]:
+        """Per-seat labels of a fresh game that `python -m engine simulate` counts wins by (balance facts such as
+        Marine's animal per seat); none by default."""
+        return {}
+
     def metadata(self) -> dict[str, JSON]:
         return {
             "name": self.name,

@@ -6,15 +6,17 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import JSON, Game, InvalidOptions, OptionSpec
+from engine.core import JSON, Game, InvalidOptions, OptionSpec, State
 from engine.marine import actions, evolution, placement  # noqa: F401 - they register the steps
 from engine.marine.board import hex_corners
 from engine.marine.data import (
+    ANIMALS,
     ASTEROID_DEPTH,
     ASTEROID_ID,
     CENTRE_ELEMENTS,
     DECK_SIZE,
     ELEMENT_INDEX,
+    ELEMENTS,
     LENGTH_REMOVED,
     MIGRATION_MOVES,
     PAWNS_PER_PLAYER,
@@ -61,6 +63,16 @@ class MarineGame(Game):
 
     def state_from_dict(self, data: Mapping[str, Any]) -> MarineState:
         return state_from_dict(self, data)
+
+    def balance_labels(self, state: State) -> dict[str, list[str]]:
+        """Per seat: its animal, its place on the food chain among the animals in play (1: top), and how many
+        element types it dominates at setup (docs/rules/marine.md, "Balance")."""
+        assert isinstance(state, MarineState)
+        animals = state.animals
+        dominated = [sum(state.dominant(e) == seat for e in range(len(ELEMENTS))) for seat in range(state.n)]
+        return {"animal": [ANIMALS[a] for a in animals],
+                "food_chain_place": [str(1 + sorted(animals).index(a)) for a in animals],
+                "setup_dominance": [f"{d} types" for d in dominated]}
 
     def at_rules_version(self, version: str) -> Game:
         if version not in RULES_VERSIONS:
