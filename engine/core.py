@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 JSON = Any  # a plain JSON value: dict, list, str, int, float, bool or None
@@ -65,13 +65,28 @@ class Outcome:
     @classmethod
     def from_keys(cls, keys: Sequence[tuple[int, ...]], termination: str = "normal") -> Outcome:
         """Rank seats by their keys (score first, then tie-breaks), higher is better; equal keys share a rank."""
-        ranks = tuple(1 + sum(1 for other in keys if other > key) for key in keys)
         return cls(
             scores=tuple(k[0] for k in keys),
-            ranks=ranks,
+            ranks=_ranks(keys),
             tiebreaks=tuple(tuple(k[1:]) for k in keys),
             termination=termination,
         )
+
+    def with_forfeits(self, forfeited: Sequence[bool]) -> Outcome:
+        """The outcome of a match some seats forfeited: they rank below every other seat, and each group keeps the
+        game's order among itself (termination "forfeit"). Unchanged when nobody forfeited. The one rank rule the
+        match loop, the replay verifier and the results use."""
+        if len(forfeited) != len(self.ranks):
+            raise ValueError(f"forfeited has {len(forfeited)} entries for {len(self.ranks)} seats")
+        if not any(forfeited):
+            return self
+        keys = [(0 if lost else 1, -rank) for rank, lost in zip(self.ranks, forfeited, strict=True)]
+        return replace(self, ranks=_ranks(keys), termination="forfeit")
+
+
+def _ranks(keys: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
+    """1 + the number of strictly better keys: equal keys share a rank."""
+    return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
 
 
 @dataclass(frozen=True)

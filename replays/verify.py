@@ -9,7 +9,7 @@ import hashlib
 from typing import Any
 
 from engine import IllegalAction, InvalidOptions, State, load_game
-from replays.format import ReplayFormatError, canonical_json, check_document, ranks_with_forfeits
+from replays.format import ReplayFormatError, canonical_json, check_document
 
 
 class ReplayMismatch(Exception):
@@ -65,10 +65,7 @@ def verify_document(document: dict[str, Any]) -> dict[str, Any]:
     engine_outcome = state.outcome()
     assert engine_outcome is not None
     _check_counts(header["players"], actions, footer)
-    expected = engine_outcome.to_dict()
-    forfeited = footer.get("forfeited") or [False] * header["players"]
-    if any(forfeited):
-        expected = dict(expected, ranks=ranks_with_forfeits(expected["ranks"], forfeited), termination="forfeit")
+    expected = engine_outcome.with_forfeits(footer.get("forfeited") or [False] * header["players"]).to_dict()
     _compare(expected, footer["outcome"])
     digest.update(canonical_json(state.view(None)))
     if "digest" in footer and footer["digest"] != digest.hexdigest():
