@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 JSON = Any  # a plain JSON value: dict, list, str, int, float, bool or None
@@ -65,13 +65,28 @@ class Outcome:
     @classmethod
     def from_keys(cls, keys: Sequence[tuple[int, ...]], termination: str = "normal") -> Outcome:
         """Rank seats by their keys (score first, then tie-breaks), higher is better; equal keys share a rank."""
-        ranks = tuple(1 + sum(1 for other in keys if other > key) for key in keys)
         return cls(
             scores=tuple(k[0] for k in keys),
-            ranks=ranks,
+            ranks=_ranks(keys),
             tiebreaks=tuple(tuple(k[1:]) for k in keys),
             termination=termination,
         )
+
+    def with_forfeits(self, forfeited: Sequence[bool]) -> Outcome:
+        """The outcome of a match some seats forfeited: they rank below every other seat, and each group keeps the
+        game's order among itself (termination "forfeit"). Unchanged when nobody forfeited. The one rank rule the
+        match loop, the replay verifier and the results use."""
+        if len(forfeited) != len(self.ranks):
+            raise ValueError(f"forfeited has {len(forfeited)} entries for {len(self.ranks)} seats")
+        if not any(forfeited):
+            return self
+        keys = [(0 if lost else 1, -rank) for rank, lost in zip(self.ranks, forfeited, strict=True)]
+        return replace(self, ranks=_ranks(keys), termination="forfeit")
+
+
+def _ranks(keys: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
+    """1 + the number of strictly better keys: equal keys share a rank."""
+    return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
 
 
 @dataclass(frozen=True)
@@ -159,6 +174,19 @@ class Game(ABC):
                 f"{self.name} takes {self.min_players}-{self.max_players} players, got {num_players}"
             )
 
+    def at_rules_version(self, version: str) -> Game:
+        """This game under rules `version`, so that replays recorded before a rules change still replay byte for
+        byte. A game keeps an older version only while it has stored replays; raises InvalidOptions otherwise."""
+        if version != self.rules_version:
+            raise InvalidOptions(f"{self.name} has no rules version {version!r}; this engine has "
+                                 f"{self.rules_version!r}")
+        return self
+
+    def balance_labels(self, state: State) -> dict[str, list[str]]:
+        """Per-seat labels of a fresh game that `python -m engine simulate` counts wins by (balance facts such as
+        Marine's animal per seat); none by default."""
+        return {}
+
     def metadata(self) -> dict[str, JSON]:
         return {
             "name": self.name,
@@ -181,7 +209,7 @@ class Game(ABC):
 class State(ABC):
     """A mutable game position. All chance comes from the seed, in a fixed order."""
 
-    game: ClassVar[Game]
+    game: Game  # set on the class; a state of an older rules version sets its own (Game.at_rules_version)
 
     @abstractmethod
     def decision(self) -> Decision | None:

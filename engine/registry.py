@@ -18,15 +18,17 @@ def game_names() -> list[str]:
     return sorted(_GAMES)
 
 
-def load_game(name: str) -> Game:
-    """The registered game called name; raises InvalidOptions naming the known games otherwise."""
+def load_game(name: str, rules_version: str | None = None) -> Game:
+    """The registered game called name (at an older rules version if given, for stored replays); raises
+    InvalidOptions naming the known games or versions otherwise."""
     if name not in _GAMES:
         raise InvalidOptions(f"unknown game {name!r}; known games: {', '.join(game_names())}")
     if name not in _loaded:
         game = importlib.import_module(_GAMES[name]).GAME
         assert isinstance(game, Game)
         _loaded[name] = game
-    return _loaded[name]
+    game = _loaded[name]
+    return game if rules_version is None else game.at_rules_version(rules_version)
 
 
 def list_games() -> list[dict[str, object]]:

@@ -110,9 +110,3 @@ def check_document(document: Any) -> None:
             raise ReplayFormatError(f"action {index} must be an object with seat and choice")
     if not isinstance(document["footer"], dict) or "outcome" not in document["footer"]:
         raise ReplayFormatError("footer has no outcome")
-
-
-def ranks_with_forfeits(ranks: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
-    """Forfeited seats share the last rank; the others keep their order (the rule of workers.play.forfeit_last)."""
-    keys = [(0 if lost else 1, -rank) for rank, lost in zip(ranks, forfeited, strict=True)]
-    return [1 + sum(1 for other in keys if other > key) for key in keys]

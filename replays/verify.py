@@ -9,7 +9,7 @@ import hashlib
 from typing import Any
 
 from engine import IllegalAction, InvalidOptions, State, load_game
-from replays.format import ReplayFormatError, canonical_json, check_document, ranks_with_forfeits
+from replays.format import ReplayFormatError, canonical_json, check_document
 
 
 class ReplayMismatch(Exception):
@@ -22,11 +22,10 @@ def initial_state(header: dict[str, Any]) -> State:
         game = load_game(header["game"])
     except InvalidOptions as exc:
         raise ReplayMismatch(str(exc)) from exc
-    if header["rules_version"] != game.rules_version:
-        raise ReplayMismatch(
-            f"replay was recorded with {game.name} rules {header['rules_version']!r}, "
-            f"the engine has {game.rules_version!r}"
-        )
+    try:
+        game = game.at_rules_version(header["rules_version"])
+    except InvalidOptions as exc:
+        raise ReplayMismatch(f"replay was recorded with {game.name} rules {header['rules_version']!r}: {exc}") from exc
     try:
         return game.new_state(header["players"], header["seed"], header["options"])
     except InvalidOptions as exc:
@@ -66,10 +65,7 @@ def verify_document(document: dict[str, Any]) -> dict[str, Any]:
     engine_outcome = state.outcome()
     assert engine_outcome is not None
     _check_counts(header["players"], actions, footer)
-    expected = engine_outcome.to_dict()
-    forfeited = footer.get("forfeited") or [False] * header["players"]
-    if any(forfeited):
-        expected = dict(expected, ranks=ranks_with_forfeits(expected["ranks"], forfeited), termination="forfeit")
+    expected = engine_outcome.with_forfeits(footer.get("forfeited") or [False] * header["players"]).to_dict()
     _compare(expected, footer["outcome"])
     digest.update(canonical_json(state.view(None)))
     if "digest" in footer and footer["digest"] != digest.hexdigest():

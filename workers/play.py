@@ -102,8 +102,4 @@ def _ask(player: SeatPlayer, seq: int, state: Any, decision: Any, bank_ms: int, 
 def forfeit_last(outcome: Outcome | None, forfeited: Sequence[bool]) -> Outcome:
     """Forfeited seats rank last (sharing the last rank); the others keep their order."""
     assert outcome is not None, "the game loop ended without an outcome"
-    if not any(forfeited):
-        return outcome
-    keys = [((0,) if lost else (1,)) + (-rank,) for rank, lost in zip(outcome.ranks, forfeited, strict=True)]
-    ranks = tuple(1 + sum(1 for other in keys if other > key) for key in keys)
-    return Outcome(scores=outcome.scores, ranks=ranks, tiebreaks=outcome.tiebreaks, termination="forfeit")
+    return outcome.with_forfeits(forfeited)

@@ -1,5 +1,5 @@
-"""`python -m engine`: simulate games between built-in bots, play one as a human, show a saved state,
-regenerate the golden playthroughs. Standard library only; rich is imported lazily for the progress bar.
+"""`python -m engine`: simulate games between built-in bots, play one as a human, show a saved state.
+Standard library only; rich is imported lazily for the progress bar.
 
 Bad input (an unknown game or bot, a bad player count, bad options, a bad state file) prints one line on stderr
 and exits with code 2.
@@ -38,9 +38,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play(commands.add_parser("play", help="play a game in the terminal against built-in bots",
                                   description=play.__doc__, formatter_class=raw))
     _add_show(commands.add_parser("show", help="print the view and pending decision of a saved state"))
-    golden = commands.add_parser("golden", help="regenerate the golden playthrough files")
-    golden.add_argument("--game", action="append", help="only this game (repeatable); default: every game")
-    golden.add_argument("--check", action="store_true", help="replay the files instead of writing them")
     return parser
 
 
@@ -89,9 +86,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _simulate(args)
     if args.command == "play":
         return _play(args)
-    if args.command == "show":
-        return _show(args)
-    return _golden(args)
+    return _show(args)
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -138,18 +133,3 @@ def _show(args: argparse.Namespace) -> int:
     print(show_text(game, state, args.seat))
     return 0
 
-
-def _golden(args: argparse.Namespace) -> int:
-    from engine.golden import check_golden, write_golden
-
-    names = args.game
-    for name in names or []:
-        load_game(name)
-    if args.check:
-        report = check_golden(names)
-        for file_name, problems in sorted(report.items()):
-            print(f"{file_name}: {'ok' if not problems else problems[0]}")
-        return 0 if not any(report.values()) else 1
-    for path in write_golden(names):
-        print(f"wrote {path} ({path.stat().st_size // 1024} KiB)")
-    return 0

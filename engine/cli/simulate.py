@@ -35,6 +35,7 @@ class GameRecord:
     lineup: tuple[str, ...]
     choices: tuple[int, ...]
     outcome: Outcome
+    labels: dict[str, list[str]] = field(default_factory=dict)  # Game.balance_labels at setup; not in the digest
 
     def to_digest_json(self) -> str:
         return canonical_json(
@@ -58,6 +59,7 @@ def play_one(game: Game, players: int, seed: int, options: dict[str, Any], lineu
              index: int = 0) -> GameRecord:
     """Play one game between built-in bots; views are built only for bots that need them."""
     state = game.new_state(players, seed, options)
+    labels = game.balance_labels(state)
     bots: list[Bot] = [make_bot(name, game.name, bot_seed(seed, seat)) for seat, name in enumerate(lineup)]
     needs_view = [bot.needs_view for bot in bots]
     choices: list[int] = []
@@ -76,7 +78,7 @@ def play_one(game: Game, players: int, seed: int, options: dict[str, Any], lineu
     outcome = state.outcome()
     if outcome is None:
         raise RuntimeError(f"{game.name} seed {seed}: no decision left but no outcome")
-    return GameRecord(index, seed, tuple(lineup), tuple(choices), outcome)
+    return GameRecord(index, seed, tuple(lineup), tuple(choices), outcome, labels)
 
 
 @dataclass
@@ -91,6 +93,7 @@ class Tally:
     seats_by_bot: dict[str, int] = field(default_factory=dict)
     score_by_bot: dict[str, int] = field(default_factory=dict)
     rank_by_bot: dict[str, int] = field(default_factory=dict)
+    balance: dict[str, dict[str, list[int]]] = field(default_factory=dict)  # label kind -> label -> [seats, wins]
 
     def __post_init__(self) -> None:
         self.wins_by_seat = [0] * self.players
@@ -105,6 +108,11 @@ class Tally:
             _bump(self.seats_by_bot, name, 1)
             _bump(self.score_by_bot, name, record.outcome.scores[seat])
             _bump(self.rank_by_bot, name, record.outcome.ranks[seat])
+        for kind, labels in record.labels.items():
+            for seat, label in enumerate(labels):
+                counts = self.balance.setdefault(kind, {}).setdefault(label, [0, 0])
+                counts[0] += 1
+                counts[1] += record.outcome.ranks[seat] == 1
 
 
 def _bump(counts: dict[str, int], key: str, amount: int) -> None:
@@ -140,6 +148,10 @@ def summary(game: Game, players: int, games: int, seed: int, options: dict[str, 
         "games": tally.games, "decisions": tally.decisions, "seconds": round(seconds, 3),
         "games_per_sec": per_second(tally.games), "decisions_per_sec": per_second(tally.decisions),
         "wins_by_seat": tally.wins_by_seat,
+        "win_share_by_seat": [round(w / tally.games, 4) for w in tally.wins_by_seat] if tally.games else [],
+        "balance": {kind: {label: {"seats": n, "wins": w, "win_share": round(w / n, 4)}
+                           for label, (n, w) in sorted(labels.items())}
+                    for kind, labels in sorted(tally.balance.items())},
         "wins_by_bot": dict(sorted(tally.wins_by_bot.items())),
         "seats_by_bot": dict(sorted(seats.items())),
         "win_rate_by_bot": {k: round(v / seats[k], 4) for k, v in sorted(tally.wins_by_bot.items())},
@@ -182,6 +194,9 @@ def format_summary(result: dict[str, Any]) -> str:
         wins, rate = result["wins_by_bot"][name], result["win_rate_by_bot"][name]
         lines.append(f"{name:<{width}} {seats:>6} {wins:>6}  {rate:>8.1%}"
                      f"  {result['mean_score_by_bot'][name]:>10.2f}  {result['mean_rank_by_bot'][name]:>9.2f}")
-    lines += ["", "wins by seat: " + ", ".join(f"{s}: {w}" for s, w in enumerate(result["wins_by_seat"])),
-              f"digest: {result['digest']}"]
+    lines += ["", "wins by seat: " + ", ".join(f"{s}: {w}" for s, w in enumerate(result["wins_by_seat"]))]
+    for kind, labels in result["balance"].items():
+        lines.append(f"wins by {kind.replace('_', ' ')}: " + ", ".join(
+            f"{label} {c['wins']}/{c['seats']} ({c['win_share']:.1%})" for label, c in labels.items()))
+    lines.append(f"digest: {result['digest']}")
     return "\n".join(lines)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import Any
 
 from engine.core import JSON, Decision, Game, Outcome
 from engine.evolution.cards import CARD_ID, CARD_KIND, CARD_STR, FAT_TISSUE, FLIGHT_CARD, KIND
@@ -15,7 +15,7 @@ _FLIGHT_KIND = KIND["Flight"]
 
 
 class EvolutionState(StepState):
-    game: ClassVar[Game]
+    game: Game
     steps = STEPS
 
     def __init__(self, options: dict[str, Any], seed: int, num_players: int) -> None:

@@ -147,3 +147,39 @@ def space_ids() -> tuple[str, ...]:
 
 
 SPACE_IDS = space_ids()
+
+# Every project-defined rule [ours], by the name docs/rules/marine.md marks it with ("[ours: name]"), with where it
+# lives in the engine. tests/engine/marine/test_marine_rules_doc.py keeps this list and the doc in step.
+PROJECT_RULES: dict[str, str] = {
+    "species_supply": "30 species per animal (SPECIES_SUPPLY); a species beyond the supply is not added",
+    "species_return": "a removed species goes back to its owner's supply (MarineState.remove_species)",
+    "one_element_per_corner": "a corner holds at most one element (MarineState.set_element)",
+    "wanderlust_tiles": "3 tiles of each terrain in 3 shuffled draw stacks (TILE_SUPPLY, TILE_STACKS)",
+    "animals_from_seed": "animals dealt to seats from the seed; unused animals are not in the game",
+    "earth_arms": "the hexes of the 4 tiles beyond the Land and the Ocean, the outermost a Vent (STANDARD_EARTH)",
+    "centre_element_order": "the order of the 6 elements around the centre tile (CENTRE_ELEMENTS)",
+    "first_deal_no_event": "the first deal of 5 cards triggers no event",
+    "markers_by_rank": "the 5 terrain markers sorted by rank: Evolution space 1 holds the best terrain",
+    "first_player": "the first player from the seed; the marker passes to the next seat each round",
+    "placement": "one pawn per turn in seat order, resolved at once; a player who cannot place is skipped",
+    "action_spaces": "3 Speciation, 3 Migration, 2 Wanderlust spaces (ACTION_SPACES)",
+    "domination_needs_a_type": "a Domination space may be taken only while dominating an element type",
+    "special_pawns_first": "special pawns are placed before action pawns, in element order",
+    "speciation": "Speciation: one element; 1 species on each tile touching it (SPECIATION_PER_TILE)",
+    "migration": "Migration: up to migration_moves species, each one tile (option migration_moves)",
+    "wanderlust": "Wanderlust: a stack's top tile next to 2 tiles, an element, moves onto it (WANDERLUST_*)",
+    "no_tile_no_score": "an Evolution space whose terrain has no tile on the earth scores nothing",
+    "thriving": "species thrive on a tile touching an element their animal matches",
+    "domination_value": "species on tiles touching the type; strictly highest dominates, ties up the food chain",
+    "target_marker_up": "a Domination target marker only moves up",
+    "special_pawn_use": "a special pawn in front of you is an extra pawn; placed, it stays until the retrieve",
+    "round_end": "the round ends when nobody can place: pawns retrieved, markers redrawn, first player passes",
+    "reset_discard": "slot 1 discarded at each round's end; the Asteroid discarded so ends the game "
+                     "(option reset_discard)",
+    "max_rounds": "the game also ends after round max_rounds (option max_rounds)",
+    "final_scoring": "at the end every tile is scored once, then each control marker scores its target",
+    "rank_ties": "equal scores rank up the food chain, so ranks never tie",
+    "evolution_cards": "the 34 cards' effects and events (CARDS)",
+    "forced_steps": "a step with one option is taken for the player, one with none is skipped",
+    "decision_shape": "one decision per move ([from, to]) and per Speciation (the element's corner)",
+}

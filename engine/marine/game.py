@@ -6,15 +6,17 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import JSON, Game, InvalidOptions, OptionSpec
+from engine.core import JSON, Game, InvalidOptions, OptionSpec, State
 from engine.marine import actions, evolution, placement  # noqa: F401 - they register the steps
 from engine.marine.board import hex_corners
 from engine.marine.data import (
+    ANIMALS,
     ASTEROID_DEPTH,
     ASTEROID_ID,
     CENTRE_ELEMENTS,
     DECK_SIZE,
     ELEMENT_INDEX,
+    ELEMENTS,
     LENGTH_REMOVED,
     MIGRATION_MOVES,
     PAWNS_PER_PLAYER,
@@ -34,7 +36,7 @@ from engine.marine.state import MarineState
 class MarineGame(Game):
     name = "marine"
     title = "Marine: Evolution & Domination"
-    rules_version = "1"
+    rules_version = "2"  # 2: the Asteroid discarded from slot 1 is `asteroid_discarded`, no longer "taken"
     min_players = 2
     max_players = 4
     options_schema = {
@@ -54,12 +56,36 @@ class MarineGame(Game):
             raise InvalidOptions(f"seed must be an integer, got {seed!r}")
         full = self.validate_options(options)
         st = MarineState(full, seed, num_players)
+        st.game = self
         setup(st)
         st.run()
         return st
 
     def state_from_dict(self, data: Mapping[str, Any]) -> MarineState:
         return state_from_dict(self, data)
+
+    def balance_labels(self, state: State) -> dict[str, list[str]]:
+        """Per seat: its animal, its place on the food chain among the animals in play (1: top), and how many
+        element types it dominates at setup (docs/rules/marine.md, "Balance")."""
+        assert isinstance(state, MarineState)
+        animals = state.animals
+        dominated = [sum(state.dominant(e) == seat for e in range(len(ELEMENTS))) for seat in range(state.n)]
+        return {"animal": [ANIMALS[a] for a in animals],
+                "food_chain_place": [str(1 + sorted(animals).index(a)) for a in animals],
+                "setup_dominance": [f"{d} types" for d in dominated]}
+
+    def at_rules_version(self, version: str) -> Game:
+        if version not in RULES_VERSIONS:
+            raise InvalidOptions(f"marine has no rules version {version!r}; this engine has "
+                                 f"{', '.join(map(repr, RULES_VERSIONS))}")
+        return RULES_VERSIONS[version]
+
+
+class MarineRules1(MarineGame):
+    """Rules 1, kept so that replays recorded before rules 2 verify byte for byte: the Asteroid discarded from
+    slot 1 at a round's end set `asteroid_taken` (no `asteroid_discarded` key, no `asteroid_discarded` event)."""
+
+    rules_version = "1"
 
 
 def setup(st: MarineState) -> None:
@@ -93,4 +119,5 @@ def setup(st: MarineState) -> None:
 
 GAME = MarineGame()
 MarineState.game = GAME
+RULES_VERSIONS: dict[str, MarineGame] = {"1": MarineRules1(), GAME.rules_version: GAME}
 

@@ -109,8 +109,9 @@ ask("ask_place", "place", "Place a pawn on an action space.", (), cached_place_o
 
 @task("put_pawn", "seat", "space")
 def put_pawn(st: MarineState, t: Task) -> None:
-    """Special pawns in front of the player go first, in element order, then action pawns (project-defined: a
-    placed special pawn is safe from rivals' Domination until the retrieve, so there is nothing to choose)."""
+    """Special pawns in front of the player go first, in element order, then action pawns ([ours:
+    special_pawns_first]: a placed pawn has done its work, while one left in front of you goes to a rival's
+    Domination at once; a rival may still take control of a placed one and collects it at the retrieve)."""
     seat, space = t[1], t[2]
     specials = ready_specials(st, seat)
     if specials:
@@ -151,10 +152,13 @@ def reset(st: MarineState, t: Task) -> None:
         st.discard.append(card)
         st.event(event="card_discarded", slot=1, card=CARD_NAMES[card])
         st.slide_and_refill(0)
-        if card == ASTEROID_ID:
+        if card == ASTEROID_ID and st.names_the_discard():
+            st.asteroid_discarded = True
+            st.event(event="asteroid_discarded", slot=1)
+        elif card == ASTEROID_ID:
             st.asteroid_taken = True
     limit = st.options["max_rounds"]
-    if st.asteroid_taken or (limit and st.round >= limit):
+    if st.last_round() or (limit and st.round >= limit):
         st.stack.append(["final_scoring"])
         return
     st.round += 1

@@ -9,7 +9,8 @@ def render(view: dict[str, Any]) -> str:
     """A multi-line text rendering of a view from MarineState.view()."""
     animals = view["animals"]
     lines = [f"Marine - round {view['round']}, phase {view['phase']}, first player {view['first_player']}"
-             + (", the Asteroid was taken: last round" if view["asteroid_taken"] else "")]
+             + (", the Asteroid was taken: last round" if view["asteroid_taken"] else "")
+             + (", the Asteroid was discarded from slot 1: game over" if view.get("asteroid_discarded") else "")]
     lines.append("Players: " + "; ".join(
         f"{s}{' (you)' if view.get('you') == s else ''} {a}: {view['scores'][s]} VP, pawns {view['pawns'][s]}, "
         f"supply {view['species_supply'][s]}" for s, a in enumerate(animals)))

@@ -59,6 +59,7 @@ def state_to_dict(st: MarineState) -> dict[str, JSON]:
         "slots": [None if c is None else CARD_NAMES[c] for c in st.slots],
         "discard": [CARD_NAMES[c] for c in st.discard],
         "asteroid_taken": st.asteroid_taken,
+        **({"asteroid_discarded": st.asteroid_discarded} if st.names_the_discard() else {}),
         "tile_stacks": [[TERRAINS[t] for t in reversed(s)] for s in st.stacks],
         "special_pawns": {ELEMENTS[e]: {"controller": sp[0], "place": sp[1], "target": sp[2]}
                           for e, sp in enumerate(st.special)},
@@ -114,6 +115,7 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> MarineState:
     if get_key(data, "num_players", "state", int, n) != n:
         raise InvalidState(f"state.num_players is {data['num_players']!r} but there are {n} animals")
     st = MarineState(options, get_key(data, "seed", "state", int), n)
+    st.game = game
     st.animals = animals
     st.round = _int(get_key(data, "round", "state", int, 1), "state.round", 1, 10_000)
     st.phase = get_key(data, "phase", "state", str, "play")
@@ -204,6 +206,10 @@ def _load_cards(st: MarineState, data: Mapping[str, Any]) -> None:
     if len(set(every)) != len(every):
         raise InvalidState("state.deck, state.slots and state.discard hold a card twice")
     st.asteroid_taken = get_key(data, "asteroid_taken", "state", bool, False)
+    if st.names_the_discard():
+        st.asteroid_discarded = get_key(data, "asteroid_discarded", "state", bool, False)
+    elif "asteroid_discarded" in data:
+        raise InvalidState("state.asteroid_discarded: marine rules 1 have no such key (the discard set asteroid_taken)")
     stacks = _list(get_key(data, "tile_stacks", "state", list, [[] for _ in range(TILE_STACKS)]), "state.tile_stacks",
                    TILE_STACKS)
     st.stacks = [[_name(t, f"state.tile_stacks[{i}][{j}]", TERRAIN_INDEX) for j, t in enumerate(_list(s, "stack"))]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from engine.core import JSON, Decision, Game, Outcome
 from engine.marine.board import Corner, Hex, corner_hexes, hex_corners, is_thriving, neighbours, score_tile
@@ -24,7 +24,7 @@ SETUP, READY, DISPLAY = "setup", "ready", "display"  # where a special pawn is
 
 
 class MarineState(StepState):
-    game: ClassVar[Game]
+    game: Game  # the game at its rules version (MarineGame.at_rules_version)
     steps = STEPS
     answer_empty = False  # an ask with no options is skipped: "do what is possible and skip the rest"
 
@@ -48,6 +48,7 @@ class MarineState(StepState):
         self.slots: list[int | None] = [None] * SLOTS
         self.discard: list[int] = []
         self.asteroid_taken = False
+        self.asteroid_discarded = False  # from slot 1 at a round's end (rules 2; rules 1 set asteroid_taken)
         self.stacks: list[list[int]] = []  # Wanderlust tile stacks; the top tile is the last one
         self.special: list[list[Any]] = [[None, SETUP, 0] for _ in ELEMENTS]  # controller, place, target
         self.on_board = [0] * num_players
@@ -72,6 +73,13 @@ class MarineState(StepState):
             return None
         keys = [(sum(self.score_parts(s).values()), len(ANIMALS) - self.animals[s]) for s in range(self.n)]
         return Outcome.from_keys(keys)  # ties on VP go up the food chain: the key never ties
+
+    def names_the_discard(self) -> bool:
+        """Rules 2 name the Asteroid discarded from slot 1 (`asteroid_discarded`); rules 1 called it taken."""
+        return self.game.rules_version != "1"
+
+    def last_round(self) -> bool:
+        return self.asteroid_taken or self.asteroid_discarded
 
     def to_dict(self) -> dict[str, JSON]:
         from engine.marine.serial import state_to_dict

@@ -42,6 +42,7 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
         "discard": [CARD_NAMES[c] for c in st.discard],
         "deck_count": len(st.deck),
         "asteroid_taken": st.asteroid_taken,
+        **({"asteroid_discarded": st.asteroid_discarded} if st.names_the_discard() else {}),
         "tile_stacks": [{"top": TERRAINS[s[-1]] if s else None, "count": len(s)} for s in st.stacks],
         "score_parts": parts,
         "scores": [sum(p.values()) for p in parts],

@@ -84,6 +84,29 @@ def test_simulate_prints_a_readable_table_without_json(game_name: str) -> None:
     assert "win rate" in done.stdout and "greedy" in done.stdout and "digest:" in done.stdout
 
 
+def test_marine_simulate_counts_wins_by_animal_food_chain_place_and_setup_dominance() -> None:
+    done = run_main("simulate", "--game", "marine", "--players", "3", "--games", "4", "--bots", "random", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    balance, games, players = result["balance"], result["games"], result["players"]
+    for kind in ("animal", "food_chain_place", "setup_dominance"):
+        counts = balance[kind].values()
+        assert sum(c["seats"] for c in counts) == games * players, kind
+        assert sum(c["wins"] for c in counts) == sum(result["wins_by_seat"]), kind  # Marine ranks never tie
+    assert sorted(balance["food_chain_place"]) == ["1", "2", "3"]
+    assert balance["food_chain_place"]["1"]["seats"] == games
+    # at setup the animal highest on the food chain dominates all six element types, the others none
+    assert {k: c["seats"] for k, c in balance["setup_dominance"].items()} == {"0 types": 8, "6 types": 4}
+    assert balance["setup_dominance"]["6 types"]["wins"] == balance["food_chain_place"]["1"]["wins"]
+    assert result["win_share_by_seat"] == [w / games for w in result["wins_by_seat"]]
+    table = run_main("simulate", "--game", "marine", "--players", "3", "--games", "4", "--bots", "random")
+    assert "wins by food chain place: 1 " in table.stdout and "wins by setup dominance: 0 types" in table.stdout
+
+
+def test_a_game_without_balance_labels_reports_an_empty_balance() -> None:
+    assert simulate_json("evolution")["balance"] == {}
+
+
 BAD_SIMULATE_ARGS = [
     (["--game", "no_such_game"], "unknown game 'no_such_game'"),
     (["--players", "99"], "99"),

@@ -1,6 +1,7 @@
 """Golden playthroughs pin every decision, view and event of one game per game and player count.
 
-Regenerate them with `python -m engine golden` (only after a deliberate rules change, with a rules_version bump).
+Regenerate them with `python tests/engine/golden_files.py` (only after a deliberate rules change, with a
+rules_version bump).
 """
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from golden_files import GOLDEN_DIR, check_playthrough, dumps_playthrough, expected_paths, record_playthrough
 
-from engine.golden import GOLDEN_DIR, check_playthrough, dumps_playthrough, expected_paths, record_playthrough
 from engine.registry import load_game
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -22,7 +23,7 @@ def golden_cases() -> list[tuple[str, int, Path]]:
 
 def test_every_registered_game_has_a_golden_file_for_every_player_count() -> None:
     missing = [path.name for _name, _players, path in golden_cases() if not path.exists()]
-    assert not missing, f"missing golden playthroughs {missing}: run `python -m engine golden`"
+    assert not missing, f"missing golden playthroughs {missing}: run `python tests/engine/golden_files.py`"
 
 
 def test_no_golden_file_is_left_for_a_game_or_player_count_that_does_not_exist() -> None:
@@ -33,7 +34,7 @@ def test_no_golden_file_is_left_for_a_game_or_player_count_that_does_not_exist()
 
 @pytest.mark.parametrize(("game_name", "players", "path"), golden_cases(), ids=[p.name for *_, p in golden_cases()])
 def test_the_golden_playthrough_replays_exactly(game_name: str, players: int, path: Path) -> None:
-    assert path.exists(), f"{path.name} is missing: run `python -m engine golden`"
+    assert path.exists(), f"{path.name} is missing: run `python tests/engine/golden_files.py`"
     assert path.stat().st_size < MAX_BYTES, f"{path.name} is {path.stat().st_size} bytes"
     data = json.loads(path.read_text(encoding="utf-8"))
     assert (data["game"], data["players"]) == (game_name, players)

@@ -16,7 +16,6 @@ from replays.format import (
     encode_replay,
     make_footer,
     make_header,
-    ranks_with_forfeits,
 )
 
 
@@ -66,23 +65,3 @@ def test_it_rejects_an_action_without_a_choice() -> None:
     bad["actions"][1] = {"seat": 1}
     with pytest.raises(ReplayFormatError, match="action 1"):
         encode_replay(bad)
-
-
-@pytest.mark.parametrize(
-    ("ranks", "forfeited", "expected"),
-    [
-        ([1, 2, 3], [False, False, False], [1, 2, 3]),
-        ([1, 2, 3], [True, False, False], [3, 1, 2]),
-        ([1, 1, 3], [False, True, True], [1, 2, 3]),
-        ([2, 1, 1, 4], [True, False, True, False], [4, 1, 3, 2]),  # forfeits keep their order, below all
-    ],
-)
-def test_forfeited_seats_rank_last_like_the_match_loop(
-    ranks: list[int], forfeited: list[bool], expected: list[int]
-) -> None:
-    from engine.core import Outcome
-    from workers.play import forfeit_last
-
-    assert ranks_with_forfeits(ranks, forfeited) == expected
-    outcome = Outcome(scores=(0,) * len(ranks), ranks=tuple(ranks), tiebreaks=((),) * len(ranks))
-    assert list(forfeit_last(outcome, forfeited).ranks) == expected

@@ -4,11 +4,13 @@ the end of a round, the end of the game."""
 from __future__ import annotations
 
 import pytest
-from marine_helpers import kind, make, options, species_at, vp
+from marine_helpers import PLAIN, kind, make, options, species_at, vp
 
-from engine.core import IllegalAction
+from engine.core import IllegalAction, InvalidOptions, InvalidState
 from engine.marine import GAME
 from engine.marine.data import ELEMENT_INDEX, SPECIES_SUPPLY
+from engine.marine.render import render
+from engine.registry import load_game
 
 BOARD = [(0, 0, "Coral Reef", [3, 3]), (1, 0, "Sand Plain", [0, 0]), (1, -1, "Seagrass Meadow", [1, 0]),
          (-1, 0, "Land", [0, 2])]
@@ -146,10 +148,37 @@ def test_without_reset_discard_the_slots_stay() -> None:
     assert st.round == 2 and st.view(0)["discard"] == []
 
 
-def test_the_asteroid_discarded_from_slot_1_at_the_round_end_ends_the_game() -> None:
-    st = make(BOARD, elements=SUN, pawns=[0, 0], slots=["Asteroid", "Brood", "Gyre", "Hunt", "Current"],
-              stack=[["placement", 0, 0]])
+def test_the_asteroid_discarded_from_slot_1_at_the_round_end_ends_the_game_and_is_named_so() -> None:
+    st = make(BOARD, elements=SUN, pawns=[0, 1], slots=["Asteroid", "Brood", "Gyre", "Hunt", "Current"])
+    events = st.apply(["speciation"])  # seat 1's last pawn: the round ends
     assert st.phase == "over" and st.round == 1
+    assert st.asteroid_discarded and not st.asteroid_taken
+    assert {"event": "asteroid_discarded", "slot": 1} in events
+    assert st.view(0)["asteroid_discarded"] and not st.view(0)["asteroid_taken"]
+    assert "the Asteroid was discarded from slot 1" in render(st.view(0))
+    assert GAME.state_from_dict(st.to_dict()).asteroid_discarded
+
+
+def test_rules_1_called_the_discarded_asteroid_taken_so_old_replays_replay() -> None:
+    rules1 = load_game("marine", "1")
+    data = make(BOARD, elements=SUN, pawns=[0, 1], slots=["Asteroid", *PLAIN[:4]]).to_dict()
+    del data["asteroid_discarded"]
+    st = rules1.state_from_dict(data)
+    events = st.apply(["speciation"])
+    assert st.phase == "over" and st.asteroid_taken and not st.asteroid_discarded
+    assert [e["event"] for e in events if "asteroid" in e["event"]] == []
+    assert "asteroid_discarded" not in st.view(None) and "asteroid_discarded" not in st.to_dict()
+    assert st.clone().game is rules1 and rules1.rules_version == "1" and GAME.rules_version == "2"
+
+
+def test_a_rules_1_state_with_the_rules_2_key_is_refused() -> None:
+    with pytest.raises(InvalidState, match="asteroid_discarded: marine rules 1 have no such key"):
+        load_game("marine", "1").state_from_dict(make(BOARD, elements=SUN).to_dict())
+
+
+def test_an_unknown_rules_version_is_named() -> None:
+    with pytest.raises(InvalidOptions, match="marine has no rules version '9'; this engine has '1', '2'"):
+        load_game("marine", "9")
 
 
 def test_max_rounds_ends_the_game_after_that_round() -> None:

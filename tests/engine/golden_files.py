@@ -1,15 +1,19 @@
 """Golden playthroughs: one file per game and player count that pins every decision, view and event.
 
-`python -m engine golden` is the only way to (re)write them. Each file records the game, rules_version, options
-and seed, then every step: the decision (seat, kind, options, prompt), the acting seat's view before it, the
-choice (a seeded `random` bot), the events and the omniscient view after it. The first and last entries hold
-every seat's view. tests/engine/test_golden.py replays each file and requires an exact match.
+`python tests/engine/golden_files.py` is the only way to (re)write them (`--check` replays them instead; `--game`
+limits either to one game). Test support, so it lives with the tests, not in the engine package. Each file records
+the game, rules_version, options and seed, then every step: the decision (seat, kind, options, prompt), the acting
+seat's view before it, the choice (a seeded `random` bot), the events and the omniscient view after it. The first
+and last entries hold every seat's view. tests/engine/test_golden_playthroughs.py replays each file and requires
+an exact match.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +22,7 @@ from engine.core import Game, State
 from engine.registry import game_names, load_game
 
 FORMAT = 1
-GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "engine" / "golden"
+GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 GOLDEN_SEED = 7
 MAX_STEPS = 100_000
 # Options per game that keep the files small (short games); the default options otherwise.
@@ -98,7 +102,7 @@ def check_playthrough(data: dict[str, Any]) -> list[str]:
     game = load_game(data["game"])
     if data["rules_version"] != game.rules_version:
         return [f"rules_version {data['rules_version']!r} != engine {game.rules_version!r}: "
-                "regenerate with `python -m engine golden`"]
+                "regenerate with `python tests/engine/golden_files.py`"]
     players = data["players"]
     state = game.new_state(players, data["seed"], data["options"])
     problems = _compare("initial views", data["initial"], all_views(state, players))
@@ -144,7 +148,27 @@ def check_golden(names: list[str] | None = None, directory: Path = GOLDEN_DIR) -
     for name, _players, path in expected_paths(directory):
         if names is None or name in names:
             if not path.exists():
-                report[path.name] = ["missing: run `python -m engine golden`"]
+                report[path.name] = ["missing: run `python tests/engine/golden_files.py`"]
             else:
                 report[path.name] = check_playthrough(json.loads(path.read_text(encoding="utf-8")))
     return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python tests/engine/golden_files.py", description=__doc__)
+    parser.add_argument("--game", action="append", choices=game_names(),
+                        help="only this game (repeatable); default: every game")
+    parser.add_argument("--check", action="store_true", help="replay the files instead of writing them")
+    args = parser.parse_args(argv)
+    if args.check:
+        report = check_golden(args.game)
+        for file_name, problems in sorted(report.items()):
+            print(f"{file_name}: {'ok' if not problems else problems[0]}")
+        return 0 if not any(report.values()) else 1
+    for path in write_golden(args.game):
+        print(f"wrote {path} ({path.stat().st_size // 1024} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
