@@ -90,6 +90,15 @@ class RedisServer:
 
         return redis.Redis.from_url(self.url)
 
+    def queued_matches(self) -> int:
+        """Messages waiting in the match queue, over all its priority lists."""
+        from django.conf import settings
+
+        from workers.broker import queue_keys
+
+        client = self.client()
+        return sum(client.llen(key) for key in queue_keys(settings.CELERY_TASK_DEFAULT_QUEUE))
+
 
 @dataclass
 class Worker:
