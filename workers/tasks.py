@@ -40,7 +40,10 @@ def send_outbox_task() -> int:
     from tournaments.services import redispatch_lost, send_outbox
     from workers.broker import live_match_ids
 
-    redispatch_lost(live_match_ids)
+    try:
+        redispatch_lost(live_match_ids)
+    except Exception:  # the broker is unreadable right now: the next tick looks again; the outbox still goes out
+        logger.warning("dispatch: could not look for lost messages", exc_info=True)
     return send_outbox()
 
 
