@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import models
+from django.db import models, transaction
+from django.utils import timezone
 
 from tournaments.models import Match
 
@@ -23,9 +24,24 @@ class MatchProgress(models.Model):
         return f"progress of match {self.match_id}: {len(self.actions)} action(s)"
 
 
-def save_progress(match_id: int, attempt: int, actions: list[dict[str, Any]]) -> None:
-    """Replace the stored progress of the match with these actions."""
-    MatchProgress.objects.update_or_create(match_id=match_id, defaults={"attempt": attempt, "actions": actions})
+def save_progress(match_id: int, attempt: int, actions: list[dict[str, Any]], owner: str | None = None) -> bool:
+    """Replace the stored progress of the match with these actions; False when fenced off.
+
+    With owner (the runner), only while owner holds the running match's lease: a runner that lost it (a thawed
+    zombie) neither updates nor re-creates the row of a match another runner has since finished or failed.
+    """
+    if owner is None:
+        MatchProgress.objects.update_or_create(match_id=match_id, defaults={"attempt": attempt, "actions": actions})
+        return True
+    held = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_owner=owner)
+    if MatchProgress.objects.filter(match_id=match_id, match__in=held).update(
+            attempt=attempt, actions=actions, updated_at=timezone.now()):
+        return True
+    with transaction.atomic():  # the first write of an attempt: the match row's lock orders it with the result
+        if not held.select_for_update().exists():
+            return False
+        MatchProgress.objects.update_or_create(match_id=match_id, defaults={"attempt": attempt, "actions": actions})
+    return True
 
 
 def live_actions(match: Match) -> list[dict[str, Any]]:

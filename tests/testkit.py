@@ -65,7 +65,9 @@ def clear_queues(broker_url: str, names: list[str] | None = None) -> None:
     """Empty these queues (default: this process's) on the broker, and nothing else another test run may use."""
     import redis
 
-    redis.Redis.from_url(broker_url).delete(*(names or queue_names()))
+    from workers.broker import queue_keys
+
+    redis.Redis.from_url(broker_url).delete(*(key for name in names or queue_names() for key in queue_keys(name)))
 
 
 def ping_workers(names: list[str]) -> list[Any]:

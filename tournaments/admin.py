@@ -175,7 +175,7 @@ class TournamentAdmin(admin.ModelAdmin):
     list_filter = ("game", "format", "state")
     search_fields = ("name",)
     inlines = [EntryInline]
-    actions = ["start_tournaments", "cancel_tournaments", "check_ratings"]
+    actions = ["start_tournaments", "cancel_tournaments", "requeue_failed_matches", "check_ratings"]
 
     @admin.action(description="Cancel the selected tournaments (pending matches are cancelled)")
     def cancel_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
@@ -186,6 +186,12 @@ class TournamentAdmin(admin.ModelAdmin):
                 self.message_user(request, f"{tournament}: {'; '.join(exc.messages)}", messages.ERROR)
             else:
                 self.message_user(request, f"{tournament}: cancelled, with {count} pending match(es).")
+
+    @admin.action(description="Requeue the failed matches of the selected tournaments (they wait on them)")
+    def requeue_failed_matches(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        for tournament in queryset:
+            requeued = services.requeue_failed(tournament)
+            self.message_user(request, f"{tournament}: {requeued} failed match(es) requeued.")
 
     @admin.action(description="Check the ratings against a recomputation from match history")
     def check_ratings(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:

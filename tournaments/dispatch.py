@@ -23,8 +23,8 @@ class RunnerUnavailable(RuntimeError):
 class Runner(Protocol):
     """What the web side asks of the runners; `workers.dispatch` provides it."""
 
-    def send_match(self, match_id: int) -> None:
-        """Hand a queued match to a runner, now."""
+    def send_match(self, match_id: int, priority: int) -> None:
+        """Hand a queued match to a runner, now (Celery takes priority 0 first; the embedded pool ignores it)."""
 
     def send_validation(self, version_id: int) -> Future[str] | Any:
         """Hand a bot version's validation to a runner, now."""

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -43,9 +44,10 @@ def _check_game(game: str, options: Any, players: int | None, errors: dict[str, 
 class Clocked(models.Model):
     """The clock and fault limit a competition or a match plays with (ARCHITECTURE §4)."""
 
-    move_ms = models.PositiveIntegerField(default=1000)
+    move_ms = models.PositiveIntegerField(default=1000, validators=[MinValueValidator(1)])
     bank_ms = models.PositiveIntegerField(default=10000)
-    max_faults = models.PositiveIntegerField(default=3)
+    max_faults = models.PositiveIntegerField(default=3, validators=[MinValueValidator(1)],
+                                             help_text="faults after which a seat forfeits (at least 1)")
 
     class Meta:
         abstract = True
@@ -189,8 +191,9 @@ class Tournament(Competition):
 
     name = models.CharField(max_length=100)
     format = models.CharField(max_length=20, choices=Format.choices, default=Format.ROUND_ROBIN)
-    players_per_table = models.PositiveSmallIntegerField(default=4)
-    games_per_set = models.PositiveSmallIntegerField(default=1, help_text="games per table, seats rotated")
+    players_per_table = models.PositiveSmallIntegerField(default=4, validators=[MinValueValidator(1)])
+    games_per_set = models.PositiveSmallIntegerField(default=1, validators=[MinValueValidator(1)],
+                                                     help_text="games per table, seats rotated")
     rounds = models.PositiveSmallIntegerField(default=0, help_text="Swiss: rounds to play (0: ceil(log2(entries)))")
     best_of = models.PositiveSmallIntegerField(default=1, help_text="single elimination: sets per table (odd)")
     seed = models.BigIntegerField(default=0)
@@ -275,9 +278,14 @@ class Match(Clocked):
     # Whether its result counts for ratings once it finishes. Only finished matches are ever rated, so a failed or
     # cancelled one never counts; the flag is kept as created so that a requeued try-out stays unrated.
     rated = models.BooleanField(default=True, help_text="its result counts for ratings once it finishes")
-    # When it was last handed to the broker: a queued match waiting far longer lost its message (a broker restart
-    # without persistence), and the reaper sends it again (tournaments.services.redispatch_queued).
+    # When it last became queued (created, retried or requeued): the metrics' queue age.
     queued_at = models.DateTimeField(default=timezone.now, db_index=True)
+    # The dispatch outbox (tournaments.services): a queued match with no dispatched_at still needs a message; the
+    # sender marks it once the broker took one. dispatch_after holds a retried match back (the back-off).
+    dispatched_at = models.DateTimeField(null=True, blank=True, editable=False)
+    dispatch_after = models.DateTimeField(null=True, blank=True, editable=False)
+    # The worker whose infrastructure failure requeued it last: a retry avoids it, and its refund finds it.
+    failed_by = models.CharField(max_length=200, blank=True, editable=False)
     # Set when its ratings were applied: the serial order within the competition (Competition.rating_seq).
     rating_seq = models.PositiveIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -299,7 +307,11 @@ class Match(Clocked):
             models.UniqueConstraint(fields=["ladder", "rating_seq"], condition=Q(rating_seq__isnull=False),
                                     name="match_rating_seq_unique_per_ladder"),
         ]
-        indexes = [models.Index(fields=["status", "lease_expires"], name="match_status_lease")]
+        indexes = [
+            models.Index(fields=["status", "lease_expires"], name="match_status_lease"),
+            models.Index(fields=["dispatch_after"], condition=Q(status="queued", dispatched_at__isnull=True),
+                         name="match_outbox"),
+        ]
 
     def __str__(self) -> str:
         return f"match {self.pk} ({self.game}, {self.status})"

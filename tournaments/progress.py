@@ -54,10 +54,9 @@ def create_table(tournament: Tournament, round_number: int, table: int, seats: S
 
 
 def enqueue(matches: Sequence[Match]) -> None:
-    from tournaments.services import enqueue_match  # services imports this module lazily, too
+    from tournaments.services import enqueue_matches  # services imports this module lazily, too
 
-    for match in matches:
-        enqueue_match(match)
+    enqueue_matches([match.pk for match in matches])
 
 
 # --- starting ---------------------------------------------------------------------------------------------------
@@ -209,6 +208,8 @@ def advance_tournament(tournament_id: int) -> str:
     """Schedule the next round or finish, once nothing of the current round is pending; safe to call any time.
 
     Returns "waiting" (matches pending), "advanced" (a new round is queued), "finished", or "idle" (not running).
+    A failed match is the platform's fault, never a game's: the tournament waits ("waiting on failed") until the
+    organiser requeues it (services.requeue_failed) or cancels it, so no standings rest on a game never played.
     """
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
@@ -216,6 +217,8 @@ def advance_tournament(tournament_id: int) -> str:
             return "idle"
         if tournament.matches.filter(status__in=PENDING).exists():
             return "waiting"
+        if tournament.matches.filter(status=Status.FAILED).exists():
+            return "waiting on failed"
         matches = next_round(tournament)
         if not matches:
             finish(tournament)

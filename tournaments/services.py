@@ -7,12 +7,15 @@ race on the same match and exactly one result is kept (ARCHITECTURE §5, §9).
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import DurationField, F, Q, Value
+from django.db.models.expressions import CombinedExpression
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from replays.models import Replay
@@ -32,27 +35,81 @@ class ResultRefused(Exception):
 
 def enqueue_match(match: Match) -> None:
     """Hand the match id to a runner once the current transaction commits, so the runner sees the rows."""
-    match_id = match.pk
-    transaction.on_commit(lambda: dispatch_match(match_id))
+    enqueue_matches([match.pk])
 
 
-def dispatch_match(match_id: int) -> None:
-    """Send now, through the dispatch seam: to Celery when a broker is configured, else to the embedded pool."""
-    runner().send_match(match_id)
+def enqueue_matches(match_ids: Sequence[int]) -> None:
+    """Send these new matches once the current transaction commits. The row is the outbox: a send that fails (the
+    broker is down) leaves dispatched_at empty, and the beat's send_outbox sends them when the broker is back."""
+    ids = list(match_ids)
+    transaction.on_commit(lambda: send_matches([(match_id, 0) for match_id in ids]))
 
 
-def claim_match(match_id: int, owner: str, now: datetime | None = None) -> bool:
-    """Take the match for this runner; True for exactly one of any number of racing claimers."""
-    now = now or timezone.now()
-    claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, lease_expires__lt=now)
+def dispatch_match(match_id: int, priority: int | None = None) -> None:
+    """Send now, through the dispatch seam (Celery, or the embedded pool). Raises when the broker cannot take it;
+    most callers want send_matches, which records what was sent."""
+    runner().send_match(match_id, PRIORITY_NEW if priority is None else priority)
+
+
+# Redis pops priority 0 first (kombu's priority steps 0, 3, 6, 9): new matches wait at 6, recovered ones go first.
+PRIORITY_RECOVERED, PRIORITY_NEW = 0, 6
+
+
+def send_matches(matches: Sequence[tuple[int, int]], recovered: bool = False) -> int:
+    """Send (match id, attempts) pairs and mark the ones the broker took; return how many. Never raises: what was
+    not sent stays in the outbox. A retried match (attempts > 0) or a recovered one jumps the queue."""
+    sent: list[tuple[int, int]] = []
+    try:
+        for match_id, attempts in matches:
+            dispatch_match(match_id, PRIORITY_RECOVERED if recovered or attempts else PRIORITY_NEW)
+            sent.append((match_id, attempts))
+    except Exception as exc:  # the broker is down: the outbox keeps the rest, and the request still succeeds
+        logger.warning("dispatch: %s of %s match(es) not sent, left in the outbox for beat to send: %s",
+                       len(matches) - len(sent), len(matches), exc)
+    for attempts in {a for _, a in sent}:
+        # Only the attempt that was sent: a match claimed, failed and requeued meanwhile needs a message of its own.
+        ids = [match_id for match_id, a in sent if a == attempts]
+        Match.objects.filter(pk__in=ids, status=Status.QUEUED, attempts=attempts,
+                             dispatched_at__isnull=True).update(dispatched_at=Now())
+    return len(sent)
+
+
+def send_outbox(limit: int = 1000) -> int:
+    """Beat: send the queued matches that have no message yet (the broker was down, or a retry's back-off is over).
+
+    New matches get OUTBOX_GRACE_SECONDS for their own on-commit send first. Rows are locked (skipping locked ones)
+    while they are sent, so two senders never send one match twice.
+    """
+    fresh_due = Q(dispatch_after__isnull=True, queued_at__lt=Now() - timedelta(seconds=OUTBOX_GRACE_SECONDS))
+    due = Q(dispatch_after__isnull=False, dispatch_after__lte=Now()) | fresh_due
+    with transaction.atomic():
+        rows = list(Match.objects.select_for_update(skip_locked=True)
+                    .filter(due, status=Status.QUEUED, dispatched_at__isnull=True)
+                    .order_by("-attempts", "pk").values_list("pk", "attempts")[:limit])
+        # Retries, lost messages and what a broker outage left behind have all waited: they jump the queue.
+        return send_matches(rows, recovered=True)
+
+
+OUTBOX_GRACE_SECONDS = 2
+
+
+def claim_match(match_id: int, owner: str) -> bool:
+    """Take the match for this runner; True for exactly one of any number of racing claimers.
+
+    Leases are on the database's clock (now() in SQL), so hosts whose clocks disagree never take each other's."""
+    claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, lease_expires__lt=Now())
     claimed = Match.objects.filter(claimable, pk=match_id).update(
         status=Status.RUNNING,
         lease_owner=owner,
-        lease_expires=now + timedelta(seconds=settings.LUDUS_LEASE_SECONDS),
+        lease_expires=_lease_end(),
         attempts=F("attempts") + 1,
-        started_at=now,
+        started_at=Now(),
     )
     return claimed == 1
+
+
+def _lease_end() -> CombinedExpression:
+    return Now() + Value(timedelta(seconds=settings.LUDUS_LEASE_SECONDS), output_field=DurationField())
 
 
 def record_result(match_id: int, owner: str, document: dict[str, Any], logs: list[str] | None = None) -> Match:
@@ -102,98 +159,140 @@ def _seats_with_outcome(match: Match, document: dict[str, Any], logs: list[str])
     return seats
 
 
-def fail_match(
-    match_id: int, owner: str, cause: str, permanent: bool = False, expired_before: datetime | None = None
-) -> str:
-    """An infrastructure failure: requeue while attempts remain, else mark failed. Failed matches are unrated.
+def fail_match(match_id: int, owner: str, cause: str, permanent: bool = False, expired: bool = False,
+               failed_by: str = "") -> str:
+    """An infrastructure failure: requeue with back-off while attempts remain, else mark failed (unrated).
 
-    Only the runner holding the lease may fail the match; the reaper passes expired_before to act on stale ones.
+    Only the runner holding the lease may fail the match; the reaper passes expired=True to act on stale ones (the
+    lease past its end on the database's clock). failed_by names the worker, so its refund can find the match.
+    The live progress goes with the failed attempt.
     """
     with transaction.atomic():
         held = Match.objects.select_for_update().filter(pk=match_id, status=Status.RUNNING, lease_owner=owner)
-        if expired_before is not None:
-            held = held.filter(lease_expires__lt=expired_before)
+        if expired:
+            held = held.filter(lease_expires__lt=Now())
         match = held.first()
         if match is None:
             return "lost"
-        match.error = cause[-4000:]
-        match.lease_expires = None
+        update: dict[str, Any] = {"error": cause[-4000:], "lease_expires": None, "failed_by": failed_by[:200]}
         if permanent or match.attempts >= settings.LUDUS_MATCH_ATTEMPTS:
-            match.status, match.finished_at = Status.FAILED, timezone.now()
-            match.save(update_fields=["status", "finished_at", "error", "lease_expires"])
+            update |= {"status": Status.FAILED, "finished_at": Now()}
         else:
-            match.status, match.queued_at = Status.QUEUED, timezone.now()
-            match.save(update_fields=["status", "error", "lease_expires", "queued_at"])
-            enqueue_match(match)
-    if match.status == Status.FAILED and match.tournament_id:
-        finish_tournament_if_done(match.tournament_id)
-    return "failed" if match.status == Status.FAILED else "requeued"
+            # A vanished runner's match (expired) goes straight back; a failing one waits out its back-off.
+            delay = 0.0 if expired else retry_delay(match.attempts)
+            update |= {"status": Status.QUEUED, "queued_at": Now(), "dispatched_at": None,
+                       "dispatch_after": Now() + _seconds(delay)}
+        Match.objects.filter(pk=match_id).update(**update)
+        MatchProgress.objects.filter(match_id=match_id).delete()
+    if update["status"] == Status.FAILED:
+        logger.error("match %s failed after %s attempt(s): %s", match_id, match.attempts,
+                     (cause.splitlines() or [""])[0])
+        if match.tournament_id:
+            finish_tournament_if_done(match.tournament_id)
+        return "failed"
+    return "requeued"  # beat's send_outbox sends it after the back-off (embedded: the pool child runs it again)
 
 
-def requeue_expired(now: datetime | None = None) -> int:
-    """The reaper: give matches whose runner vanished (lease expired) back to the queue; return how many."""
-    now = now or timezone.now()
-    expired = Match.objects.filter(status=Status.RUNNING, lease_expires__lt=now).values_list("pk", "lease_owner")
+def retry_delay(attempts: int) -> float:
+    """Seconds a match waits before its next attempt: exponential from LUDUS_RETRY_SECONDS, capped at 5 minutes."""
+    return float(min(300, settings.LUDUS_RETRY_SECONDS * 2 ** max(0, attempts - 1)))
+
+
+def _seconds(seconds: float) -> Value:
+    return Value(timedelta(seconds=seconds), output_field=DurationField())
+
+
+def requeue_expired() -> int:
+    """The reaper: give matches whose runner vanished (lease expired on the database clock) back to the queue."""
+    expired = Match.objects.filter(status=Status.RUNNING, lease_expires__lt=Now()).values_list("pk", "lease_owner")
     reaped = 0
     for match_id, owner in list(expired):
         cause = f"the lease of {owner} expired before it recorded a result"
-        if fail_match(match_id, owner, cause, expired_before=now) != "lost":
+        if fail_match(match_id, owner, cause, expired=True) != "lost":
             reaped += 1
     return reaped
 
 
-def renew_lease(match_id: int, owner: str, now: datetime | None = None) -> bool:
+def renew_lease(match_id: int, owner: str) -> bool:
     """The runner's heartbeat: push its lease forward; False once the match is no longer running under owner."""
-    now = now or timezone.now()
-    expires = now + timedelta(seconds=settings.LUDUS_LEASE_SECONDS)
     held = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner)
-    return held.update(lease_expires=expires) == 1
+    return held.update(lease_expires=_lease_end()) == 1
 
 
-def redispatch_queued(now: datetime | None = None) -> int:
-    """The reaper: send again queued matches unclaimed for LUDUS_REDISPATCH_SECONDS; return how many.
+def redispatch_lost(live_ids: Callable[[], set[int] | None]) -> int:
+    """The lost-message finder: put back in the outbox the queued matches whose message is gone; return how many.
 
-    Redis without persistence forgets its queue on a restart, and nothing else would ever send those ids again. A
-    message that was not lost after all costs one refused claim: the runner claims by compare-and-set.
+    A match sent more than LUDUS_REDISPATCH_SECONDS ago and still queued is a suspect; live_ids() reads which match
+    ids have a message in the broker (queued, or delivered to a worker that is still on it). Suspects without one
+    lost their message (a broker restart without persistence, a worker killed with it); the rest are only waiting
+    in a backlog and are never sent twice. With no way to read the broker (None), age alone decides.
     """
-    now = now or timezone.now()
-    stale = now - timedelta(seconds=settings.LUDUS_REDISPATCH_SECONDS)
-    sent = 0
-    for match_id, queued_at in list(
-        Match.objects.filter(status=Status.QUEUED, queued_at__lt=stale).values_list("pk", "queued_at")
-    ):
-        # Compare-and-set on queued_at: two reapers racing send each match once.
-        if Match.objects.filter(pk=match_id, status=Status.QUEUED, queued_at=queued_at).update(queued_at=now):
-            dispatch_match(match_id)
-            sent += 1
-    return sent
+    stale = Now() - _seconds(settings.LUDUS_REDISPATCH_SECONDS)
+    suspects = dict(Match.objects.filter(status=Status.QUEUED, dispatched_at__lt=stale)
+                    .values_list("pk", "dispatched_at"))
+    if not suspects:
+        return 0
+    live = live_ids()
+    lost = [pk for pk in suspects if live is None or pk not in live]
+    returned = 0
+    for pk in lost:  # compare-and-set on dispatched_at: a match claimed or re-sent meanwhile is left alone
+        returned += Match.objects.filter(pk=pk, status=Status.QUEUED, dispatched_at=suspects[pk]).update(
+            dispatched_at=None, dispatch_after=Now())
+    if returned:
+        logger.warning("dispatch: %s queued match(es) lost their message; sending them again", returned)
+    return returned
+
+
+def refund_failures(worker: str) -> int:
+    """A worker found itself broken: the attempts it cost do not count against the matches, and the ones it failed
+    for good go back to the queue. Return how many matches were given an attempt back."""
+    with transaction.atomic():
+        mine = Match.objects.select_for_update().filter(failed_by=worker, attempts__gt=0,
+                                                         status__in=[Status.QUEUED, Status.FAILED])
+        matches = list(mine.values_list("pk", "status", "tournament_id"))
+        mine.filter(status=Status.QUEUED).update(attempts=F("attempts") - 1, failed_by="")
+        mine.filter(status=Status.FAILED).update(
+            status=Status.QUEUED, attempts=F("attempts") - 1, failed_by="", finished_at=None, queued_at=Now(),
+            dispatched_at=None, dispatch_after=Now())
+    if matches:
+        logger.warning("worker %s gave back the attempts of %s match(es) it failed", worker, len(matches))
+    return len(matches)
 
 
 def cancel_match(match: Match) -> bool:
     """Queued or running → cancelled. A runner still playing it will find its result refused."""
-    cancelled = Match.objects.filter(pk=match.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
-        status=Status.CANCELLED, lease_expires=None, finished_at=timezone.now()
-    )
+    with transaction.atomic():
+        cancelled = Match.objects.filter(pk=match.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
+            status=Status.CANCELLED, lease_expires=None, finished_at=Now()
+        )
+        MatchProgress.objects.filter(match_id=match.pk).delete()
     if cancelled and match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return cancelled == 1
 
 
 def requeue_match(match: Match) -> bool:
-    """Failed or cancelled → queued, with a fresh attempt count, and enqueue it. It stays rated or unrated as it
-    was created: an author's try-out stays unrated."""
+    """Failed or cancelled → queued, with a fresh attempt count, and sent ahead of new matches. It stays rated or
+    unrated as it was created: an author's try-out stays unrated."""
     with transaction.atomic():
         requeued = Match.objects.filter(pk=match.pk, status__in=[Status.FAILED, Status.CANCELLED]).update(
             status=Status.QUEUED, attempts=0, lease_owner="", lease_expires=None, finished_at=None,
-            queued_at=timezone.now(),
+            queued_at=Now(), dispatched_at=None, dispatch_after=None, failed_by="",
         )
         if requeued and match.tournament_id is not None:
             Tournament.objects.filter(pk=match.tournament_id, state=Tournament.State.FINISHED).update(
                 state=Tournament.State.RUNNING
             )
         if requeued:
-            enqueue_match(match)
+            match_id = match.pk
+            transaction.on_commit(lambda: send_matches([(match_id, 0)], recovered=True))
     return requeued == 1
+
+
+def requeue_failed(tournament: Tournament) -> int:
+    """The organiser's one click: every failed match of the tournament back to the queue; return how many."""
+    failed = list(Match.objects.filter(tournament=tournament, status=Status.FAILED).order_by("pk"))
+    return sum(requeue_match(match) for match in failed)
 
 
 def finish_tournament_if_done(tournament_id: int) -> bool:

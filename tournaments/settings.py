@@ -218,8 +218,15 @@ LUDUS_MATCH_TIME_LIMIT = env_int("LUDUS_MATCH_TIME_LIMIT", 900, minimum=10)  # s
 # outlive a few missed heartbeats: a stopped or vanished worker's match goes back to the queue within a minute or two.
 LUDUS_HEARTBEAT_SECONDS = env_int("LUDUS_HEARTBEAT_SECONDS", 15, minimum=1)
 LUDUS_LEASE_SECONDS = env_int("LUDUS_LEASE_SECONDS", 6 * LUDUS_HEARTBEAT_SECONDS, minimum=2 * LUDUS_HEARTBEAT_SECONDS)
-# A match queued this long with no claim lost its broker message (Redis restarted without persistence): send again.
-LUDUS_REDISPATCH_SECONDS = env_int("LUDUS_REDISPATCH_SECONDS", 900, minimum=1)
+# Recovery (docs/operations.md, "Recovery"): a queued match sent this long ago whose message the broker no longer
+# holds lost it (a restart without persistence, a worker killed with it) and is sent again; a backlog never is.
+LUDUS_REDISPATCH_SECONDS = env_int("LUDUS_REDISPATCH_SECONDS", 10, minimum=1)
+LUDUS_DISPATCH_SECONDS = env_int("LUDUS_DISPATCH_SECONDS", 5, minimum=1)  # beat sends the outbox this often
+LUDUS_RETRY_SECONDS = env_int("LUDUS_RETRY_SECONDS", 5, minimum=0)  # a failed attempt's back-off, doubled each time
+# A worker that fails this many matches in a row for infrastructure causes stops taking matches (workers/health.py).
+LUDUS_WORKER_FAILURE_LIMIT = env_int("LUDUS_WORKER_FAILURE_LIMIT", 3, minimum=1)
+# The most matches one tournament may schedule at once; more is refused with this number in the error.
+LUDUS_TOURNAMENT_MAX_MATCHES = env_int("LUDUS_TOURNAMENT_MAX_MATCHES", 5000, minimum=1)
 
 # --- Celery (read by workers/celery.py through the CELERY_ namespace) ----------------------------------------------
 CELERY_BROKER_URL = env_optional("CELERY_BROKER_URL")  # unset: the embedded runner in manage.py
@@ -234,7 +241,8 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("LUDUS_QUEUE", "ludus")
 CELERY_TASK_QUEUES = [Queue(f"{CELERY_TASK_DEFAULT_QUEUE}{suffix}") for suffix in ("", ".control", ".validation")]
 CELERY_TASK_ROUTES = {
     **{name: {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.control"} for name in (
-        "workers.requeue_expired", "workers.revalidate_stale", "workers.flag_faulty_bots", "workers.schedule_ladders",
+        "workers.requeue_expired", "workers.send_outbox", "workers.revalidate_stale", "workers.flag_faulty_bots",
+        "workers.schedule_ladders",
         "workers.advance_tournaments")},
     "workers.validate_version": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.validation"},
 }
@@ -256,6 +264,7 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "var" / "celerybeat-schedule"))
 CELERY_BEAT_SCHEDULE = {
     "requeue-expired": {"task": "workers.requeue_expired", "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
+    "send-outbox": {"task": "workers.send_outbox", "schedule": LUDUS_DISPATCH_SECONDS},
     "revalidate-stale": {"task": "workers.revalidate_stale",
                          "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
     "flag-faulty-bots": {"task": "workers.flag_faulty_bots", "schedule": env_int("LUDUS_FLAG_SECONDS", 300, minimum=1)},

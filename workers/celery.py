@@ -23,6 +23,17 @@ def _sweep_sandbox_leftovers(**_: object) -> None:
 
 
 @worker_init.connect
+def _name_the_node(sender: object = None, **_: object) -> None:
+    """The pool children learn their node's name (workers/health.py); a fresh start clears an unhealthy marker."""
+    hostname = getattr(sender, "hostname", None)
+    if hostname:
+        from workers import health
+
+        health.NODE = hostname
+        health.marker(hostname).unlink(missing_ok=True)
+
+
+@worker_init.connect
 def _serve_metrics(**_: object) -> None:
     """The worker's Prometheus endpoint, from its main process before the pool forks (workers/metrics.py)."""
     from django.conf import settings

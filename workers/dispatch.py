@@ -12,11 +12,11 @@ from workers import embedded, validation
 from workers.runner import run_match
 
 
-def send_match(match_id: int) -> None:
+def send_match(match_id: int, priority: int) -> None:
     if settings.CELERY_BROKER_URL:
         from workers.tasks import run_match_task  # the Celery app is loaded only where a broker is configured
 
-        run_match_task.delay(match_id)
+        run_match_task.apply_async((match_id,), priority=priority)
     else:
         embedded.submit_match(match_id)
 

@@ -18,7 +18,7 @@ import logging
 import os
 from pathlib import Path
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, multiprocess, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, multiprocess, start_http_server
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,8 @@ PHASE_SECONDS = Histogram(
 RUNS = Counter("ludus_worker_runs", "Runs of workers.run_match by what came of them", ["outcome"])
 FAULTS = Counter("ludus_bot_faults", "Bot faults by code (timeout, bad_json, stale_seq, out_of_range, died...)",
                  ["code"])
+UNHEALTHY = Gauge("ludus_worker_unhealthy", "1 once a worker stopped taking matches after infrastructure failures "
+                  "in a row (workers/health.py)", multiprocess_mode="max")
 SANDBOX_KILLS = Counter("ludus_sandbox_kills", "Sandboxed seats killed by the worker, by cause", ["cause"])
 
 

@@ -27,7 +27,7 @@ from replays.verify import ReplayMismatch, verify_document
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
 from tournaments.services import ResultRefused, claim_match, fail_match, record_result, renew_lease
-from workers import metrics
+from workers import health, metrics
 from workers.play import play_game
 from workers.seats import Clock, InProcessSeat, SeatPlayer
 
@@ -44,7 +44,10 @@ def runner_id() -> str:
 
 
 def run_match(match_id: int) -> str:
-    """Run one match to a recorded result; return what happened ("finished", "requeued", "already finished"...)."""
+    """Run one match to a recorded result; return what happened ("finished", "requeued", "already finished"...).
+
+    Raises DatabaseError when the database stays unreachable: the task retries it later (the message is not lost).
+    """
     owner = runner_id()
     timings = Timings()
     if not timings.measure("claim", lambda: with_db_retry(lambda: claim_match(match_id, owner))):
@@ -52,42 +55,48 @@ def run_match(match_id: int) -> str:
     heartbeat = Heartbeat(match_id, owner)
     heartbeat.start()
     try:
-        outcome = _run_claimed(match_id, owner, heartbeat, timings)
+        outcome, cause = _run_claimed(match_id, owner, heartbeat, timings)
     finally:
         heartbeat.stop()
     logger.info("match %s %s; timings %s", match_id, outcome, json.dumps(timings.ms))
     metrics.observe_run(outcome, timings.ms)
+    if settings.CELERY_BROKER_URL:  # the embedded runner has one machine and no queue to step back from
+        health.after_run(outcome, cause)
     return outcome
 
 
-def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timings) -> str:
+def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timings) -> tuple[str, str]:
+    """Play, verify and record; return the outcome and, for an infrastructure failure, its cause."""
     try:
         match, seats = timings.measure("load", lambda: with_db_retry(lambda: _load(match_id)))
         document, logs = play_match(match, seats, timings, heartbeat)
         document["footer"]["digest"] = timings.measure("verify", lambda: verify_document(document))["digest"]
     except LeaseLost as exc:
-        return f"lease lost: {exc}"
+        return f"lease lost: {exc}", ""
     except PermanentFailure as exc:
-        permanent = f"{type(exc).__name__}: {exc}"
-        return with_db_retry(lambda: fail_match(match_id, owner, permanent, permanent=True))
+        return _fail(match_id, owner, f"{type(exc).__name__}: {exc}", permanent=True)
     except ReplayMismatch as exc:
-        mismatch = f"replay verification failed: {exc}"
-        return with_db_retry(lambda: fail_match(match_id, owner, mismatch))
+        return _fail(match_id, owner, f"replay verification failed: {exc}")
     except Exception as exc:  # anything that is not a bot fault is the infrastructure's: retry, never rate
         logger.exception("match %s failed", match_id)
-        cause = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
-        return with_db_retry(lambda: fail_match(match_id, owner, cause))
+        return _fail(match_id, owner, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}")
     try:
         # Safe to retry: the result is a compare-and-set in one transaction, so a retry after a commit whose
         # acknowledgement was lost is refused rather than written twice.
         timings.measure("record", lambda: with_db_retry(lambda: record_result(match_id, owner, document, logs)))
     except ResultRefused as exc:
-        return f"result refused: {exc}"
+        return f"result refused: {exc}", ""
+    except (OperationalError, InterfaceError):
+        raise  # the database is gone: the task retries; the lease runs out and the reaper requeues the match
     except Exception as exc:  # a broken invariant, a deadlock, a locked SQLite file: the whole write rolled back
         logger.exception("recording match %s failed", match_id)
-        cause = f"recording the result failed: {type(exc).__name__}: {exc}"
-        return with_db_retry(lambda: fail_match(match_id, owner, cause))
-    return "finished"
+        return _fail(match_id, owner, f"recording the result failed: {type(exc).__name__}: {exc}")
+    return "finished", ""
+
+
+def _fail(match_id: int, owner: str, cause: str, permanent: bool = False) -> tuple[str, str]:
+    node = health.node_name()
+    return with_db_retry(lambda: fail_match(match_id, owner, cause, permanent=permanent, failed_by=node)), cause
 
 
 def _load(match_id: int) -> tuple[Match, list[Seat]]:
@@ -199,7 +208,7 @@ def play_match(
         with_timing = timings.measure
         with_timing("spawn", lambda: players.extend(TimedSeat(make_seat_player(match, seat), timings)
                                                     for seat in seats))
-        recorder = ProgressRecorder(match, heartbeat=heartbeat)
+        recorder = ProgressRecorder(match, heartbeat=heartbeat, owner=heartbeat.owner if heartbeat else "")
         result = with_timing("play", lambda: play_game(match.game, match.num_players, match.seed, options, players,
                                                        clock, match.max_faults, on_action=recorder))
     finally:
@@ -245,10 +254,12 @@ class TimedSeat:
 
 
 class ProgressRecorder:
-    """Writes the action log so far to MatchProgress at most every `interval` seconds, for live feeds."""
+    """Writes the action log so far to MatchProgress at most every `interval` seconds, for live feeds; only while
+    `owner` holds the match's lease (a thawed zombie writes nothing)."""
 
-    def __init__(self, match: Match, interval: float = 0.25, heartbeat: Heartbeat | None = None) -> None:
-        self.match_id, self.attempt, self.interval = match.pk, match.attempts, interval
+    def __init__(self, match: Match, interval: float = 0.25, heartbeat: Heartbeat | None = None,
+                 owner: str = "") -> None:
+        self.match_id, self.attempt, self.interval, self.owner = match.pk, match.attempts, interval, owner
         self.heartbeat = heartbeat
         self.last = time.monotonic()
         self._save([])  # a retried match starts its feed afresh
@@ -264,7 +275,7 @@ class ProgressRecorder:
         # The live feed is a convenience: a cut database connection must not cost the match (the next save
         # reconnects, and the result is written with retries).
         try:
-            save_progress(self.match_id, self.attempt, actions)
+            save_progress(self.match_id, self.attempt, actions, self.owner or None)
         except DatabaseError:
             logger.warning("saving the progress of match %s failed", self.match_id, exc_info=True)
             if not connection.in_atomic_block:

@@ -10,21 +10,51 @@ from django.apps import apps
 if not apps.ready:
     django.setup()  # the tasks import models; a worker may load this module before Celery's Django fix-up runs
 
+import logging  # noqa: E402
+
+from django.conf import settings  # noqa: E402
+from django.db import InterfaceError, OperationalError  # noqa: E402
+
 from workers.celery import app  # noqa: E402
 from workers.runner import run_match  # noqa: E402
 
+logger = logging.getLogger(__name__)
 
-@app.task(name="workers.run_match")
-def run_match_task(match_id: int) -> str:
-    return run_match(match_id)
+
+@app.task(name="workers.run_match", bind=True, max_retries=None)
+def run_match_task(self: Any, match_id: int) -> str:
+    """Run the match. While the database is unreachable the task is retried with back-off (a new message before
+    this one is acknowledged), so an outage delays matches and never strands them."""
+    try:
+        return run_match(match_id)
+    except (OperationalError, InterfaceError) as exc:
+        delay = min(2 ** self.request.retries, max(1, settings.LUDUS_LEASE_SECONDS // 2))
+        logger.warning("match %s: the database is unreachable; retrying in %ss (%s)", match_id, delay, exc)
+        raise self.retry(exc=exc, countdown=delay) from exc
+
+
+@app.task(name="workers.send_outbox")
+def send_outbox_task() -> int:
+    """Beat, every LUDUS_DISPATCH_SECONDS: find lost messages, then send what the outbox holds (retries whose back-off
+    is over, matches a broker outage left unsent, lost ones)."""
+    from tournaments.services import redispatch_lost, send_outbox
+    from workers.broker import live_match_ids
+
+    try:
+        redispatch_lost(live_match_ids)
+    except Exception:  # the broker is unreadable right now: the next tick looks again; the outbox still goes out
+        logger.warning("dispatch: could not look for lost messages", exc_info=True)
+    return send_outbox()
 
 
 @app.task(name="workers.requeue_expired")
 def requeue_expired_task() -> int:
-    """Beat, the reaper: requeue matches whose lease expired, and re-send queued ones whose message was lost."""
-    from tournaments.services import redispatch_queued, requeue_expired
+    """Beat, the reaper: requeue matches whose lease expired (on the database's clock), then send the outbox."""
+    from tournaments.services import requeue_expired
 
-    return requeue_expired() + redispatch_queued()
+    reaped = requeue_expired()
+    send_outbox_task()
+    return reaped
 
 
 @app.task(name="workers.validate_version", bind=True, max_retries=5, default_retry_delay=30)

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 import yaml
-from django.conf import settings
 from faultkit import RedisServer, check_one_result_per_match, use_broker, wait_until
 from testkit import ROOT
 
@@ -39,11 +38,10 @@ def test_queued_matches_survive_a_killed_redis_with_the_compose_flags(
         tournament = create_tournament(entrants, name="persisted", game="evolution", players_per_table=2, seed=6,
                                        created_by=alice)
         start_tournament(tournament)  # 3 matches, sent on commit; no worker runs yet
-        queue = settings.CELERY_TASK_DEFAULT_QUEUE
-        wait_until(lambda: server.client().llen(queue) == 3, 30, "three queued messages")
+        wait_until(lambda: server.queued_matches() == 3, 30, "three queued messages")
         server.kill()  # SIGKILL: no shutdown save
         server.start()
-        assert server.client().llen(queue) == 3
+        assert server.queued_matches() == 3
 
         worker_pool.start("after-restart", server.url)
         in_tournament = Match.objects.filter(tournament=tournament)

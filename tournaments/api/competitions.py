@@ -24,6 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from engine import InvalidOptions, load_game
+from tournaments import services
 from tournaments.api.common import GameFilter, ReadOnlyOrOrganiser, StrictModelSerializer, django_errors, errors
 from tournaments.models import BotVersion, Ladder, Tournament
 from tournaments.progress import cancel_tournament
@@ -217,6 +218,17 @@ class TournamentViewSet(CompetitionViewSet):
         except DjangoValidationError as exc:
             raise django_errors(exc) from None
         return Response(self.get_serializer(tournament).data)
+
+    @extend_schema(tags=["tournaments"], summary="Requeue your tournament's failed matches (it waits on them)",
+                   request=None, responses={200: TournamentSerializer, **errors(401, 403, 404)})
+    @action(detail=True, methods=["post"], url_path="requeue-failed")
+    def requeue_failed(self, request: Request, pk: str) -> Response:
+        tournament = self.get_object()
+        requeued = services.requeue_failed(tournament)
+        tournament.refresh_from_db()
+        response = Response(self.get_serializer(tournament).data)
+        response["X-Requeued-Matches"] = str(requeued)
+        return response
 
     @extend_schema(tags=["tournaments"], summary="Cancel your tournament and its pending matches",
                    request=None, responses={200: TournamentSerializer, **errors(400, 401, 403, 404)})

@@ -1,0 +1,65 @@
+"""What the broker holds: which match ids have a message in Redis, queued or delivered to a worker still on it.
+
+The lost-message finder (tournaments.services.redispatch_lost) asks this instead of guessing from age, so a long
+backlog is never sent twice. It reads kombu's Redis layout: a list per queue and priority (`<queue>`,
+`<queue>\\x06\\x16<priority>`), and the `unacked` hash with its `unacked_index` of delivery times. The lists are
+read before the hash, so a message moving from one to the other in between is still seen.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+RUN_MATCH = "workers.run_match"
+SEP, PRIORITY_STEPS = "\x06\x16", (0, 3, 6, 9)
+
+
+def live_match_ids() -> set[int] | None:
+    """Match ids with a live message on the broker; None when the broker is not Redis (age alone then decides).
+
+    A delivered message counts while its delivery is younger than the lease: a live worker claims at once (or holds
+    a retry for less than that), so an older one sits with a worker that died with it.
+    """
+    url = settings.CELERY_BROKER_URL or ""
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        return None
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=10)
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    queued = [raw for key in queue_keys(queue) for raw in client.lrange(key, 0, -1)]
+    fresh_after = time.time() - settings.LUDUS_LEASE_SECONDS
+    delivered = client.hgetall("unacked")
+    delivered_at = dict(client.zrange("unacked_index", 0, -1, withscores=True))
+    fresh = [json.loads(value) for tag, value in delivered.items() if delivered_at.get(tag, 0.0) >= fresh_after]
+    # The hash is shared by every queue on this Redis database: only this deployment's match queue counts.
+    ours = [message for message, _exchange, routing_key in fresh if routing_key == queue]
+    return set(_match_ids(queued)) | set(_match_ids(ours))
+
+
+def queue_keys(queue: str) -> list[str]:
+    """The Redis lists of one queue, highest priority first (kombu pops them in this order)."""
+    return [queue if not p else f"{queue}{SEP}{p}" for p in PRIORITY_STEPS]
+
+
+def _match_ids(messages: Iterable[Any]) -> Iterable[int]:
+    for message in messages:
+        try:
+            payload = json.loads(message) if isinstance(message, (bytes, str)) else message
+            if payload.get("headers", {}).get("task") != RUN_MATCH:
+                continue
+            body = payload["body"]
+            if payload.get("properties", {}).get("body_encoding") == "base64":
+                body = base64.b64decode(body)
+            yield int(json.loads(body)[0][0])
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            logger.warning("dispatch: a broker message could not be read; ignoring it", exc_info=True)
