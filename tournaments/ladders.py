@@ -15,7 +15,6 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from engine import InvalidOptions, load_game
 from tournaments.formats.ladder import Candidate, Matchmaking, pick_tables
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import BotVersion, Ladder, LadderEntry, Match, Rating, Seat
@@ -99,12 +98,3 @@ def schedule_ladders(ladder_ids: Sequence[int] | None = None, enqueue: bool = Tr
     if ladder_ids is not None:
         ladders = ladders.filter(pk__in=list(ladder_ids))
     return sum(len(schedule_ladder(pk, enqueue)) for pk in ladders.order_by("pk").values_list("pk", flat=True))
-
-
-def check_ladder_settings(ladder: Ladder) -> None:
-    """Raise ValidationError for a ladder whose game, table size or matchmaking cannot make matches."""
-    try:
-        load_game(ladder.game).check_players(ladder.players_per_match)
-        Matchmaking.from_settings(ladder.matchmaking)
-    except (InvalidOptions, ValueError, TypeError) as exc:
-        raise ValidationError(str(exc)) from exc

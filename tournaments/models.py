@@ -119,9 +119,6 @@ class BotVersion(models.Model):
         """`name@number`, for rows read as plain values."""
         return f"{bot_name}@{number}"
 
-    def is_builtin(self) -> bool:
-        return bool(self.builtin)
-
     def save(self, *args: Any, **kwargs: Any) -> None:
         source = bytes(self.source or b"")
         if self.pk is not None:
