@@ -25,7 +25,7 @@ from engine.evolution.cards import (
 )
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState, distinct_cards
-from engine.evolution.tasks import Task, always, ask, task
+from engine.evolution.step_registry import Task, always, ask, task
 
 # Defences in the order they are paid for; each bit is one trait to negate.
 DEFENCES = (HARD_SHELL, CLIMBING, BURROWING, HERDING, SYMBIOSIS, WARNING_CALL, CAMOUFLAGE, FLIGHT)

@@ -15,7 +15,7 @@ from engine.marine.data import (
 )
 from engine.marine.placement import dominated
 from engine.marine.state import READY, SETUP, MarineState
-from engine.marine.tasks import Task, ask
+from engine.marine.step_registry import Task, ask
 
 DONE = "done"
 

@@ -19,7 +19,7 @@ from engine.marine.data import (
     TERRAIN_MARKERS,
 )
 from engine.marine.state import DISPLAY, READY, MarineState
-from engine.marine.tasks import Task, ask, task
+from engine.marine.step_registry import Task, ask, task
 
 ACTIONS = tuple(action for action, _count in ACTION_SPACES)
 

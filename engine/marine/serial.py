@@ -30,7 +30,7 @@ from engine.marine.data import (
     TILE_STACKS,
 )
 from engine.marine.state import DISPLAY, READY, SETUP, MarineState
-from engine.marine.tasks import STEPS
+from engine.marine.step_registry import STEPS
 from engine.steps import deep, get_key
 
 PHASES = ("play", "over")

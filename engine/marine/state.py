@@ -17,7 +17,7 @@ from engine.marine.data import (
     TERRAIN_INDEX,
     TERRAINS,
 )
-from engine.marine.tasks import STEPS
+from engine.marine.step_registry import STEPS
 from engine.steps import StepState, Task, deep
 
 SETUP, READY, DISPLAY = "setup", "ready", "display"  # where a special pawn is
@@ -64,7 +64,7 @@ class MarineState(StepState):
     # -- the engine contract (decision, apply and the step loop: engine/steps.py) -----------------------------------
 
     def view(self, seat: int | None) -> dict[str, JSON]:
-        from engine.marine.views import build_view
+        from engine.marine.seat_views import build_view
 
         return build_view(self, seat)
 
