@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from engine.core import Game, InvalidOptions
 
@@ -31,6 +33,16 @@ def unregister_game(name: str) -> None:
     if name in _BUILTIN:
         raise InvalidOptions(f"{name!r} is a built-in game and cannot be unregistered")
     _loaded.pop(name, None)
+
+
+@contextmanager
+def registered(game: Game) -> Iterator[Game]:
+    """register_game for the duration of a with block (a test's toy game)."""
+    register_game(game)
+    try:
+        yield game
+    finally:
+        unregister_game(game.name)
 
 
 def game_names() -> list[str]:

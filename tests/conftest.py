@@ -134,12 +134,10 @@ def load_toygame() -> Any:
 @pytest.fixture
 def tinynim() -> Iterator[Any]:
     """Register the toy game "tinynim" for this test only (engine tests must never see it)."""
-    from engine.registry import register_game, unregister_game
+    from engine.registry import registered
 
-    game = load_toygame()
-    register_game(game)
-    yield game
-    unregister_game(game.name)
+    with registered(load_toygame()) as game:
+        yield game
 
 
 # Run in a subprocess before Django touches the toy game, so that process can play it too.

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from engine.core import Game, InvalidOptions, State
-from engine.registry import game_names, load_game, register_game, unregister_game
+from engine.registry import game_names, load_game, register_game, registered, unregister_game
 
 
 class Blank(Game):
@@ -27,14 +27,12 @@ class Blank(Game):
 
 
 @pytest.fixture
-def blank() -> Iterator[Blank]:
-    game = Blank()
-    register_game(game)
-    yield game
-    unregister_game(game.name)
+def blank() -> Iterator[Game]:
+    with registered(Blank()) as game:
+        yield game
 
 
-def test_a_registered_game_loads_by_name_and_is_listed(blank: Blank) -> None:
+def test_a_registered_game_loads_by_name_and_is_listed(blank: Game) -> None:
     assert load_game(blank.name) is blank and blank.name in game_names()
     register_game(blank)  # the same object again: harmless
     assert load_game(blank.name, "1") is blank
@@ -48,7 +46,7 @@ def test_an_unregistered_game_is_unknown_again() -> None:
         load_game(Blank.name)
 
 
-def test_another_game_under_a_taken_name_is_refused(blank: Blank) -> None:
+def test_another_game_under_a_taken_name_is_refused(blank: Game) -> None:
     with pytest.raises(InvalidOptions, match="a game called 'blank_for_registry_test' is already registered"):
         register_game(Blank())
     impostor = type("Impostor", (Blank,), {"name": "marine"})()
