@@ -132,22 +132,20 @@ def load_toygame() -> Any:
 
 
 @pytest.fixture
-def tinynim(monkeypatch: pytest.MonkeyPatch) -> Any:
+def tinynim() -> Iterator[Any]:
     """Register the toy game "tinynim" for this test only (engine tests must never see it)."""
-    import engine.registry as registry
+    from engine.registry import registered
 
-    game = load_toygame()
-    monkeypatch.setitem(registry._GAMES, "tinynim", "ludus_tests_toygame")
-    monkeypatch.setitem(registry._loaded, "tinynim", game)
-    return game
+    with registered(load_toygame()) as game:
+        yield game
 
 
 # Run in a subprocess before Django touches the toy game, so that process can play it too.
 REGISTER_TOYGAME = (
-    "import importlib.util, sys, engine.registry as r\n"
+    "import importlib.util, sys\nfrom engine.registry import register_game\n"
     f"spec = importlib.util.spec_from_file_location('ludus_tests_toygame', {str(TOYGAME_PATH)!r})\n"
     "m = importlib.util.module_from_spec(spec); sys.modules[spec.name] = m; spec.loader.exec_module(m)\n"
-    "r._GAMES['tinynim'] = spec.name; r._loaded['tinynim'] = m.GAME\n"
+    "register_game(m.GAME)\n"
 )
 
 

@@ -30,13 +30,13 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m engine", description=__doc__.split("\n\n")[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    from engine.cli import play, simulate
+    from engine.cli import human_play, simulate
 
     raw = argparse.RawDescriptionHelpFormatter
     _add_simulate(commands.add_parser("simulate", help="play many games between built-in bots",
                                       description=simulate.__doc__, formatter_class=raw))
     _add_play(commands.add_parser("play", help="play a game in the terminal against built-in bots",
-                                  description=play.__doc__, formatter_class=raw))
+                                  description=human_play.__doc__, formatter_class=raw))
     _add_show(commands.add_parser("show", help="print the view and pending decision of a saved state"))
     return parser
 
@@ -106,7 +106,7 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from engine.cli.play import HumanSession, seat_lineup
+    from engine.cli.human_play import HumanSession, seat_lineup
 
     game = load_game(args.game)
     game.check_players(args.players)

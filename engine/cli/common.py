@@ -63,11 +63,6 @@ def _json_or_string(raw: str) -> Any:
         return raw
 
 
-def check_player_count(game: Game, players: int) -> None:
-    """Raises InvalidOptions naming the game's range when players is out of it."""
-    game.check_players(players)
-
-
 def bot_seed(game_seed: int, seat: int) -> int:
     """The seed of the built-in bot in a seat: fixed by the game seed and the seat, so runs repeat exactly."""
     return game_seed * 1009 + seat + 1

@@ -9,7 +9,6 @@ from engine.evolution.cards import (
     BIT,
     BURROWING,
     CAMOUFLAGE,
-    CARD_BIT,
     CLIMBING,
     FLIGHT,
     GOOD_EYESIGHT,
@@ -20,12 +19,11 @@ from engine.evolution.cards import (
     PACK_HUNTING,
     SCAVENGER,
     SYMBIOSIS,
-    TRAITS,
     WARNING_CALL,
 )
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState, distinct_cards
-from engine.evolution.tasks import Task, always, ask, task
+from engine.evolution.step_registry import Task, always, ask, task
 
 # Defences in the order they are paid for; each bit is one trait to negate.
 DEFENCES = (HARD_SHELL, CLIMBING, BURROWING, HERDING, SYMBIOSIS, WARNING_CALL, CAMOUFLAGE, FLIGHT)
@@ -188,7 +186,3 @@ def attack(st: EvolutionState, t: Task) -> None:
                 st.stack.append(["take", sp.sid, 1, "meat", False, False])
     if a.pop > 0:
         st.stack.append(["take", a.sid, meat, "meat", False, a.need() <= 0])
-
-
-def trait_name(cid: int) -> str:
-    return TRAITS[CARD_BIT[cid].bit_length() - 1]

@@ -125,9 +125,5 @@ def build_deck(printing: str, flight: bool) -> list[int]:
     return [card_id(name, food) for part in parts for name in TRAITS if name in part for food in part[name]]
 
 
-def deck_size(printing: str, flight: bool) -> int:
-    return len(build_deck(printing, flight))
-
-
 def card_view(cid: int) -> dict[str, object]:
     return {"card": CARD_STR[cid], "name": TRAITS[CARD_KIND[cid]], "food": CARD_FOOD[cid]}

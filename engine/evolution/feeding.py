@@ -18,7 +18,7 @@ from engine.evolution.cards import (
 from engine.evolution.food import push_take
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState, distinct_cards
-from engine.evolution.tasks import Task, always, ask, task
+from engine.evolution.step_registry import Task, always, ask, task
 
 
 @task("start_feeding")

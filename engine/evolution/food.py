@@ -17,7 +17,7 @@ from engine.evolution.cards import (
 )
 from engine.evolution.species import MAX_POPULATION, Species
 from engine.evolution.state import EvolutionState
-from engine.evolution.tasks import Task, ask, task
+from engine.evolution.step_registry import Task, ask, task
 
 PLANT_SOURCES = ("watering_hole", "cliff", "bank")
 SOURCES = (*PLANT_SOURCES, "meat")

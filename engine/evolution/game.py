@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core import JSON, Game, InvalidOptions, OptionSpec
-from engine.evolution import attacks, feeding, food, play  # noqa: F401 - they register the steps
+from engine.evolution import attacks, card_phases, feeding, food  # noqa: F401 - they register the steps
 from engine.evolution.cards import PRINTINGS, build_deck
 from engine.evolution.serial import state_from_dict
 from engine.evolution.state import EvolutionState

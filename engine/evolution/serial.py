@@ -14,7 +14,7 @@ from engine.core import JSON, InvalidOptions, InvalidState
 from engine.evolution.cards import CARD_BIT, CARD_STR, EVENT_BITS, FLIGHT, KIND, parse_card
 from engine.evolution.species import MAX_POPULATION, Species
 from engine.evolution.state import EvolutionState
-from engine.evolution.tasks import STEPS
+from engine.evolution.step_registry import STEPS
 from engine.steps import deep, get_key
 
 PHASES = ("food_card", "play", "before_reveal", "feeding", "over")

@@ -8,7 +8,7 @@ from typing import Any
 from engine.core import JSON, Decision, Game, Outcome
 from engine.evolution.cards import CARD_ID, CARD_KIND, CARD_STR, FAT_TISSUE, FLIGHT_CARD, KIND
 from engine.evolution.species import Species
-from engine.evolution.tasks import STEPS
+from engine.evolution.step_registry import STEPS
 from engine.steps import StepState, Task, deep
 
 _FLIGHT_KIND = KIND["Flight"]
@@ -51,7 +51,7 @@ class EvolutionState(StepState):
     # -- the engine contract (decision, apply and the step loop: engine/steps.py) -----------------------------
 
     def view(self, seat: int | None) -> dict[str, JSON]:
-        from engine.evolution.views import build_view
+        from engine.evolution.seat_views import build_view
 
         return build_view(self, seat)
 

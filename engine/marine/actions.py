@@ -15,7 +15,7 @@ from engine.marine.data import (
 )
 from engine.marine.placement import dominated
 from engine.marine.state import READY, SETUP, MarineState
-from engine.marine.tasks import Task, ask
+from engine.marine.step_registry import Task, ask
 
 DONE = "done"
 
@@ -176,13 +176,13 @@ def dominate_answer(st: MarineState, t: Task, element: Any) -> None:
     """1. take control of the special pawn; 2. take the control marker; 3. raise the target marker."""
     seat, e = t[1], ELEMENTS.index(element)
     pawn = st.special[e]
-    if pawn[1] in (SETUP, READY):  # in front of a player or on its setup space: in front of you, available
-        pawn[1] = READY
+    if pawn.place in (SETUP, READY):  # in front of a player or on its setup space: in front of you, available
+        pawn.place = READY
     # on the action display it stays; whoever controls it collects it at the retrieve
-    pawn[0] = seat
+    pawn.controller = seat
     value = st.domination_values(e)[seat]
-    pawn[2] = max(pawn[2], value)  # the target marker moves up to the domination value, never down
-    st.event(event="domination", seat=seat, element=element, value=value, target=pawn[2])
+    pawn.target = max(pawn.target, value)  # the target marker moves up to the domination value, never down
+    st.event(event="domination", seat=seat, element=element, value=value, target=pawn.target)
 
 
 ask("ask_dominate", "dominate", "Domination: which element type that you dominate?", (),

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core import JSON, Game, InvalidOptions, OptionSpec, State
-from engine.marine import actions, evolution, placement  # noqa: F401 - they register the steps
+from engine.marine import actions, evolution_action, placement  # noqa: F401 - they register the steps
 from engine.marine.board import hex_corners
 from engine.marine.data import (
     ANIMALS,

@@ -19,7 +19,7 @@ from engine.marine.data import (
     TERRAIN_MARKERS,
 )
 from engine.marine.state import DISPLAY, READY, MarineState
-from engine.marine.tasks import Task, ask, task
+from engine.marine.step_registry import Task, ask, task
 
 ACTIONS = tuple(action for action, _count in ACTION_SPACES)
 
@@ -47,7 +47,7 @@ def free_space(st: MarineState, action: str) -> str | None:
 
 
 def ready_specials(st: MarineState, seat: int) -> list[int]:
-    return [e for e, sp in enumerate(st.special) if sp[0] == seat and sp[1] == READY]
+    return [e for e, sp in enumerate(st.special) if sp.controller == seat and sp.place == READY]
 
 
 def dominated(st: MarineState, seat: int) -> list[int]:
@@ -115,7 +115,7 @@ def put_pawn(st: MarineState, t: Task) -> None:
     seat, space = t[1], t[2]
     specials = ready_specials(st, seat)
     if specials:
-        st.special[specials[0]][1] = DISPLAY
+        st.special[specials[0]].place = DISPLAY
         pawn = ELEMENTS[specials[0]]
     else:
         st.pawns[seat] -= 1
@@ -173,8 +173,8 @@ def retrieve(st: MarineState) -> None:
     st.display.clear()
     st.pawns = [PAWNS_PER_PLAYER[st.n]] * st.n
     for sp in st.special:
-        if sp[1] == DISPLAY:
-            sp[1] = READY
+        if sp.place == DISPLAY:
+            sp.place = READY
 
 
 def draw_markers(st: MarineState) -> None:

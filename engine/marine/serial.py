@@ -29,8 +29,8 @@ from engine.marine.data import (
     TERRAINS,
     TILE_STACKS,
 )
-from engine.marine.state import DISPLAY, READY, SETUP, MarineState
-from engine.marine.tasks import STEPS
+from engine.marine.state import DISPLAY, READY, SETUP, MarineState, SpecialPawn
+from engine.marine.step_registry import STEPS
 from engine.steps import deep, get_key
 
 PHASES = ("play", "over")
@@ -61,8 +61,7 @@ def state_to_dict(st: MarineState) -> dict[str, JSON]:
         "asteroid_taken": st.asteroid_taken,
         **({"asteroid_discarded": st.asteroid_discarded} if st.names_the_discard() else {}),
         "tile_stacks": [[TERRAINS[t] for t in reversed(s)] for s in st.stacks],
-        "special_pawns": {ELEMENTS[e]: {"controller": sp[0], "place": sp[1], "target": sp[2]}
-                          for e, sp in enumerate(st.special)},
+        "special_pawns": {ELEMENTS[e]: sp.to_dict() for e, sp in enumerate(st.special)},
         "stack": deep(st.stack),
     }
 
@@ -231,7 +230,8 @@ def _load_specials(st: MarineState, specials: Mapping[str, Any]) -> None:
         if place not in (SETUP, READY, DISPLAY) or (place == SETUP) != (controller is None):
             raise InvalidState(f"{where}.place {place!r}: a pawn on its setup space has no controller, and only "
                                "there ('setup', 'ready' in front of its controller, or 'display')")
-        st.special[e] = [controller, place, _int(get_key(d, "target", where, int, 0), f"{where}.target", 0, BIG)]
+        st.special[e] = SpecialPawn(controller, place,
+                                    _int(get_key(d, "target", where, int, 0), f"{where}.target", 0, BIG))
 
 
 def _load_display(st: MarineState, display: Mapping[str, Any]) -> None:
@@ -247,7 +247,7 @@ def _load_display(st: MarineState, display: Mapping[str, Any]) -> None:
         elif not isinstance(pawn, str):
             raise InvalidState(f"{where}[1] must be 'pawn' or an element")
         st.display[space] = (seat, pawn)
-    on_display = [e for e, sp in enumerate(st.special) if sp[1] == DISPLAY]
+    on_display = [e for e, sp in enumerate(st.special) if sp.place == DISPLAY]
     if sorted(shown) != on_display:
         raise InvalidState("state.display and state.special_pawns disagree on the special pawns on the display")
 

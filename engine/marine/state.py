@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from engine.core import JSON, Decision, Game, Outcome
@@ -17,10 +18,25 @@ from engine.marine.data import (
     TERRAIN_INDEX,
     TERRAINS,
 )
-from engine.marine.tasks import STEPS
+from engine.marine.step_registry import STEPS
 from engine.steps import StepState, Task, deep
 
 SETUP, READY, DISPLAY = "setup", "ready", "display"  # where a special pawn is
+
+
+@dataclass(slots=True)
+class SpecialPawn:
+    """One element type's special pawn with its control and target markers (the seed's Domination)."""
+
+    controller: int | None = None  # the seat holding the control marker; None while on its setup space
+    place: str = SETUP  # SETUP, READY (in front of its controller, available) or DISPLAY (on the action display)
+    target: int = 0  # the target marker on the VP track
+
+    def to_dict(self) -> dict[str, JSON]:
+        return {"controller": self.controller, "place": self.place, "target": self.target}
+
+    def copy(self) -> SpecialPawn:
+        return SpecialPawn(self.controller, self.place, self.target)
 
 
 class MarineState(StepState):
@@ -50,7 +66,7 @@ class MarineState(StepState):
         self.asteroid_taken = False
         self.asteroid_discarded = False  # from slot 1 at a round's end (rules 2; rules 1 set asteroid_taken)
         self.stacks: list[list[int]] = []  # Wanderlust tile stacks; the top tile is the last one
-        self.special: list[list[Any]] = [[None, SETUP, 0] for _ in ELEMENTS]  # controller, place, target
+        self.special = [SpecialPawn() for _ in ELEMENTS]  # by element index
         self.on_board = [0] * num_players
         self.stack: list[Task] = []
         self._decision: Decision | None = None
@@ -64,7 +80,7 @@ class MarineState(StepState):
     # -- the engine contract (decision, apply and the step loop: engine/steps.py) -----------------------------------
 
     def view(self, seat: int | None) -> dict[str, JSON]:
-        from engine.marine.views import build_view
+        from engine.marine.seat_views import build_view
 
         return build_view(self, seat)
 
@@ -101,7 +117,7 @@ class MarineState(StepState):
         other.markers = self.markers[:]
         other.deck, other.slots, other.discard = self.deck[:], self.slots[:], self.discard[:]
         other.stacks = [s[:] for s in self.stacks]
-        other.special = [s[:] for s in self.special]
+        other.special = [s.copy() for s in self.special]
         other.on_board = self.on_board[:]
         other.stack = deep(self.stack)
         other._events = []
@@ -116,7 +132,7 @@ class MarineState(StepState):
         evolution, cards, final = self.vp[seat]
         domination = 0
         if self.phase == "over":
-            domination = sum(sp[2] for sp in self.special if sp[0] == seat)
+            domination = sum(sp.target for sp in self.special if sp.controller == seat)
         return {"evolution": evolution, "cards": cards, "final": final, "domination": domination}
 
     # -- shared board operations ----------------------------------------------------------------------------------

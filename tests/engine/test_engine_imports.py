@@ -15,7 +15,7 @@ FORBIDDEN = ("django", "celery", "rest_framework", "kombu", "rich")
 
 PROBE = """
 import json, sys
-import engine, engine.bots, engine.cli, engine.cli.simulate, engine.cli.play, engine.cli.show
+import engine, engine.bots, engine.cli, engine.cli.simulate, engine.cli.human_play, engine.cli.show
 from engine.bots import bot_names, make_bot
 from engine.registry import game_names, load_game
 for name in game_names():

@@ -8,6 +8,7 @@ from typing import Any
 from marine_helpers import kind, make, options
 
 from engine.marine.data import ELEMENT_INDEX
+from engine.marine.state import SpecialPawn
 
 SUN = ELEMENT_INDEX["Sun"]
 BOARD = [(0, 0, "Coral Reef", [3, 1]), (1, 0, "Land", [1, 2]), (-3, 0, "Land", [0, 4])]
@@ -54,13 +55,13 @@ def test_the_domination_space_is_offered_only_to_a_player_who_dominates_somethin
 def test_step_1_a_pawn_on_its_setup_space_goes_in_front_of_you_available() -> None:
     st = dominate()
     st.apply("Sun")
-    assert st.special[SUN][:2] == [0, "ready"]
+    assert (st.special[SUN].controller, st.special[SUN].place) == (0, "ready")
 
 
 def test_step_1_a_pawn_in_front_of_another_player_goes_in_front_of_you_available() -> None:
     st = dominate({"Sun": {"controller": 1, "place": "ready", "target": 1}})
     st.apply("Sun")
-    assert st.special[SUN][:2] == [0, "ready"]
+    assert (st.special[SUN].controller, st.special[SUN].place) == (0, "ready")
     assert st.view(0)["special_pawns"]["Sun"]["controller"] == 0
 
 
@@ -68,7 +69,7 @@ def test_a_special_pawn_in_front_of_you_is_an_extra_pawn() -> None:
     st = make(BOARD, elements=ELEMENTS, pawns=[0, 7], special_pawns={"Sun": {"controller": 0, "place": "ready"}})
     assert kind(st) == "place" and st.decision().seat == 0  # type: ignore[union-attr]
     st.apply(["speciation"])
-    assert st.display["speciation_1"] == (0, "Sun") and st.special[SUN][1] == "display"
+    assert st.display["speciation_1"] == (0, "Sun") and st.special[SUN].place == "display"
 
 
 def test_special_pawns_are_placed_before_action_pawns() -> None:
@@ -81,7 +82,8 @@ def test_step_1_a_pawn_on_the_action_display_stays_there() -> None:
     st = dominate({"Sun": {"controller": 1, "place": "display", "target": 1}},
                   display={"migration_1": [1, "Sun"]})
     st.apply("Sun")
-    assert st.special[SUN][:2] == [0, "display"] and st.display["migration_1"] == (1, "Sun")
+    assert (st.special[SUN].controller, st.special[SUN].place) == (0, "display")
+    assert st.display["migration_1"] == (1, "Sun")
 
 
 def test_step_1_you_collect_a_pawn_from_the_display_when_you_next_retrieve() -> None:
@@ -91,25 +93,26 @@ def test_step_1_you_collect_a_pawn_from_the_display_when_you_next_retrieve() -> 
     # nobody can place any more: the round ends, pawns are retrieved and the Sun pawn comes to seat 0
     while st.round == 1:
         st.choose(0)
-    assert st.special[SUN][:2] == [0, "ready"] and not any(p == "Sun" for _s, p in st.display.values())
+    assert (st.special[SUN].controller, st.special[SUN].place) == (0, "ready")
+    assert not any(p == "Sun" for _s, p in st.display.values())
 
 
 def test_step_2_you_take_the_control_marker() -> None:
     st = dominate({"Sun": {"controller": 1, "place": "ready", "target": 5}})
     st.apply("Sun")
-    assert st.special[SUN][0] == 0
+    assert st.special[SUN].controller == 0
 
 
 def test_step_3_the_target_marker_moves_up_to_your_domination_value() -> None:
     st = dominate()
     st.apply("Sun")
-    assert st.special[SUN][2] == 3
+    assert st.special[SUN].target == 3
 
 
 def test_step_3_a_target_marker_above_your_value_is_not_moved_down() -> None:
     st = dominate({"Sun": {"controller": 1, "place": "ready", "target": 9}})
     st.apply("Sun")
-    assert st.special[SUN] == [0, "ready", 9]
+    assert st.special[SUN] == SpecialPawn(0, "ready", 9)
 
 
 def test_with_2_players_only_the_left_domination_space_is_open() -> None:

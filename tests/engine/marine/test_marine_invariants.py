@@ -27,7 +27,7 @@ def check(st: MarineState, cards: int) -> None:
     held = st.deck + [c for c in st.slots if c is not None] + st.discard
     assert len(held) == len(set(held)) == cards
     placed = [p for _s, p in st.display.values() if p != "pawn"]
-    assert sorted(placed) == sorted(ELEMENTS[e] for e, sp in enumerate(st.special) if sp[1] == "display")
+    assert sorted(placed) == sorted(ELEMENTS[e] for e, sp in enumerate(st.special) if sp.place == "display")
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -32,8 +32,7 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
         "elements": [[c[0], c[1], c[2], ELEMENTS[st.elements[c]]] for c in sorted(st.elements)],
         "dominance": {ELEMENTS[e]: {"values": st.domination_values(e), "dominant": st.dominant(e)}
                       for e in range(len(ELEMENTS))},
-        "special_pawns": {ELEMENTS[e]: {"controller": sp[0], "place": sp[1], "target": sp[2]}
-                          for e, sp in enumerate(st.special)},
+        "special_pawns": {ELEMENTS[e]: sp.to_dict() for e, sp in enumerate(st.special)},
         "pawns": st.pawns[:],
         "species_supply": [st.supply(s) for s in range(st.n)],
         "display": {space: [s, pawn] for space, (s, pawn) in sorted(st.display.items())},

@@ -7,7 +7,7 @@ from typing import Any
 from engine.evolution.cards import CARD_BIT, CARD_ID, CARD_KIND, CARD_STR, IS_EVENT, MAX_AVIAN, TRAITS
 from engine.evolution.species import MAX_POPULATION, Species
 from engine.evolution.state import EvolutionState, distinct_cards
-from engine.evolution.tasks import Task, always, ask, task
+from engine.evolution.step_registry import Task, always, ask, task
 
 
 @task("round_start")

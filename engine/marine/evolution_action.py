@@ -8,7 +8,7 @@ from typing import Any
 from engine.marine.actions import as_hex, place_element, vacant_corners
 from engine.marine.data import ANIMALS, ASTEROID_ID, CARD_EFFECTS, CARD_NAMES, ELEMENTS
 from engine.marine.state import MarineState
-from engine.marine.tasks import Task, ask, task
+from engine.marine.step_registry import Task, ask, task
 
 
 def evolution_tile_options(st: MarineState, t: Task) -> list[Any]:
