@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -28,6 +30,27 @@ def check_entries(tournament: Tournament, versions: Sequence[BotVersion]) -> Non
             raise ValidationError({"entries": f"{version.label} is {version.status}, not active"})
         if version.bot.game and version.bot.game != tournament.game:
             raise ValidationError({"entries": f"{version.label} plays {version.bot.game}, not {tournament.game}"})
+    check_size(tournament, len(versions))
+
+
+def planned_matches(tournament: Tournament, entrants: int) -> int:
+    """The matches the tournament schedules at once: all of a round robin, or one round of the others."""
+    per_table = tournament.games_per_set
+    if tournament.format == Tournament.Format.ROUND_ROBIN:
+        return math.comb(entrants, tournament.players_per_table) * per_table
+    if tournament.format == Tournament.Format.SINGLE_ELIMINATION:
+        per_table *= tournament.best_of
+    return -(-entrants // tournament.players_per_table) * per_table
+
+
+def check_size(tournament: Tournament, entrants: int) -> None:
+    """Raise ValidationError when the tournament would schedule more than LUDUS_TOURNAMENT_MAX_MATCHES at once."""
+    planned, cap = planned_matches(tournament, entrants), settings.LUDUS_TOURNAMENT_MAX_MATCHES
+    if planned > cap:
+        raise ValidationError({"games_per_set": (
+            f"{entrants} entries at tables of {tournament.players_per_table} with {tournament.games_per_set} "
+            f"game(s) per set make {planned} matches at once; the limit is {cap} (LUDUS_TOURNAMENT_MAX_MATCHES): "
+            "use fewer games per set or fewer entries")})
 
 
 def create_tournament(versions: Sequence[BotVersion], **fields: Any) -> Tournament:
