@@ -13,7 +13,7 @@ from django.db import transaction
 from engine import load_game
 from tournaments.models import BotVersion, Entry, Match, Tournament
 from tournaments.progress import schedule_start
-from tournaments.services import enqueue_match
+from tournaments.services import enqueue_matches
 
 
 def check_entries(tournament: Tournament, versions: Sequence[BotVersion]) -> None:
@@ -87,7 +87,6 @@ def start_tournament(tournament: Tournament, enqueue: bool = True) -> list[Match
         locked.save(update_fields=["state"])
         matches = schedule_start(locked)
         if enqueue:
-            for match in matches:
-                enqueue_match(match)
+            enqueue_matches([match.pk for match in matches])
     tournament.state, tournament.current_round = locked.state, locked.current_round
     return matches
