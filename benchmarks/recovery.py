@@ -275,11 +275,10 @@ def broker_restart(dep: Deployment, versions: list[Any], quick: bool) -> dict[st
 
 
 def backlog(dep: Deployment, versions: list[Any], quick: bool) -> dict[str, Any]:
-    from tournaments.scheduling import start_tournament
-
     from django.db.models import F, Max
 
     from tournaments.models import Match
+    from tournaments.scheduling import start_tournament
 
     tournament = tournament_of(versions, "backlog", games=8 if quick else 6)  # waits well past the redispatch age
     received_before = dep.received()
