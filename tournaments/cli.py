@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from engine import InvalidOptions, load_game
 from engine.bots import bot_names, is_bot_name
 from tournaments.builtins import ensure_builtin
+from tournaments.commandline import first_line
 from tournaments.dispatch import runner
 from tournaments.models import Bot, BotVersion, Match, Tournament
 from tournaments.scheduling import check_entries, create_tournament, start_tournament
 from tournaments.standings import standings_table
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,24 @@ def parse_entrants(spec: str) -> list[Entrant]:
     return entrants
 
 
+# The command's options for the tournament's fields, with the range each field can hold.
+OPTIONS = {"games_per_set": "--games", "players_per_table": "--players", "rounds": "--rounds", "best_of": "--best-of",
+           "move_ms": "--move-ms", "bank_ms": "--bank-ms", "max_faults": "--max-faults", "seed": "--seed",
+           "options": "--options", "name": "--name", "game": "--game", "entries": "--bots"}
+SMALL, INT = 32767, 2**31 - 1
+OPTION_RANGES = {"games_per_set": ("--games", 1, SMALL), "rounds": ("--rounds", 0, SMALL),
+                 "best_of": ("--best-of", 1, SMALL), "move_ms": ("--move-ms", 1, INT),
+                 "bank_ms": ("--bank-ms", 0, INT), "max_faults": ("--max-faults", 1, INT)}
+
+
+def option_errors(exc: ValidationError) -> str:
+    """A model's ValidationError as one line naming the command's options (--games, not games_per_set)."""
+    if not hasattr(exc, "error_dict"):
+        return "; ".join(exc.messages)
+    return "; ".join(f"{OPTIONS.get(field, field)}: {message}" if field != "__all__" else message
+                     for field, messages in exc.message_dict.items() for message in messages)
+
+
 def check_fields(fields: dict[str, Any], entrant_count: int) -> None:
     """Every check that needs no database row, so bad input is refused before anything is written."""
     try:
@@ -74,8 +95,9 @@ def check_fields(fields: dict[str, Any], entrant_count: int) -> None:
         game.validate_options(fields.get("options"))
     except InvalidOptions as exc:
         raise CommandError(str(exc)) from exc
-    if fields["games_per_set"] < 1:
-        raise CommandError(f"--games must be at least 1, got {fields['games_per_set']}")
+    for field, (option, low, high) in OPTION_RANGES.items():
+        if field in fields and not low <= fields[field] <= high:
+            raise CommandError(f"{option} must be between {low} and {high}, got {fields[field]}")
     if entrant_count < fields["players_per_table"]:
         raise CommandError(
             f"a table of {fields['players_per_table']} needs at least {fields['players_per_table']} bots, "
@@ -93,7 +115,7 @@ def create_and_start(entrants: Sequence[Entrant], fields: dict[str, Any]) -> tup
             check_entries(tournament, versions)
             matches = start_tournament(tournament)
     except ValidationError as exc:
-        raise CommandError("; ".join(exc.messages)) from exc
+        raise CommandError(option_errors(exc)) from exc
     return tournament, matches
 
 
@@ -104,22 +126,21 @@ def make_console(stream: Any) -> Console:
 
 
 def run_to_end(tournament: Tournament, console: Console, timeout_s: float = 3600.0) -> None:
-    """Show a progress bar until the tournament is no longer running (later rounds are added as rounds end)."""
-    total = tournament.matches.count()
+    """Show a progress bar until the tournament is no longer running (later rounds are added as rounds end), or
+    waits on failed matches. A database that restarts meanwhile is waited for, up to DATABASE_WAIT_S."""
+    total = _poll_database(tournament, tournament.matches.count)
     where = f"Celery workers at {settings.CELERY_BROKER_URL}" if settings.CELERY_BROKER_URL else (
         f"{settings.LUDUS_WORKER_CONCURRENCY} local processes")
     console.print(f"Running {total} matches of {tournament.game} on {where}.")
     deadline = time.monotonic() + timeout_s
-    seen = set(tournament.matches.values_list("pk", flat=True))
+    seen = _poll_database(tournament, lambda: set(tournament.matches.values_list("pk", flat=True)))
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task("matches", total=total)
         while True:
-            total = tournament.matches.count()
-            done = tournament.matches.exclude(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
+            total, done, over = _poll_database(tournament, lambda: _count(tournament))
             progress.update(task, completed=done, total=total)
-            if done >= total and not Tournament.objects.filter(pk=tournament.pk,
-                                                              state=Tournament.State.RUNNING).exists():
+            if over:
                 break
             _dispatch_new_rounds(tournament, seen)
             _raise_embedded_errors()
@@ -129,6 +150,38 @@ def run_to_end(tournament: Tournament, console: Console, timeout_s: float = 3600
     failed = tournament.matches.filter(status=Match.Status.FAILED)
     for match in failed[:5]:
         console.print(f"[red]match {match.pk} failed:[/red] {match.error.splitlines()[0] if match.error else ''}")
+    if failed.exists():
+        console.print(f"Tournament {tournament.pk} waits on {failed.count()} failed match(es): requeue them with the "
+                      f"admin's action or POST /api/tournaments/{tournament.pk}/requeue-failed/.")
+
+
+def _count(tournament: Tournament) -> tuple[int, int, bool]:
+    """Matches in all, matches done, and whether waiting is over (no longer running, or waiting on failed ones)."""
+    total = tournament.matches.count()
+    done = tournament.matches.exclude(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
+    running = Tournament.objects.filter(pk=tournament.pk, state=Tournament.State.RUNNING).exists()
+    stuck = tournament.matches.filter(status=Match.Status.FAILED).exists()
+    return total, done, done >= total and (not running or stuck)
+
+
+DATABASE_WAIT_S = 60.0
+
+
+def _poll_database(tournament: Tournament, query: Callable[[], T]) -> T:
+    """Run a read-only query; while the database is unreachable (restarting), reconnect and try again for up to
+    DATABASE_WAIT_S, then give up with one line. The tournament itself lives on in the database."""
+    deadline = time.monotonic() + DATABASE_WAIT_S
+    while True:
+        try:
+            return query()
+        except (OperationalError, InterfaceError) as exc:
+            connection.close()
+            if time.monotonic() > deadline:
+                raise CommandError(
+                    f"lost the database for {DATABASE_WAIT_S:.0f}s ({first_line(exc)}); tournament {tournament.pk} "
+                    f"keeps its matches and results: see `manage.py standings --tournament {tournament.pk}`"
+                ) from exc
+            time.sleep(1.0)
 
 
 def _dispatch_new_rounds(tournament: Tournament, seen: set[int]) -> None:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from engine import load_game
 from tournaments.models import BotVersion, Entry, Match, Tournament
 from tournaments.progress import schedule_start
-from tournaments.services import enqueue_match
+from tournaments.services import enqueue_matches
 
 
 def check_entries(tournament: Tournament, versions: Sequence[BotVersion]) -> None:
@@ -28,6 +30,27 @@ def check_entries(tournament: Tournament, versions: Sequence[BotVersion]) -> Non
             raise ValidationError({"entries": f"{version.label} is {version.status}, not active"})
         if version.bot.game and version.bot.game != tournament.game:
             raise ValidationError({"entries": f"{version.label} plays {version.bot.game}, not {tournament.game}"})
+    check_size(tournament, len(versions))
+
+
+def planned_matches(tournament: Tournament, entrants: int) -> int:
+    """The matches the tournament schedules at once: all of a round robin, or one round of the others."""
+    per_table = tournament.games_per_set
+    if tournament.format == Tournament.Format.ROUND_ROBIN:
+        return math.comb(entrants, tournament.players_per_table) * per_table
+    if tournament.format == Tournament.Format.SINGLE_ELIMINATION:
+        per_table *= tournament.best_of
+    return -(-entrants // tournament.players_per_table) * per_table
+
+
+def check_size(tournament: Tournament, entrants: int) -> None:
+    """Raise ValidationError when the tournament would schedule more than LUDUS_TOURNAMENT_MAX_MATCHES at once."""
+    planned, cap = planned_matches(tournament, entrants), settings.LUDUS_TOURNAMENT_MAX_MATCHES
+    if planned > cap:
+        raise ValidationError({"games_per_set": (
+            f"{entrants} entries at tables of {tournament.players_per_table} with {tournament.games_per_set} "
+            f"game(s) per set make {planned} matches at once; the limit is {cap} (LUDUS_TOURNAMENT_MAX_MATCHES): "
+            "use fewer games per set or fewer entries")})
 
 
 def create_tournament(versions: Sequence[BotVersion], **fields: Any) -> Tournament:
@@ -64,7 +87,6 @@ def start_tournament(tournament: Tournament, enqueue: bool = True) -> list[Match
         locked.save(update_fields=["state"])
         matches = schedule_start(locked)
         if enqueue:
-            for match in matches:
-                enqueue_match(match)
+            enqueue_matches([match.pk for match in matches])
     tournament.state, tournament.current_round = locked.state, locked.current_round
     return matches

@@ -93,11 +93,15 @@ def send_outbox(limit: int = 1000) -> int:
 OUTBOX_GRACE_SECONDS = 2
 
 
-def claim_match(match_id: int, owner: str) -> bool:
+def claim_match(match_id: int, owner: str, worker: str = "") -> bool:
     """Take the match for this runner; True for exactly one of any number of racing claimers.
 
-    Leases are on the database's clock (now() in SQL), so hosts whose clocks disagree never take each other's."""
-    claimable = Q(status=Status.QUEUED) | Q(status=Status.RUNNING, lease_expires__lt=Now())
+    Leases are on the database's clock (now() in SQL), so hosts whose clocks disagree never take each other's. A
+    worker does not take a match it failed itself less than a lease ago (see decline_match)."""
+    queued = Q(status=Status.QUEUED)
+    if worker:
+        queued &= ~Q(failed_by=worker, queued_at__gt=Now() - _seconds(settings.LUDUS_LEASE_SECONDS))
+    claimable = queued | Q(status=Status.RUNNING, lease_expires__lt=Now())
     claimed = Match.objects.filter(claimable, pk=match_id).update(
         status=Status.RUNNING,
         lease_owner=owner,
@@ -106,6 +110,14 @@ def claim_match(match_id: int, owner: str) -> bool:
         started_at=Now(),
     )
     return claimed == 1
+
+
+def decline_match(match_id: int, worker: str) -> bool:
+    """Give back a match this worker failed a moment ago, for another worker: it goes back to the outbox and is
+    sent again within a beat. After a lease with no other taker, the same worker may have it (claim_match)."""
+    recent = Now() - _seconds(settings.LUDUS_LEASE_SECONDS)
+    return Match.objects.filter(pk=match_id, status=Status.QUEUED, failed_by=worker, queued_at__gt=recent).update(
+        dispatched_at=None, dispatch_after=Now() + _seconds(1)) == 1
 
 
 def _lease_end() -> CombinedExpression:

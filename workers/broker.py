@@ -43,15 +43,21 @@ def live_match_ids() -> set[int] | None:
     fresh = [json.loads(value) for tag, value in delivered.items() if delivered_at.get(tag, 0.0) >= fresh_after]
     # The hash is shared by every queue on this Redis database: only this deployment's match queue counts.
     ours = [message for message, _exchange, routing_key in fresh if routing_key == queue]
-    return set(_match_ids(queued)) | set(_match_ids(ours))
+    return set(match_ids_of(queued)) | set(match_ids_of(ours))
 
 
 def queue_keys(queue: str) -> list[str]:
     """The Redis lists of one queue, highest priority first (kombu pops them in this order)."""
-    return [queue if not p else f"{queue}{SEP}{p}" for p in PRIORITY_STEPS]
+    return [queue_key(queue, p) for p in PRIORITY_STEPS]
 
 
-def _match_ids(messages: Iterable[Any]) -> Iterable[int]:
+def queue_key(queue: str, priority: int) -> str:
+    """The Redis list holding a queue's messages of one priority step (0, the highest, is the queue's own name)."""
+    return f"{queue}{SEP}{priority}" if priority else queue
+
+
+def match_ids_of(messages: Iterable[Any]) -> Iterable[int]:
+    """The match id of each run_match message (kombu's JSON envelope, raw or parsed); others are skipped."""
     for message in messages:
         try:
             payload = json.loads(message) if isinstance(message, (bytes, str)) else message

@@ -47,7 +47,7 @@ NODE = ""  # set in the worker's main process at start (workers/celery.py); the 
 
 
 def node_name() -> str:
-    """The Celery node this process serves (`name@host`), or the host for the embedded runner."""
+    """The Celery node this process serves (`name@host`), or the host outside a Celery worker."""
     return NODE or socket.gethostname()
 
 

@@ -26,7 +26,14 @@ from replays.progress import save_progress
 from replays.verify import ReplayMismatch, verify_document
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
-from tournaments.services import ResultRefused, claim_match, fail_match, record_result, renew_lease
+from tournaments.services import (
+    ResultRefused,
+    claim_match,
+    decline_match,
+    fail_match,
+    record_result,
+    renew_lease,
+)
 from workers import health, metrics
 from workers.play import play_game
 from workers.seats import Clock, InProcessSeat, SeatPlayer
@@ -48,9 +55,11 @@ def run_match(match_id: int) -> str:
 
     Raises DatabaseError when the database stays unreachable: the task retries it later (the message is not lost).
     """
-    owner = runner_id()
+    owner, worker = runner_id(), _worker()
     timings = Timings()
-    if not timings.measure("claim", lambda: with_db_retry(lambda: claim_match(match_id, owner))):
+    if not timings.measure("claim", lambda: with_db_retry(lambda: claim_match(match_id, owner, worker))):
+        if worker and with_db_retry(lambda: decline_match(match_id, worker)):
+            return "declined: this worker failed it a moment ago; left for another"
         return with_db_retry(lambda: _not_claimed(match_id))
     heartbeat = Heartbeat(match_id, owner)
     heartbeat.start()
@@ -60,7 +69,7 @@ def run_match(match_id: int) -> str:
         heartbeat.stop()
     logger.info("match %s %s; timings %s", match_id, outcome, json.dumps(timings.ms))
     metrics.observe_run(outcome, timings.ms)
-    if settings.CELERY_BROKER_URL:  # the embedded runner has one machine and no queue to step back from
+    if health.NODE:  # a Celery worker; the embedded runner has one machine and no queue to step back from
         health.after_run(outcome, cause)
     return outcome
 
@@ -95,8 +104,14 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
 
 
 def _fail(match_id: int, owner: str, cause: str, permanent: bool = False) -> tuple[str, str]:
-    node = health.node_name()
+    node = _worker()
     return with_db_retry(lambda: fail_match(match_id, owner, cause, permanent=permanent, failed_by=node)), cause
+
+
+def _worker() -> str:
+    """This Celery worker's node, which failures are booked to (a retry avoids it); "" outside a Celery worker (the
+    embedded runner's pool child retries a requeued match itself; tools and tests run matches in-process)."""
+    return health.NODE
 
 
 def _load(match_id: int) -> tuple[Match, list[Seat]]:

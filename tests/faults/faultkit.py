@@ -10,9 +10,7 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +18,10 @@ from typing import Any
 
 import pytest
 from testkit import ROOT, free_port, start_celery_worker, wait_until
+
+from benchmarks.recovery import TcpProxy  # the benchmark cuts the workers' database the same way
+
+__all__ = ["TcpProxy"]
 
 EXAMPLE_BOT = (ROOT / "examples" / "bots" / "evolution_bot.py").read_text()
 
@@ -165,74 +167,6 @@ class WorkerPool:
                     pass
             worker.process.wait(timeout=60)
         self.workers.clear()
-
-
-class TcpProxy:
-    """A TCP relay from a free loopback port to a server, that a test may cut: `cut()` drops every connection and
-    refuses new ones (each is accepted and closed at once, as by a server going down) until `restore()`. Workers
-    pointed at it see a database outage while the test's own connection goes straight to the server."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.target = (host, port)
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.down = False
-        self.closed = False
-        self._open: list[socket.socket] = []
-        self._lock = threading.Lock()
-        threading.Thread(target=self._accept, name="tcp-proxy", daemon=True).start()
-
-    def cut(self) -> None:
-        with self._lock:
-            self.down = True
-            for sock in self._open:
-                self._shut(sock)
-            self._open.clear()
-
-    def restore(self) -> None:
-        self.down = False
-
-    def close(self) -> None:
-        self.closed = True
-        self.cut()
-        self.listener.close()
-
-    def _accept(self) -> None:
-        while not self.closed:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            if self.down:
-                self._shut(client)
-                continue
-            try:
-                upstream = socket.create_connection(self.target, timeout=5)
-            except OSError:
-                self._shut(client)
-                continue
-            upstream.settimeout(None)
-            with self._lock:
-                self._open += [client, upstream]
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-
-    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            self._shut(sink)
-
-    @staticmethod
-    def _shut(sock: socket.socket) -> None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        sock.close()
 
 
 def proxied_database_url(proxy: TcpProxy) -> str:

@@ -1,8 +1,9 @@
 """The broker (Redis, no persistence) is killed and restarted while matches are queued and running: none is lost.
 
-A restart empties the queue, so the queued matches' messages are gone; the reaper re-sends every match queued longer
-than LUDUS_REDISPATCH_SECONDS (Match.queued_at). Running matches finish (their result goes to PostgreSQL, not Redis),
-or, if their worker loses them, their lease expires and they are run again.
+A restart empties the queue, so the queued matches' messages are gone; beat's outbox sender finds the queued matches
+whose message the broker no longer holds and sends them again (services.redispatch_lost). Running matches finish
+(their result goes to PostgreSQL, not Redis), or, if their worker loses them, their lease expires and they are run
+again.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.conf import settings
 from faultkit import check_one_result_per_match, reap, wait_until
 
 from tournaments.models import Match
@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration, 
 def test_a_broker_restart_loses_no_match_queued_or_running(
     redis_server: Any, worker_pool: Any, slow_versions: Any, fault_settings: Any, alice: Any
 ) -> None:
-    fault_settings.LUDUS_REDISPATCH_SECONDS = 4
+    fault_settings.LUDUS_REDISPATCH_SECONDS = 1
     for name in ("a", "b"):
         worker_pool.start(name, redis_server.url)
     tournament = create_tournament(slow_versions(4, 0.01), name="restart", game="evolution", players_per_table=2,
@@ -39,10 +39,10 @@ def test_a_broker_restart_loses_no_match_queued_or_running(
     redis_server.kill()
     redis_server.start()
     # Every queued message went with the old broker (the workers, reconnecting, may already have bound the queue).
-    assert redis_server.client().llen(settings.CELERY_TASK_DEFAULT_QUEUE) == 0
+    assert redis_server.queued_matches() == 0
 
     def all_finished() -> bool:
-        reap()  # the beat's reaper: requeues expired leases and re-sends the lost queued matches
+        reap()  # beat: requeues expired leases, finds the lost messages and sends them again
         return not in_tournament.exclude(status="finished").exists()
 
     wait_until(all_finished, 600, "every match, queued or running at the restart, to finish")

@@ -30,7 +30,18 @@ BAD_INPUT = [
     (["--game", "evolution", "--bots", "greedy,nobody/nothing", "--players", "2"], "unknown bot 'nobody/nothing'"),
     (["--game", "evolution", "--bots", "greedy,greedy", "--players", "2"], "each bot may enter only once"),
     (["--game", "evolution", "--bots", "greedy,random", "--players", "2", "--games", "0"],
-     "--games must be at least 1"),
+     "--games must be between 1 and 32767, got 0"),
+    (["--game", "evolution", "--bots", "greedy,random", "--players", "2", "--games", "40000"],
+     "--games must be between 1 and 32767, got 40000"),
+    (["--game", "evolution", "--bots", "greedy,random", "--players", "2", "--max-faults", "0"],
+     "--max-faults must be between 1 and 2147483647, got 0"),
+    (["--game", "evolution", "--bots", "greedy,random", "--players", "2", "--move-ms", "0"],
+     "--move-ms must be between 1 and 2147483647, got 0"),
+    (["--game", "evolution", "--bots", "greedy,random", "--players", "2", "--format", "single_elimination",
+      "--best-of", "2"], "--best-of: best of 2 sets can end level; use an odd number"),
+    (["--game", "evolution", "--bots", "greedy,random", "--players", "2", "--games", "32767"],
+     "--games: 2 entries at tables of 2 with 32767 game(s) per set make 32767 matches at once; the limit is 5000 "
+     "(LUDUS_TOURNAMENT_MAX_MATCHES)"),
 ]
 
 

@@ -177,3 +177,23 @@ def test_a_result_that_does_not_re_simulate_is_requeued_unrated_with_the_cause(
     assert not match.seats.filter(rating_mu_after__isnull=False).exists()
     monkeypatch.setattr(workers.runner, "play_game", real_play_game)
     assert run_match(match.pk) == "finished"
+
+
+def test_a_worker_leaves_a_match_it_just_failed_to_another_worker(match: Match) -> None:
+    from tournaments.services import decline_match
+
+    assert claim_match(match.pk, "run-1", worker="broken@host")
+    assert fail_match(match.pk, "run-1", "OSError: no space left on device", failed_by="broken@host") == "requeued"
+    assert not claim_match(match.pk, "run-2", worker="broken@host")
+    assert decline_match(match.pk, "broken@host")
+    match.refresh_from_db()
+    assert (match.status, match.dispatched_at) == ("queued", None)  # back in the outbox, for the next beat
+    assert not decline_match(match.pk, "healthy@host")
+    assert claim_match(match.pk, "run-3", worker="healthy@host")
+
+
+def test_a_worker_takes_back_a_match_it_failed_once_no_other_took_it_for_a_lease(match: Match) -> None:
+    assert claim_match(match.pk, "run-1", worker="only@host")
+    assert fail_match(match.pk, "run-1", "a passing fault", failed_by="only@host") == "requeued"
+    Match.objects.filter(pk=match.pk).update(queued_at=Now() - timedelta(days=1))
+    assert claim_match(match.pk, "run-2", worker="only@host")

@@ -25,6 +25,11 @@ class Command(BaseCommand):
         parser.add_argument("--check", action="store_true", help="compare only; exit 1 if any rating differs")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        for model, ids in ((Tournament, opts["tournament"]), (Ladder, opts["ladder"])):
+            missing = sorted(set(ids) - set(model.objects.filter(pk__in=ids).values_list("pk", flat=True)))
+            if missing:
+                name = model._meta.verbose_name
+                raise CommandError(f"no {name} with id {', '.join(map(str, missing))}: nothing to recompute or check")
         everything = not opts["tournament"] and not opts["ladder"]
         tournaments = list(Tournament.objects.values_list("pk", flat=True)) if everything else opts["tournament"]
         ladders = list(Ladder.objects.values_list("pk", flat=True)) if everything else opts["ladder"]
