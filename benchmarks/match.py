@@ -18,7 +18,8 @@ The figures (JSON keys):
 - protocol_us_per_decision: the sandboxed game (the runner's play phase without the seats' start and finish) minus
   the engine-alone game, plus the engine-alone's view building, per decision: what the protocol costs, views included;
 - decide_bytes_median: the decide lines sent to the sandboxes, newline included;
-- result_statements, competition_locks: the result write (tournaments.services.record_result) of a sandboxed match.
+- result_statements (median; _max), competition_locks: the result write (tournaments.services.record_result) of
+  a sandboxed match.
 With --baseline, `baseline` holds the same for that checkout and `over_baseline` the ratios.
 """
 
@@ -116,7 +117,9 @@ def figures(samples: list[dict[str, Any]]) -> dict[str, Any]:
         "matches_per_min_sandboxed": 60 / statistics.median(sandboxed),
         "protocol_us_per_decision": spread(protocol),
         "decide_bytes_median": statistics.median(decide_bytes) if decide_bytes else None,
-        "result_statements": max(s["sandboxed"]["statements"].get("record", 0) for s in samples),
+        # The first result of a version in a ladder also creates its rating rows (two more statements).
+        "result_statements": statistics.median(s["sandboxed"]["statements"].get("record", 0) for s in samples),
+        "result_statements_max": max(s["sandboxed"]["statements"].get("record", 0) for s in samples),
         "competition_locks": max(s["sandboxed"]["competition_locks"] for s in samples),
         "progress_statements": spread([s["sandboxed"]["statements"].get("progress", 0) for s in samples]),
         "decisions": spread([s["engine_example"]["decisions"] for s in samples]),

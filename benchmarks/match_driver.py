@@ -58,9 +58,10 @@ class Counter:
 
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         self.counts[self.phase] = self.counts.get(self.phase, 0) + 1
-        if self.phase == "record" and "FOR UPDATE" in sql and ('"tournaments_ladder"' in sql
-                                                               or '"tournaments_tournament"' in sql):
-            self.locks += 1
+        head = sql.split(" WHERE ")[0]
+        if self.phase == "record" and ('"tournaments_ladder"' in head or '"tournaments_tournament"' in head) and (
+                "FOR UPDATE" in sql or sql.startswith("UPDATE")):
+            self.locks += 1  # a statement that locks the competition row
         return execute(sql, params, many, context)
 
     def during(self, phase: str, operation: Callable[..., Any]) -> Callable[..., Any]:
