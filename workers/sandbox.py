@@ -59,6 +59,7 @@ __all__ = [
 SANDBOX_KINDS = ("bwrap", "none")
 SDK_SOURCE = Path(__file__).resolve().parent.parent / "engine" / "sdk.py"
 _CHUNK = 1 << 16
+MAX_PATCH_OPS = 64  # a patch with more operations than this is sent as the whole view
 MiB = 1 << 20
 
 
@@ -135,6 +136,8 @@ class SandboxedSeat:
         self._frozen = False
         self._finish_deadline: float | None = None
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
+        self._views = "full"  # what the bot asked for in its hello (protocol 2): "patch", or whole views
+        self._sent: dict[str, Any] | None = None  # the view of the last decide, the base of the next patch
 
     # --- SeatPlayer --------------------------------------------------------------------------------------------
 
@@ -200,12 +203,12 @@ class SandboxedSeat:
         clock = {"move_ms": self.move_ms, "bank_ms": bank_ms}
         allowance = self.config.startup_ms if self._first else 0
         self._first = False
-        line_out = protocol.encode(protocol.decide(seq, view, decision, clock))  # the engine's time, not the bot's
+        line_out = protocol.encode(self._decide_message(seq, view, decision, clock))  # the engine's time
         self._resume()
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
         sent = self._send(line_out, deadline)
-        line = self._read_line(deadline) if sent else None
+        line = self._reply_line(deadline) if sent else None
         ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
         cpu_ms = self._cpu_ms()
         if line is None:
@@ -219,6 +222,30 @@ class SandboxedSeat:
             return Reply(choice=protocol.parse_reply(line, seq, len(decision.options)), ms=ms, cpu_ms=cpu_ms)
         except protocol.ProtocolFault as fault:
             return Reply(choice=0, ms=ms, fault=fault.code, detail=str(fault), cpu_ms=cpu_ms)
+
+    def _decide_message(self, seq: int, view: dict[str, Any] | None, decision: Decision,
+                        clock: dict[str, int]) -> dict[str, Any]:
+        """The decide message: with what changed since the last view when the bot asked for patches (and the patch
+        is small), else with the whole view."""
+        patch = None
+        if self._views == "patch" and self._sent is not None and view is not None:
+            patch = protocol.view_patch(self._sent, view)
+            if len(patch) > MAX_PATCH_OPS:
+                patch = None
+        self._sent = view
+        return protocol.decide(seq, view, decision, clock, patch)
+
+    def _reply_line(self, deadline: float) -> bytes | protocol.ProtocolFault | None:
+        """The bot's next line that is not its hello; a hello (protocol 2, before its first reply) sets the views."""
+        while isinstance(line := self._read_line(deadline), bytes):
+            try:
+                views = protocol.bot_hello(line)
+            except protocol.ProtocolFault as fault:
+                return fault
+            if views is None:
+                return line
+            self._views = views
+        return line
 
     def send_result(self, outcome: dict[str, Any]) -> None:
         """The first half of finish: thaw, send result and close stdin, so that all seats can exit together."""

@@ -190,6 +190,63 @@ def test_it_sends_the_documented_messages() -> None:
     ]
 
 
+VIEWS = [{"you": 0, "hand": ["a"], "food": 3}, {"you": 0, "hand": ["a", "b"], "food": 3},
+         {"you": 0, "hand": ["b"], "food": 1, "over": True}]
+HELLO_2 = {**HELLO, "protocol": 2}
+# Logs each decide's keys and the view act gets, through the SDK (print goes to the seat's log).
+SDK_TEE = (
+    "import json, sys, ludus\n"
+    "def tee():\n"
+    "    for line in sys.stdin.buffer:\n"
+    "        message = json.loads(line)\n"
+    "        if message['type'] == 'decide': print('KEYS', ' '.join(sorted(message)))\n"
+    "        yield line\n"
+    "def act(view, decision):\n"
+    "    print('VIEW', json.dumps(view, sort_keys=True))\n"
+    "    view.clear()  # harmless: act has its own copy\n"
+    "    return 1\n"
+    "ludus.run(act, stdin=tee())\n"
+)
+
+
+def _logged(seat: SandboxedSeat, prefix: str) -> list[str]:
+    return [line[len(prefix) + 1:] for line in seat.log().splitlines() if line.startswith(prefix + " ")]
+
+
+def test_the_sdk_asks_for_patches_and_act_sees_every_whole_view() -> None:
+    seat = _seat(SDK_TEE)
+    seat.start(HELLO_2)
+    replies = [seat.decide(seq, view, PICK, bank_ms=200) for seq, view in enumerate(VIEWS, 1)]
+    seat.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+    assert [(r.choice, r.fault) for r in replies] == [(1, None)] * 3
+    assert [json.loads(view) for view in _logged(seat, "VIEW")] == VIEWS
+    keys = _logged(seat, "KEYS")  # the first decide has the whole view, the next ones patches
+    assert keys == ["clock decision seq type view", "clock decision patch seq type", "clock decision patch seq type"]
+
+
+@pytest.mark.parametrize(("hello", "fault"), [("", None), ('{"type":"hello","views":"full"}', None),
+                                              ('{"type":"hello","views":"diff"}', "bad_shape")])
+def test_a_raw_bot_gets_whole_views_unless_it_asks_for_patches(hello: str, fault: str | None) -> None:
+    seat = _seat(
+        "import json, sys\n"
+        + (f"print({hello!r}, flush=True)\n" if hello else "")
+        + "for line in sys.stdin:\n"
+        "    message = json.loads(line)\n"
+        "    if message['type'] == 'decide':\n"
+        "        print('KEYS', ' '.join(sorted(message)), file=sys.stderr)\n"
+        "        print(json.dumps({'seq': message['seq'], 'choice': 2}), flush=True)\n"
+    )
+    seat.start(HELLO_2)
+    replies = [seat.decide(seq, view, PICK, bank_ms=300) for seq, view in enumerate(VIEWS, 1)]
+    seat.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+    assert _logged(seat, "KEYS") == ["clock decision seq type view"] * 3
+    if fault is None:
+        assert [(r.choice, r.fault) for r in replies] == [(2, None)] * 3
+    else:  # the bad hello is the fault of the decision it came before; the replies after it count
+        assert [(r.choice, r.fault) for r in replies] == [(0, fault), (0, "stale_seq"), (0, "stale_seq")]
+        assert "got 'diff'" in replies[0].detail
+
+
 def test_many_seats_leave_nothing_behind() -> None:
     fds = set(os.listdir("/proc/self/fd"))
     threads = threading.active_count()
