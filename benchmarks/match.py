@@ -15,8 +15,10 @@ The figures (JSON keys):
   with the example bot's `act` called in-process;
 - builtin_over_engine: a built-in match through the runner over the engine alone with the same built-in bots;
 - matches_per_min_sandboxed: 60 / the median sandboxed match, one runner process;
-- protocol_us_per_decision: the sandboxed game (the runner's play phase without the seats' start and finish) minus
-  the engine-alone game, plus the engine-alone's view building, per decision: what the protocol costs, views included;
+- protocol_us_per_decision: the sandboxed game (the runner's play phase without starting the seats, to every seat
+  booted, and stopping them: seats_start and seats_stop, timed by the driver around workers.seats' start_seats and
+  finish_seats) minus the engine-alone game, plus the engine-alone's view building, per decision: what the protocol
+  costs, views included;
 - decide_bytes_median: the decide lines sent to the sandboxes, newline included;
 - result_statements (median; _max), competition_locks: the result write (tournaments.services.record_result) of
   a sandboxed match.
@@ -104,7 +106,7 @@ def figures(samples: list[dict[str, Any]]) -> dict[str, Any]:
 
     def play_ms(way: dict[str, Any]) -> float:
         phases = way["phases"]
-        return float(phases.get("play", 0.0) - phases.get("start", 0.0) - phases.get("finish", 0.0))
+        return float(phases["play"] - phases["seats_start"] - phases["seats_stop"])
 
     protocol = [((play_ms(s["sandboxed"]) / 1000 - s["engine_example"]["seconds"] + s["engine_example"]["view_seconds"])
                  / s["engine_example"]["decisions"] * 1e6) for s in samples]

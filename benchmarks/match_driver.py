@@ -118,6 +118,12 @@ class Driver:
         for name, phase in (("record_result", "record"), ("save_progress", "progress")):
             if hasattr(runner, name):
                 setattr(runner, name, self.counter.during(phase, getattr(runner, name)))
+        self.seats_ms: dict[str, float] = {}  # wall time of starting (to every seat booted) and stopping the seats
+        from workers import play
+
+        for name, phase in (("start_seats", "seats_start"), ("finish_seats", "seats_stop")):
+            if hasattr(play, name):
+                setattr(play, name, self.timed(phase, getattr(play, name)))
         self.decide_bytes: list[int] = []
         send = sandbox.SandboxedSeat._send
 
@@ -128,6 +134,15 @@ class Driver:
 
         setattr(sandbox.SandboxedSeat, "_send", counted_send)  # noqa: B010
         self.run_match = runner.run_match
+
+    def timed(self, phase: str, operation: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return operation(*args, **kwargs)
+            finally:
+                self.seats_ms[phase] = self.seats_ms.get(phase, 0.0) + (time.perf_counter() - t0) * 1000
+        return wrapped
 
     def engine_alone(self, seed: int, acts: list[Callable[[Any, Any], int]], needs_view: list[bool],
                      as_json: bool) -> dict[str, float]:
@@ -164,14 +179,15 @@ class Driver:
                                      options=self.options)
         Seat.objects.bulk_create([Seat(match=match, number=n, bot_version=v) for n, v in enumerate(versions)])
         self.counter.counts, self.counter.locks = {}, 0
+        self.seats_ms = {}
         with connection.execute_wrapper(self.counter):
             t0 = time.perf_counter()
             outcome = self.run_match(match.pk)
             seconds = time.perf_counter() - t0
         if outcome != "finished":
             raise RuntimeError(f"match {match.pk} (seed {seed}): {outcome}")
-        return {"seconds": seconds, "phases": dict(self.timings[-1].ms), "statements": dict(self.counter.counts),
-                "competition_locks": self.counter.locks}
+        return {"seconds": seconds, "phases": {**self.timings[-1].ms, **self.seats_ms},
+                "statements": dict(self.counter.counts), "competition_locks": self.counter.locks}
 
     def play(self, seed: int) -> dict[str, Any]:
         acts, needs = self.builtin_bots(seed)

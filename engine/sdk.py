@@ -24,15 +24,18 @@ from __future__ import annotations
 import json
 import marshal
 import sys
-from collections.abc import Callable
-from typing import IO, Any
 
-__all__ = ["Act", "Bot", "run"]
+TYPE_CHECKING = False  # typing is not imported at run time: every sandboxed seat imports this module as it boots
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import IO, Any
+
+    Act = Callable[[dict[str, Any], dict[str, Any]], int]
+
+__all__ = ["Bot", "run"]
 
 PROTOCOL_VERSION = 2
 HELLO = b'{"type":"hello","views":"patch"}\n'
-
-Act = Callable[[dict[str, Any], dict[str, Any]], int]
 
 
 class Bot:
