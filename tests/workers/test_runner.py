@@ -11,12 +11,13 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from replays.models import Replay
+from replays.progress import MatchProgress
 from replays.verify import verify_document
 from tournaments.models import Bot, BotVersion, Ladder, Match, Rating
 from tournaments.new_matches import create_match
 from tournaments.scheduling import start_tournament
 from tournaments.services import ResultRefused, claim_match, fail_match, record_result, requeue_expired
-from workers.runner import play_match, run_match
+from workers.runner import ProgressRecorder, play_match, run_match
 
 pytestmark = pytest.mark.django_db
 
@@ -217,3 +218,17 @@ def test_an_unrated_result_locks_the_competition_without_numbering_it(
     ladder.refresh_from_db()
     assert (match.status, match.rating_seq, ladder.rating_seq) == ("finished", None, 0)
     assert not Rating.objects.filter(ladder=ladder).exists()
+
+
+def test_progress_is_written_on_a_coarse_interval_and_a_retry_starts_it_afresh(match: Match) -> None:
+    actions = [{"seat": 0, "choice": 0, "ms": 1}]
+    first = ProgressRecorder(match)  # attempt 0 or 1: nothing earlier to reset, nothing written yet
+    first(actions)  # within the interval: not written
+    assert not MatchProgress.objects.filter(match=match).exists()
+    first.last -= first.interval
+    first(actions)
+    assert MatchProgress.objects.get(match=match).actions == actions
+    Match.objects.filter(pk=match.pk).update(attempts=2)
+    match.refresh_from_db()
+    ProgressRecorder(match)  # the retry's feed starts empty
+    assert MatchProgress.objects.get(match=match).actions == []
