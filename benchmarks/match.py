@@ -22,7 +22,8 @@ The figures (JSON keys):
 - decide_bytes_median: the decide lines sent to the sandboxes, newline included;
 - result_statements (median; _max), competition_locks: the result write (tournaments.services.record_result) of
   a sandboxed match.
-With --baseline, `baseline` holds the same for that checkout and `over_baseline` the ratios.
+With --baseline, `baseline` holds the same for that checkout and `over_baseline` the ratios. Warm seats are on
+(`--warm 8`, LUDUS_WARM_SEATS): each version's sandbox plays its matches in turn; `--warm 0` starts every seat anew.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ TARGETS = {"sandboxed_over_engine": 3.0, "builtin_over_engine": 1.3, "matches_pe
 class Checkout:
     """A driver process on its own database."""
 
-    def __init__(self, root: Path, server_url: str, game: str, players: int, cgroups: bool) -> None:
+    def __init__(self, root: Path, server_url: str, game: str, players: int, cgroups: bool, warm: int) -> None:
         import psycopg
 
         self.root = root
@@ -62,6 +63,7 @@ class Checkout:
                    DATABASE_URL=urlsplit(server_url)._replace(path=f"/{self.name}").geturl(), LOG_LEVEL="WARNING")
         if not cgroups:
             env["LUDUS_SANDBOX_WITHOUT_CGROUPS"] = "1"
+        env["LUDUS_WARM_SEATS"] = str(warm)  # a checkout without warm seats ignores it
         self.proc = subprocess.Popen(
             [sys.executable, str(DRIVER), "--root", str(root), "--game", game, "--players", str(players)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=root, env=env)
@@ -137,12 +139,13 @@ def figures(samples: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run(seeds: list[int], baselines: list[Path], game: str, players: int, cgroups: bool) -> dict[str, Any]:
+def run(seeds: list[int], baselines: list[Path], game: str, players: int, cgroups: bool,
+        warm: int) -> dict[str, Any]:
     server = os.environ.get("DATABASE_URL", DEFAULT_URL)
     checkouts: list[Checkout] = []
     try:
         for root in [ROOT, *baselines]:
-            checkouts.append(Checkout(root, server, game, players, cgroups))
+            checkouts.append(Checkout(root, server, game, players, cgroups, warm))
         samples: list[list[dict[str, Any]]] = [[] for _ in checkouts]
         for i, seed in enumerate(seeds):
             order = list(range(len(checkouts)))
@@ -151,7 +154,7 @@ def run(seeds: list[int], baselines: list[Path], game: str, players: int, cgroup
     finally:
         for checkout in checkouts:
             checkout.close()
-    report: dict[str, Any] = {"game": game, "players": players, "seeds": seeds, "cgroups": cgroups,
+    report: dict[str, Any] = {"game": game, "players": players, "seeds": seeds, "cgroups": cgroups, "warm_seats": warm,
                               **figures(samples[0]), "targets": TARGETS, "cpus": os.cpu_count()}
     if baselines:
         base = figures(samples[1])
@@ -199,12 +202,15 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--no-cgroups", action="store_true",
                         help="sandboxes without their control groups (hosts that cannot delegate them)")
+    parser.add_argument("--warm", type=int, default=8,
+                        help="LUDUS_WARM_SEATS for every checkout (default 8: the benchmark's 4 versions stay warm; "
+                             "0: every seat starts and stops with its match)")
     parser.add_argument("--baseline", type=Path, help="a checkout of another commit, measured side by side")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args()
     seeds = list(range(1, 1 + (4 if args.quick else args.seeds)))
     report = run(seeds, [args.baseline.resolve()] if args.baseline else [], args.game, args.players,
-                 not args.no_cgroups)
+                 not args.no_cgroups, args.warm)
     if args.json:
         print(json.dumps(report, indent=2))
     else:

@@ -6,7 +6,9 @@ decision of the bot's seat, then `result`; the bot answers each `decide` with `{
 Version 2: a bot may answer the engine's hello with its own, `{"type": "hello", "views": "patch"}` (the SDK does).
 From then on a `decide` carries, instead of the whole `view`, a `patch`: the RFC 6902 JSON Patch (add, remove and
 replace operations only) that turns the view of the bot's previous decide into this one. A bot that sends no hello
-(or `"views": "full"`) gets the whole view every time, as in version 1.
+(or `"views": "full"`) gets the whole view every time, as in version 1. When the engine's hello says `"reuse": true`
+(warm seats, an operator's choice), a bot whose hello said `"reuse": true` too may get another `hello` after a
+`result`: the next match of the same bot version, in the same process.
 
 Standard library only: the message builders are used by the workers, the strict reply parser by the sandbox, and
 `parse_message` by the SDK that runs inside the bot process.
@@ -197,8 +199,9 @@ def parse_reply(line: bytes | str, expected_seq: int, n_options: int) -> int:
     return choice
 
 
-def bot_hello(line: bytes | str) -> str | None:
-    """The views a bot asks for ("full" or "patch") when `line` is its hello, else None (a reply, or not JSON).
+def bot_hello(line: bytes | str) -> dict[str, JSON] | None:
+    """A bot's hello, with its defaults filled in (`views`: "full" or "patch"; `reuse`: whether the bot plays on
+    after a result, when the engine's hello offered it), or None when `line` is not a hello (a reply, or not JSON).
     Raises ProtocolFault for a hello that asks for something else."""
     if b'"hello"' not in (line.encode("utf-8") if isinstance(line, str) else line):
         return None
@@ -208,11 +211,12 @@ def bot_hello(line: bytes | str) -> str | None:
         return None
     if not isinstance(message, dict) or message.get("type") != "hello":
         return None
-    views = message.get("views", "full")
+    views, reuse = message.get("views", "full"), message.get("reuse", False)
     if views not in VIEW_MODES:
         raise ProtocolFault("bad_shape", f"a bot's hello asks for views {' or '.join(VIEW_MODES)}, got {views!r}")
-    assert isinstance(views, str)
-    return views
+    if not isinstance(reuse, bool):
+        raise ProtocolFault("bad_shape", f"a bot's hello says reuse true or false, got {reuse!r}")
+    return {"type": "hello", "views": views, "reuse": reuse}
 
 
 def parse_message(line: bytes | str) -> dict[str, JSON]:

@@ -11,10 +11,12 @@ Inside the sandbox this file is importable as `ludus`::
 
 `run` reads the engine's JSON lines from stdin, calls `act` for every `decide` message, writes
 `{"seq": n, "choice": i}` to stdout and flushes. `print` goes to stderr, the seat's log, so stdout carries only the
-protocol. With an engine of protocol 2 it answers the hello with `{"type": "hello", "views": "patch"}`: each decide
-then carries only what changed since the last, and `run` rebuilds the whole view, so `act` sees no difference (it
-gets its own copy: changing it is harmless). Unknown message types are ignored; `result` or the end of stdin ends
-the loop. If `act` raises, the exception ends the bot (the seat forfeits) and its traceback lands in the log.
+protocol. With an engine of protocol 2 it answers the hello with `{"type":"hello","views":"patch","reuse":true}`:
+each decide then carries only what changed since the last, and `run` rebuilds the whole view, so `act` sees no
+difference (it gets its own copy: changing it is harmless). When the engine offers it (`"reuse": true` in its
+hello: warm seats), `run` plays on after a `result` if another `hello` follows, and returns at the end of input.
+Unknown message types are ignored; `result` (unless the engine offered reuse) or the end of stdin ends the loop. If
+`act` raises, the exception ends the bot (the seat forfeits) and its traceback lands in the log.
 
 This module is self-contained and uses only the standard library: it is copied into every sandbox on its own.
 """
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["Bot", "run"]
 
 PROTOCOL_VERSION = 2
-HELLO = b'{"type":"hello","views":"patch"}\n'
+HELLO = b'{"type":"hello","views":"patch","reuse":true}\n'
 
 
 class Bot:
@@ -120,7 +122,9 @@ def run(
             out.flush()
         elif kind == "result":
             state.outcome = message.get("outcome")
-            break
+            if not state.hello.get("reuse"):
+                break
+            view = {}  # a warm seat: the next match's hello may follow, in this process
     return state
 
 

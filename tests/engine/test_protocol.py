@@ -165,7 +165,7 @@ def test_the_sdk_answers_decides_and_stops_at_result() -> None:
 
     bot = sdk.run(act, stdin=stdin, stdout=stdout)
     hello, *replies = stdout.getvalue().decode().splitlines()
-    assert json.loads(hello) == {"type": "hello", "views": "patch"} and protocol.bot_hello(hello) == "patch"
+    assert json.loads(hello) == {"type": "hello", "views": "patch", "reuse": True} == protocol.bot_hello(hello)
     assert [json.loads(r) for r in replies] == [{"seq": 1, "choice": 2}, {"seq": 2, "choice": 2}]
     assert seen == [1, 2]
     assert bot.seat == 0 and bot.outcome == {"ranks": [1, 2]} and bot.clock == clock
@@ -236,18 +236,37 @@ def test_the_sdk_rebuilds_views_from_patches_and_gives_act_its_own_copy() -> Non
     assert seen == [first, second]
 
 
-@pytest.mark.parametrize(("line", "views"), [
-    ('{"type":"hello","views":"patch"}', "patch"),
-    ('{"type": "hello", "views": "full"}', "full"),
-    ('{"type":"hello"}', "full"),
-    ('{"seq":1,"choice":0}', None),
-    ('{"seq":1,"choice":"hello"}', None),
-    ("not json hello", None),
+@pytest.mark.parametrize(("line", "views", "reuse"), [
+    ('{"type":"hello","views":"patch"}', "patch", False),
+    ('{"type": "hello", "views": "full", "reuse": true}', "full", True),
+    ('{"type":"hello"}', "full", False),
 ])
-def test_a_bot_hello_names_the_views_it_wants(line: str, views: str | None) -> None:
-    assert protocol.bot_hello(line) == views
+def test_a_bot_hello_names_the_views_it_wants(line: str, views: str, reuse: bool) -> None:
+    assert protocol.bot_hello(line) == {"type": "hello", "views": views, "reuse": reuse}
 
 
-def test_a_bot_hello_asking_for_unknown_views_is_a_fault() -> None:
-    with pytest.raises(ProtocolFault, match=r"bad_shape: a bot's hello asks for views full or patch, got 'diff'"):
-        protocol.bot_hello('{"type":"hello","views":"diff"}')
+@pytest.mark.parametrize("line", ['{"seq":1,"choice":0}', '{"seq":1,"choice":"hello"}', "not json hello"])
+def test_a_reply_is_no_bot_hello(line: str) -> None:
+    assert protocol.bot_hello(line) is None
+
+
+@pytest.mark.parametrize(("line", "error"), [
+    ('{"type":"hello","views":"diff"}', "a bot's hello asks for views full or patch, got 'diff'"),
+    ('{"type":"hello","reuse":"yes"}', "a bot's hello says reuse true or false, got 'yes'"),
+])
+def test_a_bot_hello_asking_for_something_else_is_a_fault(line: str, error: str) -> None:
+    with pytest.raises(ProtocolFault, match=f"bad_shape: {error}"):
+        protocol.bot_hello(line)
+
+
+def test_the_sdk_plays_on_after_a_result_when_the_engine_offers_reuse() -> None:
+    clock = {"move_ms": 100, "bank_ms": 1000}
+    decision = Decision(seat=0, kind="pick", options=["a", "b"])
+    warm = {**protocol.hello("evolution", "1", 0, 2, {}, clock), "reuse": True}
+    stdin = _lines(warm, protocol.decide(1, {"n": 1}, decision, clock), protocol.result({"ranks": [1, 2]}),
+                   {**warm, "seat": 1}, protocol.decide(1, {"n": 2}, decision, clock),
+                   protocol.result({"ranks": [2, 1]}))
+    seen: list[object] = []
+    bot = sdk.run(lambda view, decision: seen.append(view) or 0, stdin=stdin, stdout=io.BytesIO())
+    assert seen == [{"n": 1}, {"n": 2}]  # the second match's first view is whole, not patched onto the first's
+    assert bot.seat == 1 and bot.outcome == {"ranks": [2, 1]}

@@ -247,6 +247,64 @@ def test_a_raw_bot_gets_whole_views_unless_it_asks_for_patches(hello: str, fault
         assert "got 'diff'" in replies[0].detail
 
 
+# --- warm seats -------------------------------------------------------------------------------------------------
+
+LOGS_ITS_PID = "import sys, ludus\nprint('started', file=sys.stderr)\nludus.run(lambda view, decision: 1)\n"
+
+
+def _version(pk: int, code: str = LOGS_ITS_PID) -> SimpleNamespace:
+    return SimpleNamespace(id=pk, sha256=f"sha-{pk}", source=code.encode(), filename="main.py")
+
+
+def _match_with(version: SimpleNamespace, seat: int) -> tuple[SandboxedSeat, str]:
+    """One short match of one seat: hello, a decide, the result; the seat player and its log."""
+    player = make_sandboxed_seat(version, None, SimpleNamespace(id=seat), config=CONFIG)
+    player.start({**HELLO_2, "seat": seat})
+    assert player.decide(1, {"seat": seat}, PICK, bank_ms=500).choice == 1
+    player.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+    player.close()  # what the runner does after every match: a parked seat stays
+    return player, player.log()
+
+
+def test_warm_seats_play_their_versions_next_match_in_the_same_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    try:
+        first, first_log = _match_with(_version(1), 0)
+        again, again_log = _match_with(_version(1), 1)
+        other, other_log = _match_with(_version(2), 0)
+        assert again is first and first.alive and other is not first
+        assert first_log.count("started") == 1 and again_log == ""  # each match has its own log
+        assert other_log.count("started") == 1
+    finally:
+        POOL.clear()
+    assert not first.alive and not other.alive and not first.seat_dir.exists()
+
+
+@pytest.mark.parametrize(("warm", "code"), [("0", LOGS_ITS_PID), ("2", HANG_AFTER_RESULT := (
+    "import json, sys\n"  # a raw bot that never says it plays on
+    "for line in sys.stdin:\n"
+    "    m = json.loads(line)\n"
+    "    if m['type'] == 'decide': print(json.dumps({'seq': m['seq'], 'choice': 1}), flush=True)\n"
+))])
+def test_seats_are_not_kept_when_warm_seats_are_off_or_the_bot_does_not_play_on(
+    monkeypatch: pytest.MonkeyPatch, warm: str, code: str
+) -> None:
+    monkeypatch.setenv("LUDUS_WARM_SEATS", warm)
+    first, _ = _match_with(_version(3, code), 0)
+    again, _ = _match_with(_version(3, code), 0)
+    assert again is not first and not first.alive and not again.alive and not first.seat_dir.exists()
+
+
+@pytest.mark.parametrize("value", ["-1", "two", "1.5"])
+def test_a_bad_warm_seats_setting_is_refused_with_a_clear_error(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("LUDUS_WARM_SEATS", value)
+    error = f"^LUDUS_WARM_SEATS must be a whole number of seats, 0 or more, got '{value}'$"
+    with pytest.raises(ValueError, match=error):
+        make_sandboxed_seat(_version(4), None, None, config=CONFIG)
+
+
 def test_many_seats_leave_nothing_behind() -> None:
     fds = set(os.listdir("/proc/self/fd"))
     threads = threading.active_count()
