@@ -88,7 +88,8 @@ def view_patch(old: JSON, new: JSON) -> list[dict[str, JSON]]:
     The values in the patch are `new`'s own objects (not copies): encode the patch before `new` changes.
     """
     ops: list[dict[str, JSON]] = []
-    _diff(old, new, "", ops)
+    if old != new:
+        _diff(old, new, "", ops)
     return ops
 
 
@@ -97,21 +98,22 @@ def _escape(key: str) -> str:
 
 
 def _diff(old: JSON, new: JSON, path: str, ops: list[dict[str, JSON]]) -> None:
-    if old == new:  # values equal in Python are equal here (views never turn 1 into 1.0 or True)
-        return
+    """Append the operations that turn old into new (which differ) at path. Equal members are skipped before the
+    call (one C-level comparison each): most of a view is unchanged from one decision to the next."""
     if type(old) is dict and type(new) is dict:
+        added = 0
         for key, value in new.items():
-            at = f"{path}/{_escape(key)}"
-            if key in old:
-                _diff(old[key], value, at, ops)
-            else:
-                ops.append({"op": "add", "path": at, "value": value})
-        for key in old:
-            if key not in new:
-                ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
+            if key not in old:
+                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+                added += 1
+            elif old[key] != value:  # values equal in Python are equal here (views never turn 1 into 1.0 or True)
+                _diff(old[key], value, f"{path}/{_escape(key)}", ops)
+        if len(new) - added != len(old):  # some keys of old are gone
+            ops.extend({"op": "remove", "path": f"{path}/{_escape(key)}"} for key in old if key not in new)
     elif type(old) is list and type(new) is list and len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            _diff(a, b, f"{path}/{i}", ops)
+            if a != b:
+                _diff(a, b, f"{path}/{i}", ops)
     elif type(old) is list and type(new) is list and len(old) < len(new) and new[: len(old)] == old:
         ops.extend({"op": "add", "path": f"{path}/-", "value": value} for value in new[len(old):])
     else:
