@@ -3,6 +3,13 @@
 One compact UTF-8 JSON object per line, at most MAX_LINE bytes. The engine sends `hello`, then `decide` for every
 decision of the bot's seat, then `result`; the bot answers each `decide` with `{"seq": n, "choice": i}`.
 
+Version 2: a bot may answer the engine's hello with its own, `{"type": "hello", "views": "patch"}` (the SDK does).
+From then on a `decide` carries, instead of the whole `view`, a `patch`: the RFC 6902 JSON Patch (add, remove and
+replace operations only) that turns the view of the bot's previous decide into this one. A bot that sends no hello
+(or `"views": "full"`) gets the whole view every time, as in version 1. When the engine's hello says `"reuse": true`
+(warm seats, an operator's choice), a bot whose hello said `"reuse": true` too may get another `hello` after a
+`result`: the next match of the same bot version, in the same process.
+
 Standard library only: the message builders are used by the workers, the strict reply parser by the sandbox, and
 `parse_message` by the SDK that runs inside the bot process.
 """
@@ -17,13 +24,14 @@ from engine.core import Decision
 
 JSON = Any
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_LINE = 1 << 20  # bytes per line, newline excluded
 
 FaultCode = Literal["bad_json", "stale_seq", "out_of_range", "too_long", "bad_shape"]
 FAULT_CODES: tuple[FaultCode, ...] = ("bad_json", "stale_seq", "out_of_range", "too_long", "bad_shape")
 MESSAGE_TYPES = ("hello", "decide", "result")
 REPLY_KEYS = frozenset({"seq", "choice"})
+VIEW_MODES = ("full", "patch")
 
 
 class ProtocolFault(ValueError):
@@ -58,15 +66,58 @@ def hello(
     }
 
 
-def decide(seq: int, view: Mapping[str, JSON] | None, decision: Decision, clock: Mapping[str, int]) -> dict[str, JSON]:
-    """Ask the bot for one choice; `clock` holds this move's `move_ms` and the seat's remaining `bank_ms`."""
-    return {
-        "type": "decide",
-        "seq": seq,
-        "view": dict(view) if view is not None else {},
-        "decision": {"kind": decision.kind, "options": list(decision.options), "prompt": decision.prompt},
-        "clock": dict(clock),
-    }
+def decide(seq: int, view: Mapping[str, JSON] | None, decision: Decision, clock: Mapping[str, int],
+           patch: list[dict[str, JSON]] | None = None) -> dict[str, JSON]:
+    """Ask the bot for one choice; `clock` holds this move's `move_ms` and the seat's remaining `bank_ms`. With
+    `patch` (version 2), the message carries it instead of the view."""
+    message: dict[str, JSON] = {"type": "decide", "seq": seq}
+    if patch is not None:
+        message["patch"] = patch
+    else:
+        message["view"] = dict(view) if view is not None else {}
+    message["decision"] = {"kind": decision.kind, "options": list(decision.options), "prompt": decision.prompt}
+    message["clock"] = dict(clock)
+    return message
+
+
+def view_patch(old: JSON, new: JSON) -> list[dict[str, JSON]]:
+    """The JSON Patch (RFC 6902: add, remove, replace) that turns `old` into `new`, both plain JSON.
+
+    Objects are compared key by key and lists of equal length item by item; a list that only grew gets `add`s at its
+    end (path `/-`), any other changed list or value is replaced whole. Equal subtrees cost one C-level comparison.
+    The values in the patch are `new`'s own objects (not copies): encode the patch before `new` changes.
+    """
+    ops: list[dict[str, JSON]] = []
+    if old != new:
+        _diff(old, new, "", ops)
+    return ops
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1") if ("~" in key or "/" in key) else key
+
+
+def _diff(old: JSON, new: JSON, path: str, ops: list[dict[str, JSON]]) -> None:
+    """Append the operations that turn old into new (which differ) at path. Equal members are skipped before the
+    call (one C-level comparison each): most of a view is unchanged from one decision to the next."""
+    if type(old) is dict and type(new) is dict:
+        added = 0
+        for key, value in new.items():
+            if key not in old:
+                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+                added += 1
+            elif old[key] != value:  # values equal in Python are equal here (views never turn 1 into 1.0 or True)
+                _diff(old[key], value, f"{path}/{_escape(key)}", ops)
+        if len(new) - added != len(old):  # some keys of old are gone
+            ops.extend({"op": "remove", "path": f"{path}/{_escape(key)}"} for key in old if key not in new)
+    elif type(old) is list and type(new) is list and len(old) == len(new):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            if a != b:
+                _diff(a, b, f"{path}/{i}", ops)
+    elif type(old) is list and type(new) is list and len(old) < len(new) and new[: len(old)] == old:
+        ops.extend({"op": "add", "path": f"{path}/-", "value": value} for value in new[len(old):])
+    else:
+        ops.append({"op": "replace", "path": path, "value": new})
 
 
 def result(outcome: Mapping[str, JSON]) -> dict[str, JSON]:
@@ -148,6 +199,26 @@ def parse_reply(line: bytes | str, expected_seq: int, n_options: int) -> int:
         raise ProtocolFault("out_of_range", f"choice {choice} is out of range for {n_options} option(s)")
     assert isinstance(choice, int)
     return choice
+
+
+def bot_hello(line: bytes | str) -> dict[str, JSON] | None:
+    """A bot's hello, with its defaults filled in (`views`: "full" or "patch"; `reuse`: whether the bot plays on
+    after a result, when the engine's hello offered it), or None when `line` is not a hello (a reply, or not JSON).
+    Raises ProtocolFault for a hello that asks for something else."""
+    if b'"hello"' not in (line.encode("utf-8") if isinstance(line, str) else line):
+        return None
+    try:
+        message = loads_line(line)
+    except ProtocolFault:
+        return None
+    if not isinstance(message, dict) or message.get("type") != "hello":
+        return None
+    views, reuse = message.get("views", "full"), message.get("reuse", False)
+    if views not in VIEW_MODES:
+        raise ProtocolFault("bad_shape", f"a bot's hello asks for views {' or '.join(VIEW_MODES)}, got {views!r}")
+    if not isinstance(reuse, bool):
+        raise ProtocolFault("bad_shape", f"a bot's hello says reuse true or false, got {reuse!r}")
+    return {"type": "hello", "views": views, "reuse": reuse}
 
 
 def parse_message(line: bytes | str) -> dict[str, JSON]:

@@ -22,7 +22,7 @@ from replays.models import Replay
 from replays.progress import MatchProgress
 from tournaments.dispatch import runner
 from tournaments.models import Match, Seat, Tournament
-from tournaments.ratings import lock_competition, rate_seats
+from tournaments.ratings import lock_competition, rate_seats, update_rows
 
 logger = logging.getLogger(__name__)
 
@@ -129,21 +129,29 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
 
     document is the verified replay document, logs each seat's captured stderr. Raises ResultRefused unless this
     runner holds the running match; a second replay for the match raises IntegrityError (and writes nothing).
+    Eight statements for a rated match once its seats have ratings, one lock on the competition row.
     """
     now = timezone.now()
+    # The seats with their match: what is read here (the seat numbers and versions, the match's competition, player
+    # count and rated flag) never changes once the match exists, so it needs no lock.
+    seats = list(Seat.objects.filter(match_id=match_id).select_related("match").order_by("number"))
+    if not seats:
+        raise ResultRefused(f"match {match_id} has no seats; its result was not recorded")
+    match = seats[0].match
     with transaction.atomic():
         # The competition row first: it serializes rating updates and round changes, in one lock order.
-        lock_competition(match_id)
+        seq = lock_competition(match)
         finished = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner).update(
-            status=Status.FINISHED, finished_at=now, lease_expires=None, error=""
+            status=Status.FINISHED, finished_at=now, lease_expires=None, error="", rating_seq=seq
         )
         if finished != 1:
             raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
-        match = Match.objects.select_related("tournament", "ladder").get(pk=match_id)
-        seats = _seats_with_outcome(match, document, logs or [])
+        match.status, match.finished_at, match.lease_expires, match.error = Status.FINISHED, now, None, ""
+        match.rating_seq = seq
+        _apply_outcome(match, seats, document, logs or [])
         if match.rated:
-            rate_seats(match, seats)
-        Seat.objects.bulk_update(seats, _SEAT_RESULT_FIELDS)
+            rate_seats(match, seats, seq)
+        update_rows(Seat, seats, _SEAT_RESULT_FIELDS)
         Replay.from_document(match, document).save()
         MatchProgress.objects.filter(match_id=match_id).delete()  # the replay has every action now
     if match.tournament_id:
@@ -157,18 +165,16 @@ _SEAT_RESULT_FIELDS = [
 ]
 
 
-def _seats_with_outcome(match: Match, document: dict[str, Any], logs: list[str]) -> list[Seat]:
+def _apply_outcome(match: Match, seats: list[Seat], document: dict[str, Any], logs: list[str]) -> None:
     footer = document["footer"]
     outcome = footer["outcome"]
     logs = logs + [""] * (match.num_players - len(logs))
-    seats = list(match.seats.select_related("bot_version").order_by("number"))
     for seat in seats:
         seat.score = outcome["scores"][seat.number]
         seat.rank = outcome["ranks"][seat.number]
         seat.faults = footer["faults"][seat.number]
         seat.forfeited = footer["forfeited"][seat.number]
         seat.log = logs[seat.number][-20000:]
-    return seats
 
 
 def fail_match(match_id: int, owner: str, cause: str, permanent: bool = False, expired: bool = False,

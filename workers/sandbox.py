@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import array
 import fcntl
+import functools
 import math
 import os
 import resource
@@ -59,6 +60,7 @@ __all__ = [
 SANDBOX_KINDS = ("bwrap", "none")
 SDK_SOURCE = Path(__file__).resolve().parent.parent / "engine" / "sdk.py"
 _CHUNK = 1 << 16
+MAX_PATCH_OPS = 64  # a patch with more operations than this is sent as the whole view
 MiB = 1 << 20
 
 
@@ -135,6 +137,14 @@ class SandboxedSeat:
         self._frozen = False
         self._finish_deadline: float | None = None
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
+        self._views = "full"  # what the bot asked for in its hello (protocol 2): "patch", or whole views
+        self._sent: dict[str, Any] | None = None  # the view of the last decide, the base of the next patch
+        # Warm seats (LUDUS_WARM_SEATS): after its match, a seat whose bot said it plays on waits, frozen, in the pool
+        # for its bot version's next match.
+        self.pool_key: tuple[Any, ...] | None = None
+        self._reusable = False  # the bot's hello said "reuse": true
+        self._parking = False  # the result was sent without closing stdin: finish parks the seat
+        self._parked = False
 
     # --- SeatPlayer --------------------------------------------------------------------------------------------
 
@@ -152,6 +162,11 @@ class SandboxedSeat:
         return self._res.proc.pid if self._res.proc else None
 
     @property
+    def alive(self) -> bool:
+        proc = self._res.proc
+        return self._dead is None and proc is not None and proc.poll() is None
+
+    @property
     def group(self) -> Any:
         """The seat's SeatGroup, or None when it runs without one."""
         return self._res.group
@@ -160,11 +175,28 @@ class SandboxedSeat:
         """Unpack the bot, start its sandbox and send hello; the bot boots meanwhile. A broken upload or a failed
         start raises SeatDied; a host that cannot sandbox raises SandboxUnavailable."""
         self.move_ms = int(hello.get("clock", {}).get("move_ms", self.move_ms))
+        if self.pool_key is not None:
+            hello = {**hello, "reuse": True}
+        if self._res.proc is not None:
+            self._wake(hello)
+            return
         try:
             self._spawn()
         except BadBotSource as exc:
             self._die(f"bad upload: {exc}", "bad_upload")
             raise SeatDied(str(exc)) from None
+        if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
+            self._die("the bot did not read its hello", "no_hello")
+            raise SeatDied("the bot did not read its hello")
+
+    def _wake(self, hello: dict[str, Any]) -> None:
+        """A warm seat's next match: a fresh log and buffers, then thaw it and send the hello it waits for."""
+        self._parked = self._parking = False
+        self._log.reset()
+        self._buf.clear()
+        self._scanned, self._discarding = 0, False
+        self._sent, self._first, self._finish_deadline = None, False, None
+        self._resume()
         if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
             self._die("the bot did not read its hello", "no_hello")
             raise SeatDied("the bot did not read its hello")
@@ -200,12 +232,12 @@ class SandboxedSeat:
         clock = {"move_ms": self.move_ms, "bank_ms": bank_ms}
         allowance = self.config.startup_ms if self._first else 0
         self._first = False
-        line_out = protocol.encode(protocol.decide(seq, view, decision, clock))  # the engine's time, not the bot's
+        line_out = protocol.encode(self._decide_message(seq, view, decision, clock))  # the engine's time
         self._resume()
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
         sent = self._send(line_out, deadline)
-        line = self._read_line(deadline) if sent else None
+        line = self._reply_line(deadline) if sent else None
         ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
         cpu_ms = self._cpu_ms()
         if line is None:
@@ -220,6 +252,30 @@ class SandboxedSeat:
         except protocol.ProtocolFault as fault:
             return Reply(choice=0, ms=ms, fault=fault.code, detail=str(fault), cpu_ms=cpu_ms)
 
+    def _decide_message(self, seq: int, view: dict[str, Any] | None, decision: Decision,
+                        clock: dict[str, int]) -> dict[str, Any]:
+        """The decide message: with what changed since the last view when the bot asked for patches (and the patch
+        is small), else with the whole view."""
+        patch = None
+        if self._views == "patch" and self._sent is not None and view is not None:
+            patch = protocol.view_patch(self._sent, view)
+            if len(patch) > MAX_PATCH_OPS:
+                patch = None
+        self._sent = view
+        return protocol.decide(seq, view, decision, clock, patch)
+
+    def _reply_line(self, deadline: float) -> bytes | protocol.ProtocolFault | None:
+        """The bot's next line that is not its hello; a hello (protocol 2, before its first reply) sets the views."""
+        while isinstance(line := self._read_line(deadline), bytes):
+            try:
+                views = protocol.bot_hello(line)
+            except protocol.ProtocolFault as fault:
+                return fault
+            if views is None:
+                return line
+            self._views, self._reusable = str(views["views"]), bool(views["reuse"])
+        return line
+
     def send_result(self, outcome: dict[str, Any]) -> None:
         """The first half of finish: thaw, send result and close stdin, so that all seats can exit together."""
         if self._finish_deadline is not None:
@@ -227,17 +283,32 @@ class SandboxedSeat:
         self._finish_deadline = time.monotonic() + self.config.finish_ms / 1000
         message = outcome if outcome.get("type") == "result" else protocol.result(outcome)
         if self._dead is None and self._res.proc is not None:
+            self._parking = self._can_park()
             self._resume()
             try:
-                if self._send(protocol.encode(message), self._finish_deadline):
+                if self._send(protocol.encode(message), self._finish_deadline) and not self._parking:
                     self._close_stdin()
             except SeatDied:
                 pass
 
+    def _can_park(self) -> bool:
+        """A warm seat whose bot plays on, alive, and room in the pool (reserved here, released if not parked)."""
+        return self.pool_key is not None and self._reusable and self.alive and POOL.reserve()
+
     def finish(self, outcome: dict[str, Any]) -> None:
-        """Send result, give the bot finish_ms to exit, then kill what is left and give every resource back."""
+        """Send result, give the bot finish_ms to exit, then kill what is left and give every resource back. A warm
+        seat whose bot plays on is frozen and parked in the pool instead."""
+        self.send_result(outcome)
+        if self._parking:
+            self._parking = False
+            if self._dead is None:
+                self.pause()
+            if self._dead is None:
+                self._parked = True
+                POOL.put(self)
+                return
+            POOL.release()
         try:
-            self.send_result(outcome)
             if self._dead is None and self._res.proc is not None and self._finish_deadline is not None:
                 self._wait_exit(self._finish_deadline)
         finally:
@@ -248,11 +319,22 @@ class SandboxedSeat:
         return self._log.text()
 
     def close(self) -> None:
-        """Kill the sandbox and remove its files (idempotent; also run when the seat is garbage-collected)."""
+        """Kill the sandbox and remove its files (idempotent; also run when the seat is garbage-collected). A seat
+        parked in the pool stays (`retire` ends it)."""
+        if self._parked:
+            return
+        if self._parking:  # the match ended between sending the result and parking: give the room back
+            self._parking = False
+            POOL.release()
         if self._dead is None and self._res.proc is not None and self._res.proc.poll() is None:
             count_sandbox_kill("stopped")  # still running: a forfeit, an aborted match, or no exit after result
         self._dead = self._dead or "closed"
         self._finalizer()
+
+    def retire(self) -> None:
+        """Take a parked seat out of service: kill it and give everything back."""
+        self._parked = False
+        self.close()
 
     # --- process -----------------------------------------------------------------------------------------------
 
@@ -262,6 +344,9 @@ class SandboxedSeat:
         sdk_dir.mkdir(mode=0o755)
         write_file(sdk_dir / "ludus.py", SDK_SOURCE.read_bytes())
         interp = find_interpreter(self.config.python)
+        cached, bytecode = sdk_bytecode(interp.executable)
+        (sdk_dir / "__pycache__").mkdir(mode=0o755)
+        write_file(sdk_dir / "__pycache__" / cached, bytecode)
         host = cgroup_host(self.config.cgroups)
         if os.geteuid() == 0 or host is not None:  # the lease names the group, and as root gives the seat its uid
             self._res.lease = UidLease(self.config.uid_base, self.config.uid_count, self.config.lock_dir, host)
@@ -356,12 +441,18 @@ class SandboxedSeat:
             proc.stdin.close()
 
     def _wait_exit(self, deadline: float) -> None:
+        """Wait until the sandbox exits or the deadline passes, woken by the exit itself (a pidfd), not by polling
+        as Popen.wait(timeout) does (it sleeps up to 50 ms between looks)."""
         proc = self._res.proc
         assert proc is not None
+        if proc.poll() is not None:
+            return
+        pidfd = os.pidfd_open(proc.pid)
         try:
-            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            pass
+            if _wait(pidfd, select.POLLIN, deadline):
+                proc.wait()
+        finally:
+            os.close(pidfd)
 
     # --- pipes -------------------------------------------------------------------------------------------------
 
@@ -455,6 +546,28 @@ def _wait(fd: int, event: int, deadline: float) -> bool:
     return bool(poller.poll(math.ceil(remaining * 1000)))
 
 
+_COMPILE = """
+import py_compile, sys
+py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile="/ludus/ludus.py", doraise=True,
+                   invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+print(sys.implementation.cache_tag)
+"""
+
+
+@functools.lru_cache(maxsize=4)
+def sdk_bytecode(executable: str) -> tuple[str, bytes]:
+    """The SDK compiled once per worker process by the sandbox's interpreter: its `__pycache__` file name and bytes.
+
+    A seat's /ludus is read-only and its bots run with PYTHONDONTWRITEBYTECODE, so without this every seat compiled
+    the SDK from source as it booted. An unchecked-hash .pyc is used as it is: the source beside it never changes.
+    """
+    with tempfile.TemporaryDirectory(prefix="ludus-sdk-") as tmp:
+        target = Path(tmp) / "ludus.pyc"
+        done = subprocess.run([executable, "-S", "-c", _COMPILE, str(SDK_SOURCE), str(target)], capture_output=True,
+                              text=True, check=True, timeout=30, env=dict(SANDBOX_ENV), cwd="/")
+        return f"ludus.{done.stdout.strip()}.pyc", target.read_bytes()
+
+
 def sandbox_kind(sandbox: str | None) -> str:
     """The sandbox to use: the argument, else LUDUS_SANDBOX, else bwrap. Raises ValueError for anything else."""
     kind = sandbox if sandbox is not None else os.environ.get("LUDUS_SANDBOX", "bwrap")
@@ -472,10 +585,82 @@ def cgroup_mode() -> CgroupMode:
     return "required"
 
 
+def warm_seats() -> int:
+    """LUDUS_WARM_SEATS: how many finished seats a worker process keeps for their versions' next matches (0: none,
+    the default). Raises ValueError for anything but a whole number from 0."""
+    raw = os.environ.get("LUDUS_WARM_SEATS", "0")
+    if not raw.strip().isdigit():
+        raise ValueError(f"LUDUS_WARM_SEATS must be a whole number of seats, 0 or more, got {raw!r}")
+    return int(raw)
+
+
+class SeatPool:
+    """Warm seats: parked sandboxes per (bot version, sha256, sandbox, config), at most `warm_seats()` per process.
+
+    The isolation trade-off (docs/bots.md, "Warm seats"): a bot process then plays several matches of its own
+    version in turn, and may carry memory and /tmp files from one to the next. Never across versions or bots.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._parked: dict[tuple[Any, ...], list[SandboxedSeat]] = {}
+        self._held = 0  # parked plus reserved
+
+    def reserve(self) -> bool:
+        with self._lock:
+            if self._held >= warm_seats():
+                return False
+            self._held += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self._held -= 1
+
+    def put(self, seat: SandboxedSeat) -> None:
+        assert seat.pool_key is not None
+        with self._lock:
+            self._parked.setdefault(seat.pool_key, []).append(seat)
+
+    def take(self, key: tuple[Any, ...]) -> SandboxedSeat | None:
+        """A parked seat of this key whose process still runs (dead ones are retired on the way)."""
+        while True:
+            with self._lock:
+                seats = self._parked.get(key)
+                if not seats:
+                    return None
+                seat = seats.pop()
+                self._held -= 1
+            if seat.alive:
+                return seat
+            seat.retire()
+
+    def clear(self) -> None:
+        """Retire every parked seat."""
+        with self._lock:
+            parked = [seat for seats in self._parked.values() for seat in seats]
+            self._parked.clear()
+            self._held -= len(parked)
+        for seat in parked:
+            seat.retire()
+
+
+POOL = SeatPool()
+
+
 def make_sandboxed_seat(bot_version: Any, seat: Any, match: Any, sandbox: str | None = None,
                         config: SandboxConfig | None = None) -> SandboxedSeat:
-    """The SeatPlayer for an uploaded bot version (anything with .source bytes, .filename and .id)."""
+    """The SeatPlayer for an uploaded bot version (anything with .source bytes, .filename and .id): with warm seats
+    on, a parked seat of the same version when there is one."""
+    kind = sandbox_kind(sandbox)
+    config = config or replace(SandboxConfig(), cgroups=cgroup_mode())
+    key = None
+    if warm_seats():
+        key = (getattr(bot_version, "id", None), getattr(bot_version, "sha256", None), kind, config)
+        if (parked := POOL.take(key)) is not None:
+            return parked
     source = bytes(bot_version.source)
     label = f"bv{getattr(bot_version, 'id', 'x')}-m{getattr(match, 'id', 'x')}"
-    config = config or replace(SandboxConfig(), cgroups=cgroup_mode())
-    return SandboxedSeat(source, str(bot_version.filename), config, sandbox_kind(sandbox), label)
+    player = SandboxedSeat(source, str(bot_version.filename), config, kind, label)
+    player.pool_key = key
+    return player

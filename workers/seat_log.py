@@ -46,6 +46,14 @@ class StderrLog:
             notes = "".join(f"[ludus] {note}\n" for note in self.notes)
         return body + ("\n" if notes and body and not body.endswith("\n") else "") + notes
 
+    def reset(self) -> None:
+        """Start afresh: a warm seat's next match gets a log of its own."""
+        with self.lock:
+            self.head.clear()
+            self.tail.clear()
+            self.dropped = 0
+            self.notes.clear()
+
     def note(self, line: str) -> None:
         with self.lock:
             if len(self.notes) < NOTES_MAX:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -95,20 +96,27 @@ def hand_turn(players: Sequence[SeatPlayer], seat: int) -> None:
 
 
 def finish_seats(players: Sequence[SeatPlayer], outcome: dict[str, Any]) -> list[str]:
-    """Send every seat its result first, then wait for and stop each: the seats stop together. Their logs."""
+    """Send every seat its result first, then wait for and stop all of them at once, one thread each (waiting for
+    exits, killing, removing files and groups: mostly waiting on the kernel). Their logs."""
     message = {"type": "result", "outcome": outcome}
+    processes = []
     for player in players:
         send = getattr(player, "send_result", None)
         if callable(send):
             send(message)
-    logs = []
-    for player in players:
-        try:
-            player.finish(message)
-        except SeatDied:
-            pass
-        logs.append(player.log())
-    return logs
+            processes.append(player)
+    if len(processes) < 2:  # in-process seats stop at once: no threads for them
+        return [_finish(player, message) for player in players]
+    with ThreadPoolExecutor(max_workers=len(players), thread_name_prefix="ludus-finish") as pool:
+        return list(pool.map(_finish, players, [message] * len(players)))
+
+
+def _finish(player: SeatPlayer, message: dict[str, Any]) -> str:
+    try:
+        player.finish(message)
+    except SeatDied:
+        pass
+    return player.log()
 
 
 class InProcessSeat:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from engine import protocol, sdk
+from engine import load_game, protocol, sdk
 from engine.core import Decision
 from engine.protocol import MAX_LINE, ProtocolFault, parse_reply
 
@@ -92,11 +95,16 @@ def test_the_messages_have_the_documented_shapes() -> None:
     decision = Decision(seat=1, kind="feed", options=[{"species": 0}, "pass"], prompt="Feed a species")
     clock = {"move_ms": 200, "bank_ms": 500}
     assert protocol.hello("evolution", "1", 1, 3, {"a": 1}, clock) == {
-        "type": "hello", "protocol": 1, "game": "evolution", "rules_version": "1", "seat": 1, "players": 3,
+        "type": "hello", "protocol": 2, "game": "evolution", "rules_version": "1", "seat": 1, "players": 3,
         "options": {"a": 1}, "clock": clock,
     }
     assert protocol.decide(4, {"hand": []}, decision, clock) == {
         "type": "decide", "seq": 4, "view": {"hand": []},
+        "decision": {"kind": "feed", "options": [{"species": 0}, "pass"], "prompt": "Feed a species"},
+        "clock": clock,
+    }
+    assert protocol.decide(5, {"hand": []}, decision, clock, patch=[{"op": "remove", "path": "/hand"}]) == {
+        "type": "decide", "seq": 5, "patch": [{"op": "remove", "path": "/hand"}],
         "decision": {"kind": "feed", "options": [{"species": 0}, "pass"], "prompt": "Feed a species"},
         "clock": clock,
     }
@@ -156,7 +164,8 @@ def test_the_sdk_answers_decides_and_stops_at_result() -> None:
         return len(decision["options"]) - 1  # type: ignore[arg-type]
 
     bot = sdk.run(act, stdin=stdin, stdout=stdout)
-    replies = stdout.getvalue().decode().splitlines()
+    hello, *replies = stdout.getvalue().decode().splitlines()
+    assert json.loads(hello) == {"type": "hello", "views": "patch", "reuse": True} == protocol.bot_hello(hello)
     assert [json.loads(r) for r in replies] == [{"seq": 1, "choice": 2}, {"seq": 2, "choice": 2}]
     assert seen == [1, 2]
     assert bot.seat == 0 and bot.outcome == {"ranks": [1, 2]} and bot.clock == clock
@@ -166,3 +175,98 @@ def test_the_sdk_answers_decides_and_stops_at_result() -> None:
 def test_the_sdk_stops_at_end_of_input() -> None:
     bot = sdk.run(lambda view, decision: 0, stdin=io.BytesIO(b""), stdout=io.BytesIO())
     assert bot.outcome is None
+
+
+# --- protocol 2: views as JSON Patch -----------------------------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text("ab/~", max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text("ab/~", max_size=3), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON_VALUES, JSON_VALUES)
+def test_a_view_patch_turns_the_old_view_into_the_new(old: object, new: object) -> None:
+    patch = protocol.view_patch(old, new)
+    sent = json.loads(protocol.encode({"patch": patch}))["patch"]  # what the bot reads
+    assert sdk.apply_patch(json.loads(json.dumps(old)), sent) == new
+    assert (patch == []) == (old == new)
+
+
+@pytest.mark.parametrize("game", ["evolution", "marine"])
+def test_every_seat_rebuilds_every_view_of_a_whole_game_from_patches(game: str) -> None:
+    state = load_game(game).new_state(3, 11, None)
+    rng = random.Random(11)
+    sent: dict[int, object] = {}  # the engine's last view per seat
+    rebuilt: dict[int, object] = {}  # the bot's
+    sizes = []
+    while (decision := state.decision()) is not None:
+        view = state.view(decision.seat)
+        seat = decision.seat
+        if seat in sent:
+            line = protocol.encode({"patch": protocol.view_patch(sent[seat], view)})
+            rebuilt[seat] = sdk.apply_patch(rebuilt[seat], json.loads(line)["patch"])
+            sizes.append(len(line) / len(protocol.encode({"view": view})))
+        else:
+            rebuilt[seat] = json.loads(protocol.encode(view))
+        sent[seat] = view
+        assert rebuilt[seat] == view
+        state.choose(rng.randrange(len(decision.options)))
+    assert sorted(sizes)[len(sizes) // 2] < 0.5  # a patch is much smaller than its view
+
+
+def test_the_sdk_rebuilds_views_from_patches_and_gives_act_its_own_copy() -> None:
+    clock = {"move_ms": 100, "bank_ms": 1000}
+    decision = Decision(seat=0, kind="pick", options=["a", "b"])
+    first, second = {"turn": 1, "hand": ["x", "y"]}, {"turn": 2, "hand": ["x", "y", "z"]}
+    stdin = _lines(
+        protocol.hello("evolution", "1", 0, 2, {}, clock),
+        protocol.decide(1, first, decision, clock),
+        protocol.decide(2, None, decision, clock, patch=protocol.view_patch(first, second)),
+    )
+    seen: list[object] = []
+
+    def act(view: dict[str, object], decision: dict[str, object]) -> int:
+        seen.append(json.loads(json.dumps(view)))
+        view["hand"] = []  # the bot changes its view: the next patch must still apply to the SDK's own
+        return 0
+
+    sdk.run(act, stdin=stdin, stdout=io.BytesIO())
+    assert seen == [first, second]
+
+
+@pytest.mark.parametrize(("line", "views", "reuse"), [
+    ('{"type":"hello","views":"patch"}', "patch", False),
+    ('{"type": "hello", "views": "full", "reuse": true}', "full", True),
+    ('{"type":"hello"}', "full", False),
+])
+def test_a_bot_hello_names_the_views_it_wants(line: str, views: str, reuse: bool) -> None:
+    assert protocol.bot_hello(line) == {"type": "hello", "views": views, "reuse": reuse}
+
+
+@pytest.mark.parametrize("line", ['{"seq":1,"choice":0}', '{"seq":1,"choice":"hello"}', "not json hello"])
+def test_a_reply_is_no_bot_hello(line: str) -> None:
+    assert protocol.bot_hello(line) is None
+
+
+@pytest.mark.parametrize(("line", "error"), [
+    ('{"type":"hello","views":"diff"}', "a bot's hello asks for views full or patch, got 'diff'"),
+    ('{"type":"hello","reuse":"yes"}', "a bot's hello says reuse true or false, got 'yes'"),
+])
+def test_a_bot_hello_asking_for_something_else_is_a_fault(line: str, error: str) -> None:
+    with pytest.raises(ProtocolFault, match=f"bad_shape: {error}"):
+        protocol.bot_hello(line)
+
+
+def test_the_sdk_plays_on_after_a_result_when_the_engine_offers_reuse() -> None:
+    clock = {"move_ms": 100, "bank_ms": 1000}
+    decision = Decision(seat=0, kind="pick", options=["a", "b"])
+    warm = {**protocol.hello("evolution", "1", 0, 2, {}, clock), "reuse": True}
+    stdin = _lines(warm, protocol.decide(1, {"n": 1}, decision, clock), protocol.result({"ranks": [1, 2]}),
+                   {**warm, "seat": 1}, protocol.decide(1, {"n": 2}, decision, clock),
+                   protocol.result({"ranks": [2, 1]}))
+    seen: list[object] = []
+    bot = sdk.run(lambda view, decision: seen.append(view) or 0, stdin=stdin, stdout=io.BytesIO())
+    assert seen == [{"n": 1}, {"n": 2}]  # the second match's first view is whole, not patched onto the first's
+    assert bot.seat == 1 and bot.outcome == {"ranks": [2, 1]}

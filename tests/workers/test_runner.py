@@ -6,15 +6,19 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.db.models.functions import Now
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from replays.models import Replay
+from replays.progress import MatchProgress
 from replays.verify import verify_document
-from tournaments.models import Bot, BotVersion, Match, Rating
+from tournaments.models import Bot, BotVersion, Ladder, Match, Rating
+from tournaments.new_matches import create_match
 from tournaments.scheduling import start_tournament
 from tournaments.services import ResultRefused, claim_match, fail_match, record_result, requeue_expired
-from workers.runner import play_match, run_match
+from workers.runner import ProgressRecorder, play_match, run_match
 
 pytestmark = pytest.mark.django_db
 
@@ -197,3 +201,63 @@ def test_a_worker_takes_back_a_match_it_failed_once_no_other_took_it_for_a_lease
     assert fail_match(match.pk, "run-1", "a passing fault", failed_by="only@host") == "requeued"
     Match.objects.filter(pk=match.pk).update(queued_at=Now() - timedelta(days=1))
     assert claim_match(match.pk, "run-2", worker="only@host")
+
+
+def _write_statements(queries: CaptureQueriesContext) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
+
+
+def test_the_result_write_is_eight_statements_and_one_competition_lock(
+    tinynim: Any, builtin_versions: dict[str, Any]
+) -> None:
+    ladder = Ladder.objects.create(name="quick", game="tinynim", players_per_match=2)
+    versions = [builtin_versions["greedy"], builtin_versions["random"]]
+    played = []
+    for seed in (1, 2):  # the first result creates the two ratings; the second finds them
+        match = create_match(ladder, versions, seed)
+        assert claim_match(match.pk, "worker-a")
+        document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+        with CaptureQueriesContext(connection) as queries:
+            record_result(match.pk, "worker-a", document, logs)
+        played.append(_write_statements(queries))
+    first, second = played
+    assert len(first) == 10 and len(second) == 8, second
+    for statements in played:
+        on_ladder = [sql for sql in statements if '"tournaments_ladder"' in sql.split(" WHERE ")[0]]
+        assert len(on_ladder) == 1 and on_ladder[0].startswith('UPDATE "tournaments_ladder"'), on_ladder
+    ladder.refresh_from_db()
+    assert ladder.rating_seq == 2
+    assert list(Match.objects.filter(ladder=ladder).order_by("seed").values_list("rating_seq", flat=True)) == [1, 2]
+    assert sorted(Rating.objects.filter(ladder=ladder).values_list("games", flat=True)) == [2, 2]
+
+
+def test_an_unrated_result_locks_the_competition_without_numbering_it(
+    tinynim: Any, builtin_versions: dict[str, Any]
+) -> None:
+    ladder = Ladder.objects.create(name="try-outs", game="tinynim", players_per_match=2)
+    match = create_match(ladder, [builtin_versions["greedy"], builtin_versions["random"]], 1, rated=False)
+    assert claim_match(match.pk, "worker-a")
+    document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    with CaptureQueriesContext(connection) as queries:
+        record_result(match.pk, "worker-a", document, logs)
+    statements = _write_statements(queries)
+    locks = [sql for sql in statements if "FOR UPDATE" in sql]
+    assert len(locks) == 1 and '"tournaments_ladder"' in locks[0]
+    match.refresh_from_db()
+    ladder.refresh_from_db()
+    assert (match.status, match.rating_seq, ladder.rating_seq) == ("finished", None, 0)
+    assert not Rating.objects.filter(ladder=ladder).exists()
+
+
+def test_progress_is_written_on_a_coarse_interval_and_a_retry_starts_it_afresh(match: Match) -> None:
+    actions = [{"seat": 0, "choice": 0, "ms": 1}]
+    first = ProgressRecorder(match)  # attempt 0 or 1: nothing earlier to reset, nothing written yet
+    first(actions)  # within the interval: not written
+    assert not MatchProgress.objects.filter(match=match).exists()
+    first.last -= first.interval
+    first(actions)
+    assert MatchProgress.objects.get(match=match).actions == actions
+    Match.objects.filter(pk=match.pk).update(attempts=2)
+    match.refresh_from_db()
+    ProgressRecorder(match)  # the retry's feed starts empty
+    assert MatchProgress.objects.get(match=match).actions == []

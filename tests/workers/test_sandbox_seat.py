@@ -190,6 +190,121 @@ def test_it_sends_the_documented_messages() -> None:
     ]
 
 
+VIEWS = [{"you": 0, "hand": ["a"], "food": 3}, {"you": 0, "hand": ["a", "b"], "food": 3},
+         {"you": 0, "hand": ["b"], "food": 1, "over": True}]
+HELLO_2 = {**HELLO, "protocol": 2}
+# Logs each decide's keys and the view act gets, through the SDK (print goes to the seat's log).
+SDK_TEE = (
+    "import json, sys, ludus\n"
+    "def tee():\n"
+    "    for line in sys.stdin.buffer:\n"
+    "        message = json.loads(line)\n"
+    "        if message['type'] == 'decide': print('KEYS', ' '.join(sorted(message)))\n"
+    "        yield line\n"
+    "def act(view, decision):\n"
+    "    print('VIEW', json.dumps(view, sort_keys=True))\n"
+    "    view.clear()  # harmless: act has its own copy\n"
+    "    return 1\n"
+    "ludus.run(act, stdin=tee())\n"
+)
+
+
+def _logged(seat: SandboxedSeat, prefix: str) -> list[str]:
+    return [line[len(prefix) + 1:] for line in seat.log().splitlines() if line.startswith(prefix + " ")]
+
+
+def test_the_sdk_asks_for_patches_and_act_sees_every_whole_view() -> None:
+    seat = _seat(SDK_TEE)
+    seat.start(HELLO_2)
+    replies = [seat.decide(seq, view, PICK, bank_ms=200) for seq, view in enumerate(VIEWS, 1)]
+    seat.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+    assert [(r.choice, r.fault) for r in replies] == [(1, None)] * 3
+    assert [json.loads(view) for view in _logged(seat, "VIEW")] == VIEWS
+    keys = _logged(seat, "KEYS")  # the first decide has the whole view, the next ones patches
+    assert keys == ["clock decision seq type view", "clock decision patch seq type", "clock decision patch seq type"]
+
+
+@pytest.mark.parametrize(("hello", "fault"), [("", None), ('{"type":"hello","views":"full"}', None),
+                                              ('{"type":"hello","views":"diff"}', "bad_shape")])
+def test_a_raw_bot_gets_whole_views_unless_it_asks_for_patches(hello: str, fault: str | None) -> None:
+    seat = _seat(
+        "import json, sys\n"
+        + (f"print({hello!r}, flush=True)\n" if hello else "")
+        + "for line in sys.stdin:\n"
+        "    message = json.loads(line)\n"
+        "    if message['type'] == 'decide':\n"
+        "        print('KEYS', ' '.join(sorted(message)), file=sys.stderr)\n"
+        "        print(json.dumps({'seq': message['seq'], 'choice': 2}), flush=True)\n"
+    )
+    seat.start(HELLO_2)
+    replies = [seat.decide(seq, view, PICK, bank_ms=300) for seq, view in enumerate(VIEWS, 1)]
+    seat.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+    assert _logged(seat, "KEYS") == ["clock decision seq type view"] * 3
+    if fault is None:
+        assert [(r.choice, r.fault) for r in replies] == [(2, None)] * 3
+    else:  # the bad hello is the fault of the decision it came before; the replies after it count
+        assert [(r.choice, r.fault) for r in replies] == [(0, fault), (0, "stale_seq"), (0, "stale_seq")]
+        assert "got 'diff'" in replies[0].detail
+
+
+# --- warm seats -------------------------------------------------------------------------------------------------
+
+LOGS_ITS_PID = "import sys, ludus\nprint('started', file=sys.stderr)\nludus.run(lambda view, decision: 1)\n"
+
+
+def _version(pk: int, code: str = LOGS_ITS_PID) -> SimpleNamespace:
+    return SimpleNamespace(id=pk, sha256=f"sha-{pk}", source=code.encode(), filename="main.py")
+
+
+def _match_with(version: SimpleNamespace, seat: int) -> tuple[SandboxedSeat, str]:
+    """One short match of one seat: hello, a decide, the result; the seat player and its log."""
+    player = make_sandboxed_seat(version, None, SimpleNamespace(id=seat), config=CONFIG)
+    player.start({**HELLO_2, "seat": seat})
+    assert player.decide(1, {"seat": seat}, PICK, bank_ms=500).choice == 1
+    player.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+    player.close()  # what the runner does after every match: a parked seat stays
+    return player, player.log()
+
+
+def test_warm_seats_play_their_versions_next_match_in_the_same_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    try:
+        first, first_log = _match_with(_version(1), 0)
+        again, again_log = _match_with(_version(1), 1)
+        other, other_log = _match_with(_version(2), 0)
+        assert again is first and first.alive and other is not first
+        assert first_log.count("started") == 1 and again_log == ""  # each match has its own log
+        assert other_log.count("started") == 1
+    finally:
+        POOL.clear()
+    assert not first.alive and not other.alive and not first.seat_dir.exists()
+
+
+@pytest.mark.parametrize(("warm", "code"), [("0", LOGS_ITS_PID), ("2", HANG_AFTER_RESULT := (
+    "import json, sys\n"  # a raw bot that never says it plays on
+    "for line in sys.stdin:\n"
+    "    m = json.loads(line)\n"
+    "    if m['type'] == 'decide': print(json.dumps({'seq': m['seq'], 'choice': 1}), flush=True)\n"
+))])
+def test_seats_are_not_kept_when_warm_seats_are_off_or_the_bot_does_not_play_on(
+    monkeypatch: pytest.MonkeyPatch, warm: str, code: str
+) -> None:
+    monkeypatch.setenv("LUDUS_WARM_SEATS", warm)
+    first, _ = _match_with(_version(3, code), 0)
+    again, _ = _match_with(_version(3, code), 0)
+    assert again is not first and not first.alive and not again.alive and not first.seat_dir.exists()
+
+
+@pytest.mark.parametrize("value", ["-1", "two", "1.5"])
+def test_a_bad_warm_seats_setting_is_refused_with_a_clear_error(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("LUDUS_WARM_SEATS", value)
+    error = f"^LUDUS_WARM_SEATS must be a whole number of seats, 0 or more, got '{value}'$"
+    with pytest.raises(ValueError, match=error):
+        make_sandboxed_seat(_version(4), None, None, config=CONFIG)
+
+
 def test_many_seats_leave_nothing_behind() -> None:
     fds = set(os.listdir("/proc/self/fd"))
     threads = threading.active_count()
