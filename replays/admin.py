@@ -9,7 +9,7 @@ from replays.verify import ReplayMismatch, verify_document
 
 
 @admin.register(Replay)
-class ReplayAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class ReplayAdmin(admin.ModelAdmin):
     list_display = ("match", "format_version", "size", "created_at")
     list_filter = ("format_version", "match__game")
     search_fields = ("=match__id", "match__tournament__name")

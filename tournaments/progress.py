@@ -174,7 +174,7 @@ def conservative_ratings(tournament: Tournament) -> dict[int, float]:
 
 def played_tables(tournament: Tournament) -> list[tuple[int, ...]]:
     """Every table scheduled so far (one entry per table, not per game), for Swiss's no-repeat rule."""
-    tables: dict[tuple[int, int], tuple[int, ...]] = {}
+    tables: dict[tuple[int | None, int | None], tuple[int, ...]] = {}
     for round_number, table, version in (Seat.objects.filter(match__tournament=tournament)
                                          .order_by("match_id", "number")
                                          .values_list("match__round", "match__table", "bot_version_id")):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import connection
-from django.db.models import Model, Q
+from django.db.models import Field, Model, Q
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -39,6 +40,8 @@ def lock_competition(match: Match) -> int | None:
     match the lock is the update that takes the competition's next `rating_seq`, returned (None when unrated)."""
     model: type[Ladder] | type[Tournament] = Ladder if match.ladder_id else Tournament
     pk = match.ladder_id or match.tournament_id
+    if pk is None:
+        raise ValueError(f"match {match.pk} belongs to no ladder or tournament")
     if not match.rated:
         list(model.objects.select_for_update().filter(pk=pk).values_list("pk"))
         return None
@@ -122,11 +125,13 @@ def update_rows(model: type[Model], rows: Sequence[Model], fields: Sequence[str]
     if not rows:
         return
     quote, meta = connection.ops.quote_name, model._meta
+    assert meta.pk is not None and meta.pk.column is not None  # every model here has an integer primary key
     pk = quote(meta.pk.column)
     whens = " ".join(["WHEN %s THEN %s"] * len(rows))
     assignments, params = [], []
     for name in fields:
         field = meta.get_field(name)
+        assert isinstance(field, Field) and field.column is not None, name  # concrete columns, not relations
         value = f"CASE {pk} {whens} END"
         if connection.features.requires_casted_case_in_updates:  # PostgreSQL: the parameters are untyped
             value = f"CAST({value} AS {field.db_type(connection)})"
@@ -190,8 +195,8 @@ def rebuild_ratings(model: type[Ladder] | type[Tournament], pk: int) -> list[str
             recomputed = recompute_ratings(where)
             names = ("mu", "sigma", "games", "wins", "seat_record")
             for version_id, values in recomputed.items():
-                Rating.objects.update_or_create(**{field: pk, "bot_version_id": version_id},
-                                                defaults=dict(zip(names, values, strict=True)))
+                key: dict[str, Any] = {field: pk, "bot_version_id": version_id}
+                Rating.objects.update_or_create(**key, defaults=dict(zip(names, values, strict=True)))
             Rating.objects.filter(where).exclude(bot_version_id__in=list(recomputed)).update(
                 **dict(zip(names, PRIOR, strict=True)))
     return problems

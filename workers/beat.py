@@ -71,7 +71,8 @@ class LockedScheduler(PersistentScheduler):
         super().__init__(*args, **kwargs)
         name = f"{settings.CELERY_TASK_DEFAULT_QUEUE}.beat-lease"
         self.lease = BeatLease(self.app.conf.broker_url, name, settings.LUDUS_BEAT_LOCK_SECONDS)
-        self.alive = Path(f"{self.schedule_filename}.alive")
+        # PersistentScheduler.__init__ sets schedule_filename; celery-types does not declare it.
+        self.alive = Path(f"{self.schedule_filename}.alive")  # type: ignore[attr-defined]
 
     def tick(self, *args: Any, **kwargs: Any) -> float:
         self.alive.touch()

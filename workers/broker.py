@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 
@@ -39,7 +39,8 @@ def live_match_ids() -> set[int] | None:
     queued = [raw for key in queue_keys(queue) for raw in client.lrange(key, 0, -1)]
     fresh_after = time.time() - settings.LUDUS_LEASE_SECONDS
     delivered = client.hgetall("unacked")
-    delivered_at = dict(client.zrange("unacked_index", 0, -1, withscores=True))
+    scores = cast(list[tuple[bytes | str, float]], client.zrange("unacked_index", 0, -1, withscores=True))
+    delivered_at = dict(scores)
     fresh = [json.loads(value) for tag, value in delivered.items() if delivered_at.get(tag, 0.0) >= fresh_after]
     # The hash is shared by every queue on this Redis database: only this deployment's match queue counts.
     ours = [message for message, _exchange, routing_key in fresh if routing_key == queue]

@@ -33,6 +33,7 @@ class Command(BaseCommand):
         everything = not opts["tournament"] and not opts["ladder"]
         tournaments = list(Tournament.objects.values_list("pk", flat=True)) if everything else opts["tournament"]
         ladders = list(Ladder.objects.values_list("pk", flat=True)) if everything else opts["ladder"]
+        targets: list[tuple[str, Q, type[Tournament] | type[Ladder], int]]
         targets = [(f"tournament {pk}", Q(tournament_id=pk), Tournament, pk) for pk in tournaments]
         targets += [(f"ladder {pk}", Q(ladder_id=pk), Ladder, pk) for pk in ladders]
         bad = 0
