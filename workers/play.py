@@ -79,9 +79,7 @@ def play_game(
 
 def _stop(player: SeatPlayer) -> None:
     """A forfeited seat only plays defaults from now on: stop its process now, not at the end of the match."""
-    close = getattr(player, "close", None)
-    if callable(close):
-        close()
+    player.close()
 
 
 def _ask(player: SeatPlayer, seq: int, state: Any, decision: Any, bank_ms: int, result: PlayResult) -> Reply:

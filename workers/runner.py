@@ -262,11 +262,14 @@ class TimedSeat:
     def log(self) -> str:
         return self._player.log()
 
+    def close(self) -> None:
+        self._player.close()
+
     @property
     def needs_view(self) -> bool:
         return self._player.needs_view
 
-    def __getattr__(self, name: str) -> Any:  # close(), kill() and the rest of the player's own interface
+    def __getattr__(self, name: str) -> Any:  # the rest of the player's own interface (a sandboxed seat's host)
         return getattr(self._player, name)
 
 
@@ -329,9 +332,7 @@ def make_seat_player(match: Match, seat: Seat) -> SeatPlayer:
 
 def _close(player: SeatPlayer) -> None:
     # A match that raised midway never reached finish(); sandboxed players must still stop their processes.
-    close = getattr(player, "close", None)
-    if callable(close):
-        try:
-            close()
-        except Exception:
-            logger.exception("closing a seat player failed")
+    try:
+        player.close()
+    except Exception:
+        logger.exception("closing a seat player failed")

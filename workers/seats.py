@@ -56,6 +56,10 @@ class SeatPlayer(Protocol):
     def log(self) -> str:
         """The seat's captured stderr, capped."""
 
+    def close(self) -> None:
+        """Stop the player now and give back what it holds (a forfeit, or a match that raised); safe to call twice
+        and after finish()."""
+
     @property
     def needs_view(self) -> bool: ...
 
@@ -142,3 +146,6 @@ class InProcessSeat:
 
     def log(self) -> str:
         return ""
+
+    def close(self) -> None:
+        pass  # nothing to stop: the bot is an object in this process
