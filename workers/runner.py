@@ -326,7 +326,7 @@ def make_seat_player(match: Match, seat: Seat) -> SeatPlayer:
             f"bot version {version.pk} ({version.label}) is an upload and must run sandboxed, "
             f"but workers.sandbox.make_sandboxed_seat is not available: {exc}"
         ) from exc
-    player: SeatPlayer = make_sandboxed_seat(version, seat.number, match)
+    player: SeatPlayer = make_sandboxed_seat(version, match.pk)
     return player
 
 

@@ -1,6 +1,6 @@
 """Uploaded bots as sandboxed processes: one bubblewrap sandbox per seat, spoken to in JSON lines (ARCHITECTURE §4).
 
-`make_sandboxed_seat(bot_version, seat, match)` is what the match runner calls. It returns a `SandboxedSeat`, a
+`make_sandboxed_seat(bot_version, match_id)` is what the match runner calls. It returns a `SandboxedSeat`, a
 `workers.seats.SeatPlayer`: the bot's files are unpacked into a private temp dir, the process starts under `bwrap`
 (with a seccomp filter) as an unprivileged uid of its own (when the worker runs as root), in a control group of its
 own (workers/cgroups.py) and with rlimits, and every decision is a `decide` line answered by one reply line within
@@ -29,7 +29,7 @@ import time
 import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from engine import protocol
 from engine.core import Decision
@@ -648,19 +648,31 @@ class SeatPool:
 POOL = SeatPool()
 
 
-def make_sandboxed_seat(bot_version: Any, seat: Any, match: Any, sandbox: str | None = None,
+class BotFiles(Protocol):
+    """What the sandbox needs of a bot version (a tournaments.models.BotVersion has it)."""
+
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def source(self) -> bytes | memoryview: ...
+    @property
+    def filename(self) -> str: ...
+    @property
+    def sha256(self) -> str: ...
+
+
+def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None = None,
                         config: SandboxConfig | None = None) -> SandboxedSeat:
-    """The SeatPlayer for an uploaded bot version (anything with .source bytes, .filename and .id): with warm seats
-    on, a parked seat of the same version when there is one."""
+    """The SeatPlayer for an uploaded bot version in a match (None: a validation's smoke match); with warm seats on,
+    a parked seat of the same version when there is one."""
     kind = sandbox_kind(sandbox)
     config = config or replace(SandboxConfig(), cgroups=cgroup_mode())
     key = None
     if warm_seats():
-        key = (getattr(bot_version, "id", None), getattr(bot_version, "sha256", None), kind, config)
+        key = (bot.id, bot.sha256, kind, config)
         if (parked := POOL.take(key)) is not None:
             return parked
-    source = bytes(bot_version.source)
-    label = f"bv{getattr(bot_version, 'id', 'x')}-m{getattr(match, 'id', 'x')}"
-    player = SandboxedSeat(source, str(bot_version.filename), config, kind, label)
+    label = f"bv{bot.id if bot.id is not None else 'x'}-m{match_id if match_id is not None else 'x'}"
+    player = SandboxedSeat(bytes(bot.source), bot.filename, config, kind, label)
     player.pool_key = key
     return player

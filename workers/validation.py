@@ -163,7 +163,7 @@ def play_smoke_match(version: BotVersion, spec: SmokeMatch) -> tuple[PlayResult,
     """Play it; bot faults end up in the result, anything raised is the infrastructure's."""
     from workers.sandbox import make_sandboxed_seat
 
-    candidate = RecordingSeat(make_sandboxed_seat(version, CANDIDATE_SEAT, None))
+    candidate = RecordingSeat(make_sandboxed_seat(version, None))
     players: list[SeatPlayer] = [candidate]
     players += [InProcessSeat(name, spec.game, spec.seed + i + 1) for i, name in enumerate(spec.opponents)]
     try:

@@ -71,8 +71,8 @@ def test_it_runs_unsandboxed_only_when_explicitly_asked(
     if env is not None:
         monkeypatch.setenv("LUDUS_SANDBOX", env)
     assert sandbox_kind(argument) == kind
-    version = SimpleNamespace(source=b"print(1)", filename="bot.py", id=7)
-    seat = make_sandboxed_seat(version, 0, SimpleNamespace(id=3), sandbox=argument)
+    version = SimpleNamespace(source=b"print(1)", filename="bot.py", id=7, sha256="")
+    seat = make_sandboxed_seat(version, 3, sandbox=argument)
     assert seat.sandbox == kind
     seat.close()
 
@@ -85,7 +85,7 @@ def test_it_refuses_an_unknown_sandbox_setting(monkeypatch: pytest.MonkeyPatch, 
 
 
 def test_the_unsandboxed_mode_still_plays_a_game() -> None:
-    seat = make_sandboxed_seat(SimpleNamespace(source=EXAMPLE.read_bytes(), filename="bot.py", id=1), 0, None,
+    seat = make_sandboxed_seat(SimpleNamespace(source=EXAMPLE.read_bytes(), filename="bot.py", id=1, sha256=""), None,
                                sandbox="none", config=CONFIG)
     result = play_game("evolution", 2, 5, {}, [seat, InProcessSeat("random", "evolution", 1)], Clock(200, 500))
     assert result.faults == [0, 0] and not any(result.forfeited)
@@ -258,7 +258,7 @@ def _version(pk: int, code: str = LOGS_ITS_PID) -> SimpleNamespace:
 
 def _match_with(version: SimpleNamespace, seat: int) -> tuple[SandboxedSeat, str]:
     """One short match of one seat: hello, a decide, the result; the seat player and its log."""
-    player = make_sandboxed_seat(version, None, SimpleNamespace(id=seat), config=CONFIG)
+    player = make_sandboxed_seat(version, seat, config=CONFIG)
     player.start({**HELLO_2, "seat": seat})
     assert player.decide(1, {"seat": seat}, PICK, bank_ms=500).choice == 1
     player.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
@@ -302,7 +302,7 @@ def test_a_bad_warm_seats_setting_is_refused_with_a_clear_error(monkeypatch: pyt
     monkeypatch.setenv("LUDUS_WARM_SEATS", value)
     error = f"^LUDUS_WARM_SEATS must be a whole number of seats, 0 or more, got '{value}'$"
     with pytest.raises(ValueError, match=error):
-        make_sandboxed_seat(_version(4), None, None, config=CONFIG)
+        make_sandboxed_seat(_version(4), None, config=CONFIG)
 
 
 def test_many_seats_leave_nothing_behind() -> None:
@@ -474,6 +474,6 @@ def test_the_opt_out_setting_lets_seats_run_without_groups(opted_out: bool, mode
     from django.test import override_settings
 
     with override_settings(LUDUS_SANDBOX_WITHOUT_CGROUPS=opted_out):
-        seat = make_sandboxed_seat(SimpleNamespace(source=b"x = 1\n", filename="bot.py", id=1), 0, None)
+        seat = make_sandboxed_seat(SimpleNamespace(source=b"x = 1\n", filename="bot.py", id=1, sha256=""), None)
     assert seat.config.cgroups == mode
     seat.close()
