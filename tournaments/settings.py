@@ -188,8 +188,9 @@ LUDUS_MAX_FAULTS = env_int("LUDUS_MAX_FAULTS", 3, minimum=1)
 LUDUS_UPLOAD_MAX_BYTES = env_int("LUDUS_UPLOAD_MAX_BYTES", 1024 * 1024, minimum=1)
 LUDUS_UPLOAD_RATE = env_str("LUDUS_UPLOAD_RATE", "20/hour")
 LUDUS_UPLOAD_MAX_UNPACKED_BYTES = env_int("LUDUS_UPLOAD_MAX_UNPACKED_BYTES", 8 * 1024 * 1024, minimum=1,
-                                          maximum=16 * 1024 * 1024)  # the sandbox unpacks at most 16 MiB
-LUDUS_UPLOAD_MAX_FILES = env_int("LUDUS_UPLOAD_MAX_FILES", 200, minimum=1, maximum=256)  # the sandbox's cap: 256
+                                          maximum=16 * 1024 * 1024)  # a seat's files sit on the worker's disk
+# The upload API and the sandbox read a bot with these same limits (tournaments.uploads.bot_files).
+LUDUS_UPLOAD_MAX_FILES = env_int("LUDUS_UPLOAD_MAX_FILES", 200, minimum=1, maximum=256)
 LUDUS_UPLOAD_MAX_RATIO = env_int("LUDUS_UPLOAD_MAX_RATIO", 100, minimum=2)  # per zip entry, against zip bombs
 if not re.fullmatch(r"\d+/(s|sec|m|min|h|hour|d|day)", LUDUS_UPLOAD_RATE):
     raise ImproperlyConfigured(f"environment variable LUDUS_UPLOAD_RATE must look like 20/hour, "

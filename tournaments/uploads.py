@@ -81,16 +81,27 @@ def check_upload(filename: str, data: bytes, limits: UploadLimits = UploadLimits
         raise BadUpload(f"{name} is empty")
     if len(data) > limits.max_bytes:
         raise BadUpload(f"{name} is {len(data)} bytes, over the upload limit of {limits.max_bytes} bytes")
-    if name.endswith(".py"):
-        files = {"main.py": data}
-    elif name.endswith(".zip"):
-        files = read_zip(name, data, limits)
-    else:
-        raise BadUpload(f"a bot is a .py file or a .zip with main.py, got {name!r}")
+    files = bot_files(name, data, limits)
     errors = tuple(e for path, content in files.items() if path.endswith(".py")
                    for e in [compile_error(_shown(name, path), content)] if e)
     return CheckedUpload(filename=name, data=bytes(data), sha256=hashlib.sha256(data).hexdigest(), size=len(data),
                          files=tuple(sorted(files)), syntax_errors=errors)
+
+
+def bot_files(filename: str, data: bytes, limits: UploadLimits = UploadLimits()) -> dict[str, bytes]:
+    """The bot's files by their path in its folder ({"main.py": ...} for a .py file). The one reading of an upload:
+    check_upload uses it, and so does the sandbox when it unpacks a stored version (workers/bot_files.py), with the
+    same limits. Raises BadUpload naming the problem."""
+    name = normalize_filename(filename)
+    if not data:
+        raise BadUpload(f"{name} is empty")
+    if name.endswith(".py"):
+        if len(data) > limits.max_unpacked_bytes:
+            raise BadUpload(f"{name} is {len(data)} bytes, over the limit of {limits.max_unpacked_bytes} bytes")
+        return {"main.py": bytes(data)}
+    if name.endswith(".zip"):
+        return read_zip(name, data, limits)
+    raise BadUpload(f"a bot is a .py file or a .zip with main.py, got {name!r}")
 
 
 def normalize_filename(filename: str) -> str:

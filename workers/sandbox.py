@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from engine import protocol
 from engine.core import Decision
-from workers.bot_files import BadBotSource, check_source, unpack_bot, write_file
+from workers.bot_files import BadBotSource, unpack_bot, write_file
 from workers.bwrap import (
     SANDBOX_ENV,
     SandboxUnavailable,
@@ -53,7 +53,7 @@ from workers.seats import Reply, SeatDied
 from workers.seccomp import SeccompUnavailable, bpf_path
 
 __all__ = [
-    "BadBotSource", "SandboxConfig", "SandboxUnavailable", "SandboxedSeat", "check_source", "make_sandboxed_seat",
+    "BadBotSource", "SandboxConfig", "SandboxUnavailable", "SandboxedSeat", "make_sandboxed_seat",
     "pids_of_uid", "prepare_worker", "sandbox_kind", "unpack_bot",
 ]
 
@@ -78,8 +78,6 @@ class SandboxConfig:
     stderr_bytes: int = 64 * 1024  # the seat's log keeps this much: its first and its last half
     startup_ms: int = 2000  # extra allowance on the first decision for starting the interpreter; never charged
     finish_ms: int = 200  # how long a bot may take to exit on its own after `result`
-    upload_bytes: int = 16 * MiB  # the bot's unpacked files, in total
-    upload_files: int = 256
     uid_base: int = 20000  # when the worker runs as root, each live seat gets its own uid in
     uid_count: int = 1000  # [uid_base, uid_base + uid_count)
     lock_dir: str = ""  # where the uid leases are held ("" picks /run/ludus-sandbox or the temp dir)
@@ -339,7 +337,7 @@ class SandboxedSeat:
     # --- process -----------------------------------------------------------------------------------------------
 
     def _spawn(self) -> None:
-        unpack_bot(self.source, self.filename, self.seat_dir / "bot", self.config)
+        unpack_bot(self.source, self.filename, self.seat_dir / "bot")
         sdk_dir = self.seat_dir / "ludus"
         sdk_dir.mkdir(mode=0o755)
         write_file(sdk_dir / "ludus.py", SDK_SOURCE.read_bytes())
