@@ -23,7 +23,7 @@ from django.utils import timezone
 from engine import InvalidOptions, load_game
 from tournaments.dispatch import runner
 from tournaments.models import Bot, BotVersion, Match, Seat
-from tournaments.uploads import BadUpload, CheckedUpload, UploadLimits, check_upload
+from tournaments.uploads import BadUpload, CheckedUpload, check_upload, upload_limits
 
 logger = logging.getLogger(__name__)
 
@@ -31,15 +31,6 @@ TRYOUT_USER = "tryout"  # owns the unrated versions of manage.py try_bot; never 
 
 __all__ = ["TRYOUT_USER", "BadUpload", "check_bot_upload", "dispatch_validation", "flag_faulty_bots",
            "revalidate_stale", "upload_bot_version", "upload_limits"]
-
-
-def upload_limits() -> UploadLimits:
-    return UploadLimits(
-        max_bytes=settings.LUDUS_UPLOAD_MAX_BYTES,
-        max_unpacked_bytes=settings.LUDUS_UPLOAD_MAX_UNPACKED_BYTES,
-        max_entries=settings.LUDUS_UPLOAD_MAX_FILES,
-        max_ratio=settings.LUDUS_UPLOAD_MAX_RATIO,
-    )
 
 
 def check_bot_upload(owner: Any, bot_name: str, game: str, filename: str, data: bytes) -> CheckedUpload:

@@ -74,6 +74,21 @@ class CheckedUpload:
         return head + "\n".join(self.syntax_errors) + "\n"
 
 
+def upload_limits() -> UploadLimits:
+    """The operator's limits (settings LUDUS_UPLOAD_*); the defaults where no Django project is configured (a
+    sandbox driven on its own, as the sandbox tests and benchmarks do)."""
+    from django.conf import settings  # here: this module is otherwise pure and is used without Django
+
+    if not settings.configured:
+        return UploadLimits()
+    return UploadLimits(
+        max_bytes=settings.LUDUS_UPLOAD_MAX_BYTES,
+        max_unpacked_bytes=settings.LUDUS_UPLOAD_MAX_UNPACKED_BYTES,
+        max_entries=settings.LUDUS_UPLOAD_MAX_FILES,
+        max_ratio=settings.LUDUS_UPLOAD_MAX_RATIO,
+    )
+
+
 def check_upload(filename: str, data: bytes, limits: UploadLimits = UploadLimits()) -> CheckedUpload:
     """Check an upload; return its normalized record. Raises BadUpload naming the problem."""
     name = normalize_filename(filename)

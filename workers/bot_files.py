@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tournaments.bot_lifecycle import upload_limits
-from tournaments.uploads import BadUpload, UploadLimits, bot_files
+from tournaments.uploads import BadUpload, UploadLimits, bot_files, upload_limits
 
 
 class BadBotSource(ValueError):

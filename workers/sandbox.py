@@ -567,8 +567,11 @@ def sdk_bytecode(executable: str) -> tuple[str, bytes]:
 
 
 def sandbox_kind(sandbox: str | None) -> str:
-    """The sandbox to use: the argument, else LUDUS_SANDBOX, else bwrap. Raises ValueError for anything else."""
-    kind = sandbox if sandbox is not None else os.environ.get("LUDUS_SANDBOX", "bwrap")
+    """The sandbox to use: the argument, else settings.LUDUS_SANDBOX. Raises ValueError for anything else."""
+    from django.conf import settings  # here, as in cgroup_mode: the sandbox also runs without a configured project
+
+    configured = settings.LUDUS_SANDBOX if settings.configured else "bwrap"
+    kind = sandbox if sandbox is not None else configured
     if kind not in SANDBOX_KINDS:
         raise ValueError(f"LUDUS_SANDBOX must be one of {', '.join(SANDBOX_KINDS)}, got {kind!r}")
     return kind

@@ -11,6 +11,7 @@ import time
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from testkit import wait_until
@@ -65,11 +66,9 @@ def _seat(code: str) -> SandboxedSeat:
      ("none", None, "none")],
 )
 def test_it_runs_unsandboxed_only_when_explicitly_asked(
-    monkeypatch: pytest.MonkeyPatch, argument: str | None, env: str | None, kind: str
+    settings: Any, argument: str | None, env: str | None, kind: str
 ) -> None:
-    monkeypatch.delenv("LUDUS_SANDBOX", raising=False)
-    if env is not None:
-        monkeypatch.setenv("LUDUS_SANDBOX", env)
+    settings.LUDUS_SANDBOX = "bwrap" if env is None else env  # the setting's default, or what the operator chose
     assert sandbox_kind(argument) == kind
     version = SimpleNamespace(source=b"print(1)", filename="bot.py", id=7, sha256="")
     seat = make_sandboxed_seat(version, 3, sandbox=argument)
@@ -78,8 +77,8 @@ def test_it_runs_unsandboxed_only_when_explicitly_asked(
 
 
 @pytest.mark.parametrize("value", ["", "None", "off", "docker", "BWRAP"])
-def test_it_refuses_an_unknown_sandbox_setting(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setenv("LUDUS_SANDBOX", value)
+def test_it_refuses_an_unknown_sandbox_setting(settings: Any, value: str) -> None:
+    settings.LUDUS_SANDBOX = value
     with pytest.raises(ValueError, match="LUDUS_SANDBOX must be one of bwrap, none"):
         sandbox_kind(None)
 

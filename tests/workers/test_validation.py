@@ -108,14 +108,14 @@ def test_a_rejected_or_builtin_version_is_never_validated(alice: Any, builtin_ve
 
 
 @pytest.mark.django_db
-def test_a_broken_sandbox_leaves_the_version_pending_for_a_retry(alice: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_broken_sandbox_leaves_the_version_pending_for_a_retry(alice: Any, settings: Any) -> None:
     version = upload(alice, FIXTURES / "good_bot.py")
-    monkeypatch.setenv("LUDUS_SANDBOX", "no-such-sandbox")  # a misconfigured worker: the host's fault, not the bot's
+    settings.LUDUS_SANDBOX = "no-such-sandbox"  # a misconfigured worker: the host's fault, not the bot's
     with pytest.raises(ValidationUnavailable, match="no-such-sandbox"):
         validate_version(version.pk)
     status, log = state(version)
     assert status == "pending" and "infrastructure problem" in log and "will be retried" in log
-    monkeypatch.delenv("LUDUS_SANDBOX")
+    settings.LUDUS_SANDBOX = "bwrap"
     assert validate_version(version.pk) == "active"
 
 
