@@ -18,11 +18,10 @@ from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from replays.models import Replay
-from replays.progress import MatchProgress
 from tournaments.dispatch import runner
 from tournaments.models import Match, Seat, Tournament
 from tournaments.ratings import lock_competition, rate_seats, update_rows
+from tournaments.signals import attempt_ended
 
 logger = logging.getLogger(__name__)
 
@@ -152,8 +151,7 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
         if match.rated:
             rate_seats(match, seats, seq)
         update_rows(Seat, seats, _SEAT_RESULT_FIELDS)
-        Replay.from_document(match, document).save()
-        MatchProgress.objects.filter(match_id=match_id).delete()  # the replay has every action now
+        attempt_ended.send(Match, match_id=match_id, match=match, document=document)  # replays stores the replay
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match
@@ -201,7 +199,7 @@ def fail_match(match_id: int, owner: str, cause: str, permanent: bool = False, e
             update |= {"status": Status.QUEUED, "queued_at": Now(), "dispatched_at": None,
                        "dispatch_after": Now() + _seconds(delay)}
         Match.objects.filter(pk=match_id).update(**update)
-        MatchProgress.objects.filter(match_id=match_id).delete()
+        attempt_ended.send(Match, match_id=match_id)  # the failed attempt's live progress goes
     if update["status"] == Status.FAILED:
         logger.error("match %s failed after %s attempt(s): %s", match_id, match.attempts,
                      (cause.splitlines() or [""])[0])
@@ -283,7 +281,7 @@ def cancel_match(match: Match) -> bool:
         cancelled = Match.objects.filter(pk=match.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
             status=Status.CANCELLED, lease_expires=None, finished_at=Now()
         )
-        MatchProgress.objects.filter(match_id=match.pk).delete()
+        attempt_ended.send(Match, match_id=match.pk)
     if cancelled and match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return cancelled == 1
