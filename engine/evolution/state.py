@@ -9,7 +9,7 @@ from engine.core import JSON, Decision, Game, Outcome
 from engine.evolution.cards import CARD_ID, CARD_KIND, CARD_STR, FAT_TISSUE, FLIGHT_CARD, KIND
 from engine.evolution.species import Species
 from engine.evolution.step_registry import STEPS
-from engine.steps import StepState, Task, deep
+from engine.steps import StepState, deep
 
 _FLIGHT_KIND = KIND["Flight"]
 
@@ -44,7 +44,7 @@ class EvolutionState(StepState):
         self.passes = 0
         self.acted = False
         self.negated: list[str] = []
-        self.stack: list[Task] = []
+        self.stack: list[list[Any]] = []
         self._decision: Decision | None = None
         self._events: list[JSON] = []
 

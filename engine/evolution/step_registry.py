@@ -5,15 +5,16 @@ Argument kinds (for validation of hand-written states): seat, sid, card, src, bo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from engine.steps import Steps, Task
+from engine.steps import Steps
 
 if TYPE_CHECKING:
     from engine.evolution.state import EvolutionState
 
 STEPS: Steps[EvolutionState] = Steps()
-task, ask = STEPS.task, STEPS.ask
+Task = list[Any]
+task, ask = STEPS.legacy_task, STEPS.legacy_ask
 
 __all__ = ["STEPS", "Task", "always", "ask", "task"]
 
