@@ -40,8 +40,8 @@ class Steps(Generic[S]):
     """One game's steps, keyed by their types: plain tasks, asks, the JSON name and the argument kinds of each."""
 
     def __init__(self) -> None:
-        self.tasks: dict[Any, Callable[[S, Any], None]] = {}
-        self.asks: dict[Any, Ask[S]] = {}
+        self.tasks: dict[type, Callable[[S, Any], None]] = {}
+        self.asks: dict[type, Ask[S]] = {}
         self.names: dict[type, str] = {}
         self.types: dict[str, type] = {}
         self.signatures: dict[str, tuple[str, ...]] = {}
@@ -72,25 +72,7 @@ class Steps(Generic[S]):
             raise ValueError(f"step {name}: the first field of {step.__name__} must be seat")
         self.asks[step] = Ask(kind, prompt, options, answer, always)
 
-    def legacy_task(self, name: str, *signature: str) -> Callable[[Callable[[S, list[Any]], None]],
-                                                                  Callable[[S, list[Any]], None]]:
-        """Register a plain step kept as a list [name, *args] (a game not yet moved to step types)."""
-
-        def register(fn: Callable[[S, list[Any]], None]) -> Callable[[S, list[Any]], None]:
-            self.tasks[name] = fn
-            self.signatures[name] = signature
-            return fn
-
-        return register
-
-    def legacy_ask(self, name: str, kind: str, prompt: str, signature: tuple[str, ...],
-                   options: Callable[[S, list[Any]], list[Any]], answer: Callable[[S, list[Any], Any], None],
-                   always: Callable[[S, list[Any]], bool] | None = None) -> None:
-        """Register a decision step kept as a list [name, seat, *args] (a game not yet moved to step types)."""
-        self.asks[name] = Ask(kind, prompt, options, answer, always)
-        self.signatures[name] = ("seat", *signature)
-
-    def load(self, t: Any, where: str, arg_ok: Callable[[str, Any], bool], hint: str = "") -> Any:
+    def load(self, t: Any, where: str, arg_ok: Callable[[str, Any], bool], hint: str = "") -> Task:
         """A step read from a state dict: a known name with arguments of its signature's kinds (a copy)."""
         if not isinstance(t, list) or not t or not isinstance(t[0], str) or t[0] not in self.signatures:
             raise InvalidState(f"{where} must be a known step [name, ...], got {t!r}")
@@ -100,13 +82,10 @@ class Steps(Generic[S]):
         for kind, arg in zip(signature, t[1:], strict=True):
             if not arg_ok(kind, arg):
                 raise InvalidState(f"{where}: bad {kind} argument {arg!r} in {t!r}{hint}")
-        step = self.types.get(t[0])
-        return deep(t) if step is None else step(*deep(t[1:]))
+        return self.types[t[0]](*deep(t[1:]))  # type: ignore[no-any-return]
 
-    def to_json(self, t: Any) -> list[Any]:
+    def to_json(self, t: Task) -> list[Any]:
         """A step as the JSON list [name, *args]."""
-        if type(t) is list:
-            return list(deep(t))
         return [self.names[type(t)], *deep(list(t))]
 
 
@@ -147,11 +126,8 @@ def get_key(d: Mapping[str, Any], key: str, where: str, kind: type | tuple[type,
 def _decision(task: Any, ask: Ask[Any], options: list[Any]) -> Decision:
     """A Decision built without the frozen dataclass's __init__, which is slow on this hot path."""
     d: Decision = object.__new__(Decision)
-    if type(task) is list:
-        seat, prompt = task[1], ask.prompt.format(*task) if "{" in ask.prompt else ask.prompt
-    else:
-        seat, prompt = task[0], ask.prompt.format(**task._asdict()) if "{" in ask.prompt else ask.prompt
-    d.__dict__.update(seat=seat, kind=ask.kind, options=options, prompt=prompt)
+    d.__dict__.update(seat=task[0], kind=ask.kind, options=options,
+                      prompt=ask.prompt.format(**task._asdict()) if "{" in ask.prompt else ask.prompt)
     return d
 
 
@@ -161,7 +137,7 @@ class StepState(State):
 
     steps: ClassVar[Steps[Any]]
     answer_empty: ClassVar[bool] = True  # an ask with no options is answered with None (False: skipped)
-    stack: list[Any]
+    stack: list[Task]
     _decision: Decision | None
     _events: list[JSON]
 
@@ -187,8 +163,7 @@ class StepState(State):
         self._events = events
         self._decision = None
         task = self.stack.pop()
-        key = type(task)
-        self.steps.asks[task[0] if key is list else key].answer(self, task, chosen)
+        self.steps.asks[type(task)].answer(self, task, chosen)
         self.run()
         return events
 
@@ -197,13 +172,11 @@ class StepState(State):
         stack, asks, tasks, answer_empty = self.stack, self.steps.asks, self.steps.tasks, self.answer_empty
         while stack:
             task = stack[-1]
-            key = type(task)
-            if key is list:
-                key = task[0]
-            ask = asks.get(key)
+            step = type(task)
+            ask = asks.get(step)
             if ask is None:
                 stack.pop()
-                tasks[key](self, task)
+                tasks[step](self, task)
                 continue
             options = ask.options(self, task)
             if len(options) > 1 or (options and ask.always is not None and ask.always(self, task)):
