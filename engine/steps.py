@@ -48,8 +48,10 @@ class Steps(Generic[S]):
 
     def _name(self, step: type[Task], name: str, signature: tuple[str, ...]) -> None:
         fields = getattr(step, "_fields", ())
-        if len(fields) != len(signature) or name in self.signatures:
+        if len(fields) != len(signature):
             raise ValueError(f"step {name}: {step.__name__}{fields} does not fit the signature {signature}")
+        if name in self.types or step in self.names:
+            raise ValueError(f"step {name}: {step.__name__} or its name is registered already")
         self.names[step], self.types[name], self.signatures[name] = name, step, signature
 
     def task(self, step: type[T], name: str, *signature: str) -> Callable[[Callable[[S, T], None]],
@@ -67,9 +69,9 @@ class Steps(Generic[S]):
             options: Callable[[S, T], list[Any]], answer: Callable[[S, T, Any], None],
             always: Callable[[S, T], bool] | None = None) -> None:
         """Register a decision step type; its first field is always the deciding `seat`."""
-        self._name(step, name, ("seat", *signature))
         if getattr(step, "_fields", ())[:1] != ("seat",):
             raise ValueError(f"step {name}: the first field of {step.__name__} must be seat")
+        self._name(step, name, ("seat", *signature))
         self.asks[step] = Ask(kind, prompt, options, answer, always)
 
     def load(self, t: Any, where: str, arg_ok: Callable[[str, Any], bool], hint: str = "") -> Task:
