@@ -47,6 +47,7 @@ class Steps(Generic[S]):
         self.signatures: dict[str, tuple[str, ...]] = {}
 
     def _name(self, step: type[Task], name: str, signature: tuple[str, ...]) -> None:
+        """Record the step type's JSON name and signature; ValueError if they do not fit or are taken."""
         fields = getattr(step, "_fields", ())
         if len(fields) != len(signature):
             raise ValueError(f"step {name}: {step.__name__}{fields} does not fit the signature {signature}")
@@ -75,7 +76,7 @@ class Steps(Generic[S]):
         self.asks[step] = Ask(kind, prompt, options, answer, always)
 
     def load(self, t: Any, where: str, arg_ok: Callable[[str, Any], bool], hint: str = "") -> Task:
-        """A step read from a state dict: a known name with arguments of its signature's kinds (a copy)."""
+        """A step read from a state dict: a known name with arguments of its signature's kinds, as its type."""
         if not isinstance(t, list) or not t or not isinstance(t[0], str) or t[0] not in self.signatures:
             raise InvalidState(f"{where} must be a known step [name, ...], got {t!r}")
         signature = self.signatures[t[0]]
