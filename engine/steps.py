@@ -1,13 +1,15 @@
 """The step machinery both games run on: a state is a board plus a stack of small steps.
 
-A step ("task") is a JSON list [name, *args]. A plain task just runs. An "ask" task is a decision: its first
-argument is the deciding seat; it lists that seat's options and its answer function applies the chosen one. A step
-with one option is taken for the player, unless its `always` says to offer it (for steps whose number of options
-depends on hidden cards, so that whether a seat is asked never tells the others anything). A step with no options
-is answered with None, or skipped where the game's state sets `answer_empty` to False. The stack is part of the
-state, so a game can stop at any decision and go on from a dict.
+A step ("task") is a small named tuple, one type per step (`Take(sid, amount, src, forage, store)`), registered
+with the name it has in JSON: in a state dict it is the list [name, *args]. A plain task just runs. An "ask" task
+is a decision: its first field is the deciding seat; it lists that seat's options and its answer function applies
+the chosen one. A step with one option is taken for the player, unless its `always` says to offer it (for steps
+whose number of options depends on hidden cards, so that whether a seat is asked never tells the others anything).
+A step with no options is answered with None, or skipped where the game's state sets `answer_empty` to False. The
+stack is part of the state, so a game can stop at any decision and go on from a dict.
 
-Each game keeps its own registry (`Steps`) and argument signatures, checked when a state is read from a dict.
+Each game keeps its own registry (`Steps`), keyed by the step types, with the argument kinds of each (its signature),
+checked when a state is read from a dict. The arguments are never changed in place, so a copied state shares them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 from engine.core import JSON, Decision, IllegalAction, InvalidState, State
 
 S = TypeVar("S")
-Task = list[Any]
+Task = tuple[Any, ...]  # a step: an instance of a NamedTuple registered with a Steps
+T = TypeVar("T", bound=Task)
 
 
 @dataclass(frozen=True)
@@ -27,39 +30,53 @@ class Ask(Generic[S]):
     """A decision step."""
 
     kind: str
-    prompt: str
-    options: Callable[[S, Task], list[Any]]
-    answer: Callable[[S, Task, Any], None]
-    always: Callable[[S, Task], bool] | None = None
+    prompt: str  # may name the step's fields: "Choose a card to discard to negate {trait}."
+    options: Callable[[S, Any], list[Any]]
+    answer: Callable[[S, Any, Any], None]
+    always: Callable[[S, Any], bool] | None = None
 
 
 class Steps(Generic[S]):
-    """One game's steps: plain tasks, asks, and the argument kinds of each (its signature)."""
+    """One game's steps, keyed by their types: plain tasks, asks, the JSON name and the argument kinds of each."""
 
     def __init__(self) -> None:
-        self.tasks: dict[str, Callable[[S, Task], None]] = {}
-        self.asks: dict[str, Ask[S]] = {}
+        self.tasks: dict[type, Callable[[S, Any], None]] = {}
+        self.asks: dict[type, Ask[S]] = {}
+        self.names: dict[type, str] = {}
+        self.types: dict[str, type] = {}
         self.signatures: dict[str, tuple[str, ...]] = {}
 
-    def task(self, name: str, *signature: str) -> Callable[[Callable[[S, Task], None]], Callable[[S, Task], None]]:
-        """Register a plain step (a decorator)."""
+    def _name(self, step: type[Task], name: str, signature: tuple[str, ...]) -> None:
+        """Record the step type's JSON name and signature; ValueError if they do not fit or are taken."""
+        fields = getattr(step, "_fields", ())
+        if len(fields) != len(signature):
+            raise ValueError(f"step {name}: {step.__name__}{fields} does not fit the signature {signature}")
+        if name in self.types or step in self.names:
+            raise ValueError(f"step {name}: {step.__name__} or its name is registered already")
+        self.names[step], self.types[name], self.signatures[name] = name, step, signature
 
-        def register(fn: Callable[[S, Task], None]) -> Callable[[S, Task], None]:
-            self.tasks[name] = fn
-            self.signatures[name] = signature
+    def task(self, step: type[T], name: str, *signature: str) -> Callable[[Callable[[S, T], None]],
+                                                                           Callable[[S, T], None]]:
+        """Register a plain step type, named `name` in JSON, run by the decorated function."""
+
+        def register(fn: Callable[[S, T], None]) -> Callable[[S, T], None]:
+            self._name(step, name, signature)
+            self.tasks[step] = fn
             return fn
 
         return register
 
-    def ask(self, name: str, kind: str, prompt: str, signature: tuple[str, ...],
-            options: Callable[[S, Task], list[Any]], answer: Callable[[S, Task, Any], None],
-            always: Callable[[S, Task], bool] | None = None) -> None:
-        """Register a decision step; its first argument is always the deciding seat."""
-        self.asks[name] = Ask(kind, prompt, options, answer, always)
-        self.signatures[name] = ("seat", *signature)
+    def ask(self, step: type[T], name: str, kind: str, prompt: str, signature: tuple[str, ...],
+            options: Callable[[S, T], list[Any]], answer: Callable[[S, T, Any], None],
+            always: Callable[[S, T], bool] | None = None) -> None:
+        """Register a decision step type; its first field is always the deciding `seat`."""
+        if getattr(step, "_fields", ())[:1] != ("seat",):
+            raise ValueError(f"step {name}: the first field of {step.__name__} must be seat")
+        self._name(step, name, ("seat", *signature))
+        self.asks[step] = Ask(kind, prompt, options, answer, always)
 
     def load(self, t: Any, where: str, arg_ok: Callable[[str, Any], bool], hint: str = "") -> Task:
-        """A step read from a state dict: a known name with arguments of its signature's kinds (a copy)."""
+        """A step read from a state dict: a known name with arguments of its signature's kinds, as its type."""
         if not isinstance(t, list) or not t or not isinstance(t[0], str) or t[0] not in self.signatures:
             raise InvalidState(f"{where} must be a known step [name, ...], got {t!r}")
         signature = self.signatures[t[0]]
@@ -68,7 +85,11 @@ class Steps(Generic[S]):
         for kind, arg in zip(signature, t[1:], strict=True):
             if not arg_ok(kind, arg):
                 raise InvalidState(f"{where}: bad {kind} argument {arg!r} in {t!r}{hint}")
-        return deep(t)  # type: ignore[no-any-return]
+        return self.types[t[0]](*deep(t[1:]))  # type: ignore[no-any-return]
+
+    def to_json(self, t: Task) -> list[Any]:
+        """A step as the JSON list [name, *args]."""
+        return [self.names[type(t)], *deep(list(t))]
 
 
 def deep(value: Any) -> Any:
@@ -105,11 +126,11 @@ def get_key(d: Mapping[str, Any], key: str, where: str, kind: type | tuple[type,
     return value
 
 
-def _decision(task: Task, ask: Ask[Any], options: list[Any]) -> Decision:
+def _decision(task: Any, ask: Ask[Any], options: list[Any]) -> Decision:
     """A Decision built without the frozen dataclass's __init__, which is slow on this hot path."""
     d: Decision = object.__new__(Decision)
-    d.__dict__.update(seat=task[1], kind=ask.kind, options=options,
-                      prompt=ask.prompt.format(*task) if "{" in ask.prompt else ask.prompt)
+    d.__dict__.update(seat=task[0], kind=ask.kind, options=options,
+                      prompt=ask.prompt.format(**task._asdict()) if "{" in ask.prompt else ask.prompt)
     return d
 
 
@@ -145,7 +166,7 @@ class StepState(State):
         self._events = events
         self._decision = None
         task = self.stack.pop()
-        self.steps.asks[task[0]].answer(self, task, chosen)
+        self.steps.asks[type(task)].answer(self, task, chosen)
         self.run()
         return events
 
@@ -154,10 +175,11 @@ class StepState(State):
         stack, asks, tasks, answer_empty = self.stack, self.steps.asks, self.steps.tasks, self.answer_empty
         while stack:
             task = stack[-1]
-            ask = asks.get(task[0])
+            step = type(task)
+            ask = asks.get(step)
             if ask is None:
                 stack.pop()
-                tasks[task[0]](self, task)
+                tasks[step](self, task)
                 continue
             options = ask.options(self, task)
             if len(options) > 1 or (options and ask.always is not None and ask.always(self, task)):

@@ -23,7 +23,7 @@ from engine.evolution.cards import (
 )
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState, distinct_cards
-from engine.evolution.step_registry import Task, always, ask, task
+from engine.evolution.step_registry import AskHorns, AskNegate, AskTarget, Attack, Take, always, ask, task
 
 # Defences in the order they are paid for; each bit is one trait to negate.
 DEFENCES = (HARD_SHELL, CLIMBING, BURROWING, HERDING, SYMBIOSIS, WARNING_CALL, CAMOUFLAGE, FLIGHT)
@@ -107,63 +107,64 @@ def has_free_target(st: EvolutionState, a: Species) -> bool:
     return False
 
 
-def target_options(st: EvolutionState, t: Task) -> list[Any]:
-    a = st.by_sid.get(t[2])
+def target_options(st: EvolutionState, t: AskTarget) -> list[Any]:
+    a = st.by_sid.get(t.sid)
     return targets(st, a) if a is not None else []
 
 
-def target_answer(st: EvolutionState, t: Task, target: Any) -> None:
+def target_answer(st: EvolutionState, t: AskTarget, target: Any) -> None:
     """Ruling 17: a hungry carnivore that feeds must attack a legal target; it pays for the defences it needs."""
     if target is None:
         return
-    seat, a = t[1], st.by_sid[t[2]]
+    seat, a = t.seat, st.by_sid[t.sid]
     d = st.rows[target[0]][target[1]]
     st.negated = []
-    st.stack.append(["attack", a.sid, d.sid])
+    st.stack.append(Attack(a.sid, d.sid))
     if d.mask & HORNS and a.mask & INTELLIGENCE:
-        st.stack.append(["ask_horns", seat])
+        st.stack.append(AskHorns(seat))
     found = blockers(st, a, d)
     for bit in reversed(DEFENCES):
         if found & bit:
-            st.stack.append(["ask_negate", seat, BIT_NAME[bit]])
+            st.stack.append(AskNegate(seat, BIT_NAME[bit]))
 
 
-ask("ask_target", "attack_target", "Choose the species to attack.", ("sid",), target_options, target_answer)
+ask(AskTarget, "ask_target", "attack_target", "Choose the species to attack.", ("sid",), target_options, target_answer)
 
 
-def negate_options(st: EvolutionState, t: Task) -> list[Any]:
-    return distinct_cards(st.hands[t[1]])
+def negate_options(st: EvolutionState, t: AskNegate) -> list[Any]:
+    return distinct_cards(st.hands[t.seat])
 
 
-def negate_answer(st: EvolutionState, t: Task, card: Any) -> None:
+def negate_answer(st: EvolutionState, t: AskNegate, card: Any) -> None:
     if card is None:
         return
-    seat = t[1]
+    seat = t.seat
     st.discard_card(st.take_from_hand(seat, card))
-    st.negated.append(t[2])
-    st.event(event="negate", seat=seat, trait=t[2], card=card)
+    st.negated.append(t.trait)
+    st.event(event="negate", seat=seat, trait=t.trait, card=card)
 
 
-ask("ask_negate", "negate_card", "Choose a card to discard to negate {2}.", ("trait",),
-    negate_options, negate_answer, always)
+ask(AskNegate, "ask_negate",
+    "negate_card", "Choose a card to discard to negate {trait}.", ("trait",), negate_options, negate_answer, always)
 
 
-def horns_options(st: EvolutionState, t: Task) -> list[Any]:
-    return ["keep", *distinct_cards(st.hands[t[1]])]
+def horns_options(st: EvolutionState, t: AskHorns) -> list[Any]:
+    return ["keep", *distinct_cards(st.hands[t.seat])]
 
 
-def horns_answer(st: EvolutionState, t: Task, choice: Any) -> None:
+def horns_answer(st: EvolutionState, t: AskHorns, choice: Any) -> None:
     if choice is not None and choice != "keep":
-        negate_answer(st, [t[0], t[1], "Horns"], choice)
+        negate_answer(st, AskNegate(t.seat, "Horns"), choice)
 
 
-ask("ask_horns", "negate_horns", "Discard a card to negate Horns, or keep them?", (), horns_options, horns_answer)
+ask(AskHorns, "ask_horns",
+    "negate_horns", "Discard a card to negate Horns, or keep them?", (), horns_options, horns_answer)
 
 
-@task("attack", "sid", "sid")
-def attack(st: EvolutionState, t: Task) -> None:
+@task(Attack, "attack", "sid", "sid")
+def attack(st: EvolutionState, t: Attack) -> None:
     """Resolve an attack (ruling 16, 28): Horns, the defender's loss, the meat, then every other Scavenger."""
-    a, d = st.by_sid.get(t[1]), st.by_sid.get(t[2])
+    a, d = st.by_sid.get(t.attacker), st.by_sid.get(t.defender)
     negated, st.negated = st.negated, []
     if a is None or d is None:
         return
@@ -183,6 +184,6 @@ def attack(st: EvolutionState, t: Task) -> None:
     for seat in reversed(st.order()):
         for sp in reversed(st.rows[seat]):
             if sp.mask & SCAVENGER and sp is not a:
-                st.stack.append(["take", sp.sid, 1, "meat", False, False])
+                st.stack.append(Take(sp.sid, 1, "meat", False, False))
     if a.pop > 0:
-        st.stack.append(["take", a.sid, meat, "meat", False, a.need() <= 0])
+        st.stack.append(Take(a.sid, meat, "meat", False, a.need() <= 0))

@@ -7,11 +7,30 @@ from typing import Any
 from engine.evolution.cards import CARD_BIT, CARD_ID, CARD_KIND, CARD_STR, IS_EVENT, MAX_AVIAN, TRAITS
 from engine.evolution.species import MAX_POPULATION, Species
 from engine.evolution.state import EvolutionState, distinct_cards
-from engine.evolution.step_registry import Task, always, ask, task
+from engine.evolution.step_registry import (
+    AskAvianCard,
+    AskDiscardSpecies,
+    AskDiscardTrait,
+    AskFood,
+    AskGrow,
+    AskPlay,
+    AskReplace,
+    AskSide,
+    AskTraitSpecies,
+    AskUse,
+    Nesting,
+    RevealTraits,
+    RoundStart,
+    SetPhase,
+    StartFeeding,
+    always,
+    ask,
+    task,
+)
 
 
-@task("round_start")
-def round_start(st: EvolutionState, t: Task) -> None:
+@task(RoundStart, "round_start")
+def round_start(st: EvolutionState, t: RoundStart) -> None:
     """Phase 1: a land species for every player without one, then 3 cards plus 1 per species (seed 001)."""
     order = st.order()
     for seat in order:
@@ -22,37 +41,37 @@ def round_start(st: EvolutionState, t: Task) -> None:
         drawn = st.draw(seat, 3 + len(st.rows[seat]), dealing=True)
         st.event(event="dealt", seat=seat, cards=drawn)
     st.phase = "food_card"
-    st.stack += [["start_feeding"], ["reveal_traits"]]
-    st.stack += [["ask_play", seat] for seat in reversed(order)]
-    st.stack.append(["set_phase", "play"])
-    st.stack += [["ask_food", seat] for seat in reversed(order)]
+    st.stack += [StartFeeding(), RevealTraits()]
+    st.stack += [AskPlay(seat) for seat in reversed(order)]
+    st.stack.append(SetPhase("play"))
+    st.stack += [AskFood(seat) for seat in reversed(order)]
 
 
-@task("set_phase", "str")
-def set_phase(st: EvolutionState, t: Task) -> None:
-    st.phase = t[1]
+@task(SetPhase, "set_phase", "str")
+def set_phase(st: EvolutionState, t: SetPhase) -> None:
+    st.phase = t.phase
 
 
 # -- phase 2: the food card, chosen secretly, one seat after another --------------------------------------------
 
-def food_options(st: EvolutionState, t: Task) -> list[Any]:
-    return distinct_cards(st.hands[t[1]])
+def food_options(st: EvolutionState, t: AskFood) -> list[Any]:
+    return distinct_cards(st.hands[t.seat])
 
 
-def food_answer(st: EvolutionState, t: Task, card: Any) -> None:
+def food_answer(st: EvolutionState, t: AskFood, card: Any) -> None:
     if card is not None:
-        st.food_cards[t[1]] = st.take_from_hand(t[1], card)
-        st.event(event="food_card_chosen", seat=t[1])
+        st.food_cards[t.seat] = st.take_from_hand(t.seat, card)
+        st.event(event="food_card_chosen", seat=t.seat)
 
 
-ask("ask_food", "food_card", "Choose a card to place face down as your food card.", (), food_options, food_answer,
-    always)
+ask(AskFood, "ask_food",
+    "food_card", "Choose a card to place face down as your food card.", (), food_options, food_answer, always)
 
 
 # -- phase 3: play cards ----------------------------------------------------------------------------------------
 
-def play_options(st: EvolutionState, t: Task) -> list[Any]:
-    seat = t[1]
+def play_options(st: EvolutionState, t: AskPlay) -> list[Any]:
+    seat = t.seat
     options: list[Any] = ["done"]
     options += [["card", c] for c in distinct_cards(st.hands[seat])]
     if any(sp.cards or sp.hidden for sp in st.rows[seat]):
@@ -60,28 +79,29 @@ def play_options(st: EvolutionState, t: Task) -> list[Any]:
     return options
 
 
-def play_answer(st: EvolutionState, t: Task, action: Any) -> None:
-    seat = t[1]
+def play_answer(st: EvolutionState, t: AskPlay, action: Any) -> None:
+    seat = t.seat
     if action is None or action == "done":
         st.event(event="done_playing", seat=seat)
         return
-    st.stack.append(["ask_play", seat])
+    st.stack.append(AskPlay(seat))
     if action == "discard_trait":
-        st.stack.append(["ask_discard_species", seat])
+        st.stack.append(AskDiscardSpecies(seat))
         return
     st.take_from_hand(seat, action[1])
-    st.stack.append(["ask_use", seat, action[1]])
+    st.stack.append(AskUse(seat, action[1]))
 
 
-ask("ask_play", "play", "Play a card from your hand, discard a trait, or finish.", (), play_options, play_answer)
+ask(AskPlay, "ask_play",
+    "play", "Play a card from your hand, discard a trait, or finish.", (), play_options, play_answer)
 
 
 def can_take_trait(sp: Species, bit: int) -> bool:
     return not sp.has_kind(bit)
 
 
-def use_options(st: EvolutionState, t: Task) -> list[Any]:
-    seat, card = t[1], t[2]
+def use_options(st: EvolutionState, t: AskUse) -> list[Any]:
+    seat, card = t.seat, t.card
     cid = CARD_ID[card]
     row = st.rows[seat]
     uses: list[Any] = []
@@ -105,55 +125,57 @@ def use_options(st: EvolutionState, t: Task) -> list[Any]:
     return uses
 
 
-def use_answer(st: EvolutionState, t: Task, use: Any) -> None:
-    seat, card = t[1], t[2]
+def use_answer(st: EvolutionState, t: AskUse, use: Any) -> None:
+    seat, card = t.seat, t.card
     if use == "trait":
-        st.stack.append(["ask_trait_species", seat, card])
+        st.stack.append(AskTraitSpecies(seat, card))
         return
     st.discard_card(CARD_ID[card])
     st.event(event="card_discarded", seat=seat, card=card, use=use)
     if use == "species":
-        st.stack.append(["ask_side", seat, False])
+        st.stack.append(AskSide(seat, False))
     elif use == "avian":
-        st.stack.append(["ask_avian_card", seat])
+        st.stack.append(AskAvianCard(seat))
     else:
-        st.stack.append(["ask_grow", seat, use])
+        st.stack.append(AskGrow(seat, use))
 
 
-ask("ask_use", "card_use", "Use the card as a trait, for a new species, or for growth.", ("card",),
-    use_options, use_answer, always)
+ask(AskUse, "ask_use",
+    "card_use", "Use the card as a trait, for a new species, or for growth.", ("card",), use_options, use_answer,
+    always)
 
 
-def trait_species_options(st: EvolutionState, t: Task) -> list[Any]:
-    bit = CARD_BIT[CARD_ID[t[2]]]
-    return [i for i, sp in enumerate(st.rows[t[1]]) if can_take_trait(sp, bit)]
+def trait_species_options(st: EvolutionState, t: AskTraitSpecies) -> list[Any]:
+    bit = CARD_BIT[CARD_ID[t.card]]
+    return [i for i, sp in enumerate(st.rows[t.seat]) if can_take_trait(sp, bit)]
 
 
-def trait_species_answer(st: EvolutionState, t: Task, i: Any) -> None:
-    seat, card = t[1], t[2]
+def trait_species_answer(st: EvolutionState, t: AskTraitSpecies, i: Any) -> None:
+    seat, card = t.seat, t.card
     if i is None:  # no species can take it (only in a hand-made state): the card goes back to the hand
         st.hands[seat].append(CARD_ID[card])
         st.hands[seat].sort()
         return
     sp = st.rows[seat][i]
     if sp.trait_count() >= 3:  # ruling 9: a full species swaps one trait out
-        st.stack.append(["ask_replace", seat, sp.sid, card])
+        st.stack.append(AskReplace(seat, sp.sid, card))
         return
     sp.hidden.append(CARD_ID[card])
     st.event(event="trait_played_face_down", seat=seat, species=i)
 
 
-ask("ask_trait_species", "trait_species", "Choose the species that gets the trait.", ("card",),
-    trait_species_options, trait_species_answer, always)
+ask(AskTraitSpecies, "ask_trait_species",
+    "trait_species", "Choose the species that gets the trait.", ("card",), trait_species_options, trait_species_answer,
+    always)
 
 
-def replace_options(st: EvolutionState, t: Task) -> list[Any]:
-    sp = st.by_sid[t[2]]
+def replace_options(st: EvolutionState, t: AskReplace | AskDiscardTrait) -> list[Any]:
+    sp = st.by_sid[t.sid]
     return [TRAITS[CARD_KIND[c]] for c in sp.cards + sp.hidden]
 
 
-def replace_answer(st: EvolutionState, t: Task, name: Any) -> None:
-    seat, sp, card = t[1], st.by_sid[t[2]], t[3]
+def replace_answer(st: EvolutionState, t: AskReplace, name: Any) -> None:
+    seat, sp, card = t.seat, st.by_sid[t.sid], t.card
     old = next(c for c in sp.cards + sp.hidden if TRAITS[CARD_KIND[c]] == name)
     st.remove_trait(sp, old)  # a replaced Flight keeps the board avian until the reveal (ruling 30)
     sp.hidden.append(CARD_ID[card])
@@ -161,49 +183,52 @@ def replace_answer(st: EvolutionState, t: Task, name: Any) -> None:
     st.event(event="trait_played_face_down", seat=seat, species=st.index(sp))
 
 
-ask("ask_replace", "replace_trait", "The species has three traits: choose the one to discard.", ("sid", "card"),
-    replace_options, replace_answer)
+ask(AskReplace, "ask_replace",
+    "replace_trait", "The species has three traits: choose the one to discard.", ("sid", "card"), replace_options,
+    replace_answer)
 
 
-def side_options(st: EvolutionState, t: Task) -> list[Any]:
-    return ["left", "right"] if st.rows[t[1]] else ["right"]
+def side_options(st: EvolutionState, t: AskSide) -> list[Any]:
+    return ["left", "right"] if st.rows[t.seat] else ["right"]
 
 
-def side_answer(st: EvolutionState, t: Task, side: Any) -> None:
-    seat, avian = t[1], t[2]
+def side_answer(st: EvolutionState, t: AskSide, side: Any) -> None:
+    seat, avian = t.seat, t.avian
     sp = st.new_species(seat, avian, left=side == "left")
     st.event(event="new_species", seat=seat, species=st.index(sp), avian=avian)
 
 
-ask("ask_side", "species_side", "Place the new species at the left or the right end of your row.", ("bool",),
-    side_options, side_answer)
+ask(AskSide, "ask_side",
+    "species_side", "Place the new species at the left or the right end of your row.", ("bool",), side_options,
+    side_answer)
 
 
-def avian_card_options(st: EvolutionState, t: Task) -> list[Any]:
-    return distinct_cards(st.hands[t[1]])
+def avian_card_options(st: EvolutionState, t: AskAvianCard) -> list[Any]:
+    return distinct_cards(st.hands[t.seat])
 
 
-def avian_card_answer(st: EvolutionState, t: Task, card: Any) -> None:
-    seat = t[1]
+def avian_card_answer(st: EvolutionState, t: AskAvianCard, card: Any) -> None:
+    seat = t.seat
     if card is None:
         return
     st.discard_card(st.take_from_hand(seat, card))
     st.event(event="card_discarded", seat=seat, card=card, use="avian")
-    st.stack.append(["ask_side", seat, True])
+    st.stack.append(AskSide(seat, True))
 
 
-ask("ask_avian_card", "avian_card", "Choose the second card to discard for the avian species.", (),
-    avian_card_options, avian_card_answer, always)
+ask(AskAvianCard, "ask_avian_card",
+    "avian_card", "Choose the second card to discard for the avian species.", (), avian_card_options,
+    avian_card_answer, always)
 
 
-def grow_options(st: EvolutionState, t: Task) -> list[Any]:
-    if t[2] == "body":
-        return [i for i, sp in enumerate(st.rows[t[1]]) if sp.body < sp.max_body()]
-    return [i for i, sp in enumerate(st.rows[t[1]]) if sp.pop < MAX_POPULATION]
+def grow_options(st: EvolutionState, t: AskGrow) -> list[Any]:
+    if t.what == "body":
+        return [i for i, sp in enumerate(st.rows[t.seat]) if sp.body < sp.max_body()]
+    return [i for i, sp in enumerate(st.rows[t.seat]) if sp.pop < MAX_POPULATION]
 
 
-def grow_answer(st: EvolutionState, t: Task, i: Any) -> None:
-    seat, what = t[1], t[2]
+def grow_answer(st: EvolutionState, t: AskGrow, i: Any) -> None:
+    seat, what = t.seat, t.what
     if i is None:
         return
     sp = st.rows[seat][i]
@@ -211,7 +236,7 @@ def grow_answer(st: EvolutionState, t: Task, i: Any) -> None:
         grow_body(sp)
     else:
         sp.pop += 1
-        st.stack.append(["nesting", sp.sid])  # ruling 24: Nesting on every Population gain
+        st.stack.append(Nesting(sp.sid))  # ruling 24: Nesting on every Population gain
     st.event(event="grow", seat=seat, species=i, what=what)
 
 
@@ -223,25 +248,26 @@ def grow_body(sp: Species) -> None:
         sp.upkeep += move
 
 
-ask("ask_grow", "grow_species", "Choose the species to grow (+1 {2}).", ("str",), grow_options, grow_answer)
+ask(AskGrow, "ask_grow", "grow_species", "Choose the species to grow (+1 {what}).", ("str",), grow_options, grow_answer)
 
 
-def discard_species_options(st: EvolutionState, t: Task) -> list[Any]:
-    return [i for i, sp in enumerate(st.rows[t[1]]) if sp.cards or sp.hidden]
+def discard_species_options(st: EvolutionState, t: AskDiscardSpecies) -> list[Any]:
+    return [i for i, sp in enumerate(st.rows[t.seat]) if sp.cards or sp.hidden]
 
 
-def discard_species_answer(st: EvolutionState, t: Task, i: Any) -> None:
+def discard_species_answer(st: EvolutionState, t: AskDiscardSpecies, i: Any) -> None:
     if i is None:
         return
-    st.stack.append(["ask_discard_trait", t[1], st.rows[t[1]][i].sid])
+    st.stack.append(AskDiscardTrait(t.seat, st.rows[t.seat][i].sid))
 
 
-ask("ask_discard_species", "discard_trait_species", "Choose the species to discard a trait from.", (),
-    discard_species_options, discard_species_answer)
+ask(AskDiscardSpecies, "ask_discard_species",
+    "discard_trait_species", "Choose the species to discard a trait from.", (), discard_species_options,
+    discard_species_answer)
 
 
-def discard_trait_answer(st: EvolutionState, t: Task, name: Any) -> None:
-    seat, sp = t[1], st.by_sid[t[2]]
+def discard_trait_answer(st: EvolutionState, t: AskDiscardTrait, name: Any) -> None:
+    seat, sp = t.seat, st.by_sid[t.sid]
     old = next(c for c in sp.cards + sp.hidden if TRAITS[CARD_KIND[c]] == name)
     st.remove_trait(sp, old)
     if sp.avian and not sp.has_flight_card():
@@ -249,12 +275,12 @@ def discard_trait_answer(st: EvolutionState, t: Task, name: Any) -> None:
     st.event(event="trait_discarded", seat=seat, species=st.index(sp), card=CARD_STR[old])
 
 
-ask("ask_discard_trait", "discard_trait", "Choose the trait to discard.", ("sid",),
-    replace_options, discard_trait_answer)
+ask(AskDiscardTrait, "ask_discard_trait",
+    "discard_trait", "Choose the trait to discard.", ("sid",), replace_options, discard_trait_answer)
 
 
-@task("reveal_traits")
-def reveal_traits(st: EvolutionState, t: Task) -> None:
+@task(RevealTraits, "reveal_traits")
+def reveal_traits(st: EvolutionState, t: RevealTraits) -> None:
     """End of phase 3: every face-down trait turns up at once (ruling 10)."""
     revealed = []
     for seat in range(st.n):

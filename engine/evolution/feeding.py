@@ -18,18 +18,34 @@ from engine.evolution.cards import (
 from engine.evolution.food import push_take
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState, distinct_cards
-from engine.evolution.step_registry import Task, always, ask, task
+from engine.evolution.step_registry import (
+    AskDiveSource,
+    AskDiveSpecies,
+    AskFeed,
+    AskIntelCard,
+    AskTarget,
+    EndFeeding,
+    EndTurn,
+    FeedTurn,
+    Leafy,
+    RevealFood,
+    RoundStart,
+    StartFeeding,
+    always,
+    ask,
+    task,
+)
 
 
-@task("start_feeding")
-def start_feeding(st: EvolutionState, t: Task) -> None:
+@task(StartFeeding, "start_feeding")
+def start_feeding(st: EvolutionState, t: StartFeeding) -> None:
     st.phase = "before_reveal"
-    st.stack.append(["reveal_food"])
-    st.stack += [["leafy", seat] for seat in reversed(st.order())]
+    st.stack.append(RevealFood())
+    st.stack += [Leafy(seat) for seat in reversed(st.order())]
 
 
-@task("reveal_food")
-def reveal_food(st: EvolutionState, t: Task) -> None:
+@task(RevealFood, "reveal_food")
+def reveal_food(st: EvolutionState, t: RevealFood) -> None:
     """Food cards onto the Watering Hole (a negative total removes food, down to 0); the Cliff gets one food per
     player (ruling 13)."""
     cards = [c for c in st.food_cards if c is not None]
@@ -44,28 +60,28 @@ def reveal_food(st: EvolutionState, t: Task) -> None:
     st.acted = False
     st.event(event="food_revealed", cards=[CARD_STR[c] for c in cards], total=total, watering_hole=st.wh,
              cliff=st.cliff)
-    st.stack.append(["feed_turn", st.first])
+    st.stack.append(FeedTurn(st.first))
 
 
-@task("feed_turn", "seat")
-def feed_turn(st: EvolutionState, t: Task) -> None:
-    st.stack.append(["end_turn", t[1]])
-    st.stack.append(["ask_feed", t[1], False])
+@task(FeedTurn, "feed_turn", "seat")
+def feed_turn(st: EvolutionState, t: FeedTurn) -> None:
+    st.stack.append(EndTurn(t.seat))
+    st.stack.append(AskFeed(t.seat, False))
 
 
-@task("end_turn", "seat")
-def end_turn(st: EvolutionState, t: Task) -> None:
+@task(EndTurn, "end_turn", "seat")
+def end_turn(st: EvolutionState, t: EndTurn) -> None:
     """Ruling 14: feeding ends when a whole round of turns passes with nobody feeding or playing an event."""
     st.passes = 0 if st.acted else st.passes + 1
     st.acted = False
     if st.passes >= st.n:
-        st.stack.append(["end_feeding"])
+        st.stack.append(EndFeeding())
     else:
-        st.stack.append(["feed_turn", (t[1] + 1) % st.n])
+        st.stack.append(FeedTurn((t.seat + 1) % st.n))
 
 
-@task("end_feeding")
-def end_feeding(st: EvolutionState, t: Task) -> None:
+@task(EndFeeding, "end_feeding")
+def end_feeding(st: EvolutionState, t: EndFeeding) -> None:
     """Ruling 20, 21: Population drops to its food; no food means extinction; food to the bags; upkeep back."""
     for seat in st.order():
         for sp in list(st.rows[seat]):
@@ -84,15 +100,15 @@ def end_feeding(st: EvolutionState, t: Task) -> None:
         return
     st.first = (st.first + 1) % st.n  # ruling 5
     st.round += 1
-    st.stack.append(["round_start"])
+    st.stack.append(RoundStart())
 
 
 # -- the feeding choice, with the events (ruling 11) --------------------------------------------------------------
 
-def feed_options(st: EvolutionState, t: Task) -> list[Any]:
+def feed_options(st: EvolutionState, t: AskFeed) -> list[Any]:
     """[species, how] for every species that can eat; "pass" when only fat could be stored (ruling 14, 29) or
     nothing can eat; then the events the player can play now: Seed Dispersal and Dive Bomb."""
-    seat, dived = t[1], t[2]
+    seat, dived = t.seat, t.dived
     options = normal_feed_options(st, seat)
     if may_play_event(st, seat):
         if not options:
@@ -114,8 +130,8 @@ def may_play_event(st: EvolutionState, seat: int) -> bool:
     return st.flight and bool(st.hands[seat]) and any(sp.avian for sp in st.rows[seat])
 
 
-def offer_feed(st: EvolutionState, t: Task) -> bool:
-    return may_play_event(st, t[1])
+def offer_feed(st: EvolutionState, t: AskFeed) -> bool:
+    return may_play_event(st, t.seat)
 
 
 def normal_feed_options(st: EvolutionState, seat: int) -> list[Any]:
@@ -147,8 +163,8 @@ def normal_feed_options(st: EvolutionState, seat: int) -> list[Any]:
     return options
 
 
-def feed_answer(st: EvolutionState, t: Task, action: Any) -> None:
-    seat = t[1]
+def feed_answer(st: EvolutionState, t: AskFeed, action: Any) -> None:
+    seat = t.seat
     if action is None or action == "pass":
         st.event(event="pass", seat=seat)
         return
@@ -156,7 +172,7 @@ def feed_answer(st: EvolutionState, t: Task, action: Any) -> None:
     what = action[0]
     if what == "seed_dispersal":
         seed_dispersal(st, seat, action[1], action[2])
-        st.stack.append(["ask_feed", seat, t[2]])
+        st.stack.append(AskFeed(seat, t.dived))
     elif what == "dive_bomb":
         dive_bomb(st, seat, action[1], action[2])
     else:
@@ -165,33 +181,34 @@ def feed_answer(st: EvolutionState, t: Task, action: Any) -> None:
 
 def feed(st: EvolutionState, seat: int, sp: Species, how: str) -> None:
     if how == "attack":
-        st.stack.append(["ask_target", seat, sp.sid])
+        st.stack.append(AskTarget(seat, sp.sid))
     elif how == "intelligence":
-        st.stack.append(["ask_intel_card", seat, sp.sid])
+        st.stack.append(AskIntelCard(seat, sp.sid))
     else:
         push_take(st, sp, 1, how, True)
 
 
-ask("ask_feed", "feed", "Choose a species to feed and how, or play an event.", ("bool",), feed_options,
-    feed_answer, offer_feed)
+ask(AskFeed, "ask_feed",
+    "feed", "Choose a species to feed and how, or play an event.", ("bool",), feed_options, feed_answer, offer_feed)
 
 
-def intel_card_options(st: EvolutionState, t: Task) -> list[Any]:
-    return distinct_cards(st.hands[t[1]])
+def intel_card_options(st: EvolutionState, t: AskIntelCard) -> list[Any]:
+    return distinct_cards(st.hands[t.seat])
 
 
-def intel_card_answer(st: EvolutionState, t: Task, card: Any) -> None:
+def intel_card_answer(st: EvolutionState, t: AskIntelCard, card: Any) -> None:
     """Intelligence on a non-carnivore: one card for 2 plant food from the bank (ruling 16)."""
-    sp = st.by_sid.get(t[2])
+    sp = st.by_sid.get(t.sid)
     if card is None or sp is None:
         return
-    st.discard_card(st.take_from_hand(t[1], card))
-    st.event(event="intelligence", seat=t[1], species=st.index(sp), card=card)
+    st.discard_card(st.take_from_hand(t.seat, card))
+    st.event(event="intelligence", seat=t.seat, species=st.index(sp), card=card)
     push_take(st, sp, 2, "bank", True)
 
 
-ask("ask_intel_card", "intelligence_card", "Choose the card to discard for Intelligence.", ("sid",),
-    intel_card_options, intel_card_answer, always)
+ask(AskIntelCard, "ask_intel_card",
+    "intelligence_card", "Choose the card to discard for Intelligence.", ("sid",), intel_card_options,
+    intel_card_answer, always)
 
 
 # -- events: Seed Dispersal before the turn, Dive Bomb on it (ruling 11) ------------------------------------------
@@ -222,33 +239,33 @@ def dive_bomb(st: EvolutionState, seat: int, when: str, card: str) -> None:
     st.discard_card(st.take_from_hand(seat, card))
     st.event(event="dive_bomb", seat=seat, card=card, when=when)
     if when == "before":
-        st.stack.append(["ask_feed", seat, True])
-        st.stack.append(["ask_dive_species", seat])
+        st.stack.append(AskFeed(seat, True))
+        st.stack.append(AskDiveSpecies(seat))
     else:
-        st.stack.append(["ask_dive_species", seat])
-        st.stack.append(["ask_feed", seat, True])
+        st.stack.append(AskDiveSpecies(seat))
+        st.stack.append(AskFeed(seat, True))
 
 
-def dive_species_options(st: EvolutionState, t: Task) -> list[Any]:
-    return [i for i, sp in enumerate(st.rows[t[1]]) if can_dive(st, sp)]
+def dive_species_options(st: EvolutionState, t: AskDiveSpecies) -> list[Any]:
+    return [i for i, sp in enumerate(st.rows[t.seat]) if can_dive(st, sp)]
 
 
-def dive_species_answer(st: EvolutionState, t: Task, i: Any) -> None:
+def dive_species_answer(st: EvolutionState, t: AskDiveSpecies, i: Any) -> None:
     if i is None:
         return
-    seat = t[1]
+    seat = t.seat
     sp = st.rows[seat][i]
     if sp.mask & CARNIVORE:
-        st.stack.append(["ask_target", seat, sp.sid])
+        st.stack.append(AskTarget(seat, sp.sid))
     else:
-        st.stack.append(["ask_dive_source", seat, sp.sid])
+        st.stack.append(AskDiveSource(seat, sp.sid))
 
 
-ask("ask_dive_species", "dive_bomb_species", "Choose the avian species that dives.", (),
-    dive_species_options, dive_species_answer)
+ask(AskDiveSpecies, "ask_dive_species",
+    "dive_bomb_species", "Choose the avian species that dives.", (), dive_species_options, dive_species_answer)
 
 
-def dive_source_options(st: EvolutionState, t: Task) -> list[Any]:
+def dive_source_options(st: EvolutionState, t: AskDiveSource) -> list[Any]:
     options: list[Any] = []
     if st.wh > 0:
         options.append("watering_hole")
@@ -258,11 +275,12 @@ def dive_source_options(st: EvolutionState, t: Task) -> list[Any]:
     return options
 
 
-def dive_source_answer(st: EvolutionState, t: Task, src: Any) -> None:
-    sp = st.by_sid.get(t[2])
+def dive_source_answer(st: EvolutionState, t: AskDiveSource, src: Any) -> None:
+    sp = st.by_sid.get(t.sid)
     if sp is not None:
         push_take(st, sp, 3, src, True)  # Foraging and Cooperation as normal (seed 000, ruling 26)
 
 
-ask("ask_dive_source", "dive_bomb_source", "Take the 3 plant food from the Watering Hole, the Cliff or the bank?",
-    ("sid",), dive_source_options, dive_source_answer)
+ask(AskDiveSource, "ask_dive_source",
+    "dive_bomb_source", "Take the 3 plant food from the Watering Hole, the Cliff or the bank?", ("sid",),
+    dive_source_options, dive_source_answer)

@@ -17,7 +17,18 @@ from engine.evolution.cards import (
 )
 from engine.evolution.species import MAX_POPULATION, Species
 from engine.evolution.state import EvolutionState
-from engine.evolution.step_registry import Task, ask, task
+from engine.evolution.step_registry import (
+    AskFat,
+    AskNestSource,
+    AskTrigger,
+    Coop,
+    Leafy,
+    Nesting,
+    Take,
+    Trigger,
+    ask,
+    task,
+)
 
 PLANT_SOURCES = ("watering_hole", "cliff", "bank")
 SOURCES = (*PLANT_SOURCES, "meat")
@@ -25,17 +36,17 @@ SOURCES = (*PLANT_SOURCES, "meat")
 
 def push_take(st: EvolutionState, sp: Species, amount: int, src: str, forage: bool) -> None:
     """Queue a take; a species whose only room is fat stores without asking (the feeding chose it)."""
-    st.stack.append(["take", sp.sid, amount, src, forage, sp.need() <= 0])
+    st.stack.append(Take(sp.sid, amount, src, forage, sp.need() <= 0))
 
 
-@task("take", "sid", "int", "src", "bool", "bool")
-def take(st: EvolutionState, t: Task) -> None:
+@task(Take, "take", "sid", "int", "src", "bool", "bool")
+def take(st: EvolutionState, t: Take) -> None:
     """A species takes food from a source, as far as it has room (ruling 25): upkeep, then Population, then fat
     by the owner's choice. Foraging adds 1 to plant takes (ruling 26). A real take triggers Cooperation."""
-    sp = st.by_sid.get(t[1])
+    sp = st.by_sid.get(t.sid)
     if sp is None:
         return
-    amount, src, forage, store = t[2], t[3], t[4], t[5]
+    amount, src, forage, store = t.amount, t.src, t.forage, t.store
     mask = sp.mask
     if src != "meat":
         if mask & CARNIVORE:
@@ -63,10 +74,10 @@ def take(st: EvolutionState, t: Task) -> None:
             _store(st, sp, most, src)
             main += most
         else:
-            st.stack.append(["ask_fat", sp.owner, sp.sid, src, most, main > 0])  # ruling 14, 29
+            st.stack.append(AskFat(sp.owner, sp.sid, src, most, main > 0))  # ruling 14, 29
             return
     if main > 0:
-        st.stack.append(["coop", sp.sid, src])
+        st.stack.append(Coop(sp.sid, src))
 
 
 def _spend(st: EvolutionState, src: str, amount: int) -> None:
@@ -82,68 +93,70 @@ def _store(st: EvolutionState, sp: Species, amount: int, src: str) -> None:
     st.event(event="fat_stored", seat=sp.owner, species=st.index(sp), amount=amount, source=src)
 
 
-def fat_options(st: EvolutionState, t: Task) -> list[Any]:
-    sp = st.by_sid.get(t[2])
+def fat_options(st: EvolutionState, t: AskFat) -> list[Any]:
+    sp = st.by_sid.get(t.sid)
     if sp is None:
         return []
-    most = min(t[4], sp.body - sp.fat)
-    if t[3] == "watering_hole":
+    most = min(t.most, sp.body - sp.fat)
+    if t.src == "watering_hole":
         most = min(most, st.wh)
-    elif t[3] == "cliff":
+    elif t.src == "cliff":
         most = min(most, st.cliff)
     return list(range(max(most, 0) + 1))
 
 
-def fat_answer(st: EvolutionState, t: Task, amount: Any) -> None:
-    sp = st.by_sid.get(t[2])
+def fat_answer(st: EvolutionState, t: AskFat, amount: Any) -> None:
+    sp = st.by_sid.get(t.sid)
     if sp is None:
         return
     if amount:
-        _store(st, sp, amount, t[3])
-    if amount or t[5]:
-        st.stack.append(["coop", sp.sid, t[3]])
+        _store(st, sp, amount, t.src)
+    if amount or t.fed:
+        st.stack.append(Coop(sp.sid, t.src))
 
 
-ask("ask_fat", "store_fat", "How much food should the Fat Tissue species store?", ("sid", "src", "int", "bool"),
-    fat_options, fat_answer)
+ask(AskFat, "ask_fat",
+    "store_fat", "How much food should the Fat Tissue species store?", ("sid", "src", "int", "bool"), fat_options,
+    fat_answer)
 
 
-@task("coop", "sid", "src")
-def coop(st: EvolutionState, t: Task) -> None:
+@task(Coop, "coop", "sid", "src")
+def coop(st: EvolutionState, t: Coop) -> None:
     """Cooperation: the right neighbour takes 1 from the same source; the Cliff too, even for land (ruling 15)."""
-    sp = st.by_sid.get(t[1])
+    sp = st.by_sid.get(t.sid)
     if sp is None or not sp.mask & COOPERATION:
         return
     row = st.rows[sp.owner]
     i = row.index(sp)
     if i + 1 < len(row):
-        st.stack.append(["take", row[i + 1].sid, 1, t[2], False, False])  # no Foraging on it (ruling 26)
+        st.stack.append(Take(row[i + 1].sid, 1, t.src, False, False))  # no Foraging on it (ruling 26)
 
 
-@task("nesting", "sid")
-def nesting(st: EvolutionState, t: Task) -> None:
+@task(Nesting, "nesting", "sid")
+def nesting(st: EvolutionState, t: Nesting) -> None:
     """Nesting, for one Population gained (ruling 24): 3 meat if avian, else 1 plant from WH or bank (ruling 18)."""
-    sp = st.by_sid.get(t[1])
+    sp = st.by_sid.get(t.sid)
     if sp is None or not sp.mask & NESTING:
         return
     if sp.avian:
-        st.stack.append(["take", sp.sid, 3, "meat", False, False])
+        st.stack.append(Take(sp.sid, 3, "meat", False, False))
     elif st.wh > 0:
-        st.stack.append(["ask_nest_source", sp.owner, sp.sid])
+        st.stack.append(AskNestSource(sp.owner, sp.sid))
     else:
-        st.stack.append(["take", sp.sid, 1, "bank", True, False])
+        st.stack.append(Take(sp.sid, 1, "bank", True, False))
 
 
-def nest_source_options(st: EvolutionState, t: Task) -> list[Any]:
+def nest_source_options(st: EvolutionState, t: AskNestSource) -> list[Any]:
     return ["watering_hole", "bank"] if st.wh > 0 else ["bank"]
 
 
-def nest_source_answer(st: EvolutionState, t: Task, src: Any) -> None:
-    st.stack.append(["take", t[2], 1, src, True, False])
+def nest_source_answer(st: EvolutionState, t: AskNestSource, src: Any) -> None:
+    st.stack.append(Take(t.sid, 1, src, True, False))
 
 
-ask("ask_nest_source", "nesting_source", "Nesting: take the plant food from the Watering Hole or the bank?",
-    ("sid",), nest_source_options, nest_source_answer)
+ask(AskNestSource, "ask_nest_source",
+    "nesting_source", "Nesting: take the plant food from the Watering Hole or the bank?", ("sid",),
+    nest_source_options, nest_source_answer)
 
 
 def gain_population(st: EvolutionState, sp: Species, count: int) -> int:
@@ -151,7 +164,7 @@ def gain_population(st: EvolutionState, sp: Species, count: int) -> int:
     gained = min(count, MAX_POPULATION - sp.pop)
     sp.pop += gained
     for _ in range(gained):
-        st.stack.append(["nesting", sp.sid])
+        st.stack.append(Nesting(sp.sid))
     return gained
 
 
@@ -181,51 +194,52 @@ def has_trigger(st: EvolutionState, sp: Species, bit: int) -> bool:
     return True
 
 
-@task("leafy", "seat")
-def leafy(st: EvolutionState, t: Task) -> None:
+@task(Leafy, "leafy", "seat")
+def leafy(st: EvolutionState, t: Leafy) -> None:
     """A player's triggers before the reveal, resolved in the order the player picks (ruling 12, 19)."""
-    triggers = [[sp.sid, name] for sp in st.rows[t[1]] for name, bit in LEAFY
+    triggers = [[sp.sid, name] for sp in st.rows[t.seat] for name, bit in LEAFY
                 if sp.mask & bit and has_trigger(st, sp, bit)]
     if triggers:
-        st.stack.append(["ask_trigger", t[1], triggers])
+        st.stack.append(AskTrigger(t.seat, triggers))
 
 
-def trigger_options(st: EvolutionState, t: Task) -> list[Any]:
-    return [[st.index(st.by_sid[sid]), name] for sid, name in t[2] if sid in st.by_sid]
+def trigger_options(st: EvolutionState, t: AskTrigger) -> list[Any]:
+    return [[st.index(st.by_sid[sid]), name] for sid, name in t.triggers if sid in st.by_sid]
 
 
-def trigger_answer(st: EvolutionState, t: Task, choice: Any) -> None:
+def trigger_answer(st: EvolutionState, t: AskTrigger, choice: Any) -> None:
     if choice is None:
         return
-    seat, (i, name) = t[1], choice
+    seat, (i, name) = t.seat, choice
     sp = st.rows[seat][i]
-    rest = [trig for trig in t[2] if not (trig[0] == sp.sid and trig[1] == name)]
+    rest = [trig for trig in t.triggers if not (trig[0] == sp.sid and trig[1] == name)]
     if rest:
-        st.stack.append(["ask_trigger", seat, rest])
-    st.stack.append(["trigger", sp.sid, name])
+        st.stack.append(AskTrigger(seat, rest))
+    st.stack.append(Trigger(sp.sid, name))
 
 
-ask("ask_trigger", "trigger_order", "Choose which of your triggers before the reveal resolves next.", ("triggers",),
-    trigger_options, trigger_answer)
+ask(AskTrigger, "ask_trigger",
+    "trigger_order", "Choose which of your triggers before the reveal resolves next.", ("triggers",), trigger_options,
+    trigger_answer)
 
 
-@task("trigger", "sid", "trait")
-def trigger(st: EvolutionState, t: Task) -> None:
-    sp = st.by_sid.get(t[1])
+@task(Trigger, "trigger", "sid", "trait")
+def trigger(st: EvolutionState, t: Trigger) -> None:
+    sp = st.by_sid.get(t.sid)
     if sp is None:
         return
-    name = t[2]
+    name = t.trait
     st.event(event="trigger", seat=sp.owner, species=st.index(sp), trait=name)
     if name == "Fertile":
         if st.wh > 0:  # ruling 12
             gain_population(st, sp, 1)
     elif name == "Long Neck":
-        st.stack.append(["take", sp.sid, 1, "bank", True, False])
+        st.stack.append(Take(sp.sid, 1, "bank", True, False))
     elif name == "Fat Tissue":
         move_fat(sp)
     elif name == "Good Eyesight":
         if not sp.mask & CARNIVORE:
-            st.stack.append(["take", sp.sid, 2, "watering_hole", True, False])  # ruling 25
+            st.stack.append(Take(sp.sid, 2, "watering_hole", True, False))  # ruling 25
     elif name == "Brood Parasite":
         brood_parasite(st, sp)
 
@@ -250,4 +264,4 @@ def brood_parasite(st: EvolutionState, sp: Species) -> None:
     count = sum(1 for j in (i - 1, i + 1) if 0 <= j < len(row) and row[j].avian)
     if count:
         gain_population(st, sp, count)
-        st.stack.append(["take", sp.sid, count, "meat", False, False])
+        st.stack.append(Take(sp.sid, count, "meat", False, False))

@@ -11,6 +11,7 @@ from engine.evolution import attacks, card_phases, feeding, food  # noqa: F401 -
 from engine.evolution.cards import PRINTINGS, build_deck
 from engine.evolution.serial import state_from_dict
 from engine.evolution.state import EvolutionState
+from engine.evolution.step_registry import RoundStart
 
 
 class EvolutionGame(Game):
@@ -52,7 +53,7 @@ class EvolutionGame(Game):
             st.reserve, deck = deck[:size], deck[size:]
         st.deck = deck
         st.first = random.Random(f"{seed}:first").randrange(num_players)  # ruling 5
-        st.stack = [["round_start"]]
+        st.stack = [RoundStart()]
         st.run()
         return st
 

@@ -14,8 +14,18 @@ from engine.core import JSON, InvalidOptions, InvalidState
 from engine.evolution.cards import CARD_BIT, CARD_STR, EVENT_BITS, FLIGHT, KIND, parse_card
 from engine.evolution.species import MAX_POPULATION, Species
 from engine.evolution.state import EvolutionState
-from engine.evolution.step_registry import STEPS
-from engine.steps import deep, get_key
+from engine.evolution.step_registry import (
+    STEPS,
+    AskFood,
+    AskPlay,
+    FeedTurn,
+    Leafy,
+    RevealFood,
+    RevealTraits,
+    SetPhase,
+    StartFeeding,
+)
+from engine.steps import Task, get_key
 
 PHASES = ("food_card", "play", "before_reveal", "feeding", "over")
 SOURCE_NAMES = ("watering_hole", "cliff", "bank", "meat")
@@ -43,7 +53,7 @@ def state_to_dict(st: EvolutionState) -> dict[str, JSON]:
         "passes": st.passes,
         "acted": st.acted,
         "negated": list(st.negated),
-        "stack": deep(st.stack),
+        "stack": [STEPS.to_json(t) for t in st.stack],
     }
 
 
@@ -209,19 +219,19 @@ def _arg_ok(st: EvolutionState, kind: str, arg: Any) -> bool:
     return False
 
 
-def default_stack(st: EvolutionState, turn: int) -> list[list[Any]]:
+def default_stack(st: EvolutionState, turn: int) -> list[Task]:
     """The steps left in the current phase, from seat `turn` to the last seat before the first player again."""
     n = st.n
     seats = [(turn + i) % n for i in range((st.first - turn) % n or n)]
     later = list(reversed(seats))
     if st.phase == "food_card":
         every = list(reversed(st.order()))
-        return ([["start_feeding"], ["reveal_traits"]] + [["ask_play", s] for s in every]
-                + [["set_phase", "play"]] + [["ask_food", s] for s in later])
+        return [StartFeeding(), RevealTraits(), *[AskPlay(s) for s in every], SetPhase("play"),
+                *[AskFood(s) for s in later]]
     if st.phase == "play":
-        return [["start_feeding"], ["reveal_traits"]] + [["ask_play", s] for s in later]
+        return [StartFeeding(), RevealTraits(), *[AskPlay(s) for s in later]]
     if st.phase == "before_reveal":
-        return [["reveal_food"]] + [["leafy", s] for s in later]
+        return [RevealFood(), *[Leafy(s) for s in later]]
     if st.phase == "feeding":
-        return [["feed_turn", turn]]
+        return [FeedTurn(turn)]
     return []

@@ -9,7 +9,7 @@ from engine.core import JSON, Decision, Game, Outcome
 from engine.evolution.cards import CARD_ID, CARD_KIND, CARD_STR, FAT_TISSUE, FLIGHT_CARD, KIND
 from engine.evolution.species import Species
 from engine.evolution.step_registry import STEPS
-from engine.steps import StepState, Task, deep
+from engine.steps import StepState, Task
 
 _FLIGHT_KIND = KIND["Flight"]
 
@@ -76,7 +76,7 @@ class EvolutionState(StepState):
         other.by_sid = {sp.sid: sp for row in other.rows for sp in row}
         other.food_cards = self.food_cards[:]
         other.negated = self.negated[:]
-        other.stack = deep(self.stack)
+        other.stack = self.stack[:]  # steps are immutable
         other._events = []
         return other
 

@@ -8,127 +8,152 @@ from typing import Any
 from engine.marine.actions import as_hex, place_element, vacant_corners
 from engine.marine.data import ANIMALS, ASTEROID_ID, CARD_EFFECTS, CARD_NAMES, ELEMENTS
 from engine.marine.state import MarineState
-from engine.marine.step_registry import Task, ask, task
+from engine.marine.step_registry import (
+    AskCard,
+    AskCardCorner,
+    AskCardElement,
+    AskCardMove,
+    AskCardRemove,
+    AskCardTile,
+    AskEvolutionTile,
+    CardSpecies,
+    CardVp,
+    FinishCard,
+    Task,
+    ask,
+    task,
+)
 
 
-def evolution_tile_options(st: MarineState, t: Task) -> list[Any]:
-    terrain = st.markers[t[2] - 1]
+def evolution_tile_options(st: MarineState, t: AskEvolutionTile) -> list[Any]:
+    terrain = st.markers[t.space - 1]
     return [[h[0], h[1]] for h in st.tile_order if st.terrain[h] == terrain]
 
 
-def evolution_tile_answer(st: MarineState, t: Task, option: Any) -> None:
-    seat, space, h = t[1], t[2], as_hex(option)
+def evolution_tile_answer(st: MarineState, t: AskEvolutionTile, option: Any) -> None:
+    seat, space, h = t.seat, t.space, as_hex(option)
     got = st.score(h, 0)
     st.event(event="evolution_score", seat=seat, space=space, tile=list(option), vp=got)
     if st.is_thriving(seat, h):
-        st.stack.append(["ask_card", seat, space, list(option)])
+        st.stack.append(AskCard(seat, space, list(option)))
 
 
-ask("ask_evolution_tile", "evolution_tile", "Evolution: score which tile of the space's terrain?", ("space_number",),
-    evolution_tile_options, evolution_tile_answer)
+ask(AskEvolutionTile, "ask_evolution_tile",
+    "evolution_tile", "Evolution: score which tile of the space's terrain?", ("space_number",), evolution_tile_options,
+    evolution_tile_answer)
 
 
-def card_options(st: MarineState, t: Task) -> list[Any]:
-    return [k + 1 for k in range(t[2]) if st.slots[k] is not None]
+def card_options(st: MarineState, t: AskCard) -> list[Any]:
+    return [k + 1 for k in range(t.space) if st.slots[k] is not None]
 
 
-def card_answer(st: MarineState, t: Task, slot: Any) -> None:
+def card_answer(st: MarineState, t: AskCard, slot: Any) -> None:
     """Resolve the card's effects in order; then discard it, slide the cards down and refill slot 5."""
-    seat, tile = t[1], t[3]
+    seat, tile = t.seat, t.tile
     card = st.slots[slot - 1]
     assert card is not None
     st.event(event="card_taken", seat=seat, slot=slot, card=CARD_NAMES[card])
-    st.stack.append(["finish_card", seat, slot])
+    st.stack.append(FinishCard(seat, slot))
     for effect in reversed(CARD_EFFECTS[card]):
         st.stack.append(effect_task(seat, tile, effect))
 
 
-ask("ask_card", "evolution_card", "Evolution: take the card of which slot?", ("space_number", "hex"), card_options,
-    card_answer)
+ask(AskCard, "ask_card",
+    "evolution_card", "Evolution: take the card of which slot?", ("space_number", "hex"), card_options, card_answer)
 
 
 def effect_task(seat: int, tile: list[int], effect: tuple[object, ...]) -> Task:
     verb, amount = effect
+    assert isinstance(amount, int)
     if verb == "vp":
-        return ["card_vp", seat, amount]
+        return CardVp(seat, amount)
     if verb == "species":
-        return ["card_species", seat, tile, amount]
+        return CardSpecies(seat, tile, amount)
     if verb == "species_near":
-        return ["ask_card_tile", seat, tile, amount]
+        return AskCardTile(seat, tile, amount)
     if verb == "element":
-        return ["ask_card_element", seat, tile, amount]
+        return AskCardElement(seat, tile, amount)
     if verb == "move":
-        return ["ask_card_move", seat, amount]
-    return ["ask_card_remove", seat, tile, amount]
+        return AskCardMove(seat, amount)
+    return AskCardRemove(seat, tile, amount)
 
 
-@task("finish_card", "seat", "slot")
-def finish_card(st: MarineState, t: Task) -> None:
-    slot = t[2] - 1
+@task(FinishCard, "finish_card", "seat", "slot")
+def finish_card(st: MarineState, t: FinishCard) -> None:
+    slot = t.slot - 1
     card = st.take_card(slot)
     if card == ASTEROID_ID:
-        st.event(event="asteroid", seat=t[1])
+        st.event(event="asteroid", seat=t.seat)
     st.slide_and_refill(slot)
 
 
-@task("card_vp", "seat", "int")
-def card_vp(st: MarineState, t: Task) -> None:
-    st.vp[t[1]][1] += t[2]
-    st.event(event="vp", seat=t[1], vp=t[2])
+@task(CardVp, "card_vp", "seat", "int")
+def card_vp(st: MarineState, t: CardVp) -> None:
+    st.vp[t.seat][1] += t.vp
+    st.event(event="vp", seat=t.seat, vp=t.vp)
 
 
-@task("card_species", "seat", "hex", "int")
-def card_species(st: MarineState, t: Task) -> None:
-    got = st.add_species(t[1], as_hex(t[2]), t[3])
-    st.event(event="species", seat=t[1], tile=list(t[2]), added=got)
+@task(CardSpecies, "card_species", "seat", "hex", "int")
+def card_species(st: MarineState, t: CardSpecies) -> None:
+    got = st.add_species(t.seat, as_hex(t.tile), t.amount)
+    st.event(event="species", seat=t.seat, tile=list(t.tile), added=got)
 
 
-def near_options(st: MarineState, t: Task) -> list[Any]:
-    if st.supply(t[1]) <= 0:
+def near_options(st: MarineState, t: AskCardTile) -> list[Any]:
+    if st.supply(t.seat) <= 0:
         return []
-    h = as_hex(t[2])
+    h = as_hex(t.tile)
     return [[x[0], x[1]] for x in sorted([h, *st.adjacent(h)])]
 
 
-ask("ask_card_tile", "card_species_tile", "Card: add your species to which tile?", ("hex", "int"), near_options,
-    lambda st, t, o: card_species(st, ["card_species", t[1], o, t[3]]))
+def near_answer(st: MarineState, t: AskCardTile, option: Any) -> None:
+    card_species(st, CardSpecies(t.seat, option, t.amount))
 
 
-def card_element_options(st: MarineState, t: Task) -> list[Any]:
-    return list(ELEMENTS) if vacant_corners(st, as_hex(t[2])) else []
+ask(AskCardTile, "ask_card_tile",
+    "card_species_tile", "Card: add your species to which tile?", ("hex", "int"), near_options, near_answer)
 
 
-def card_element_answer(st: MarineState, t: Task, element: Any) -> None:
-    st.stack.append(["ask_card_corner", t[1], t[2], element, t[3]])
+def card_element_options(st: MarineState, t: AskCardElement) -> list[Any]:
+    return list(ELEMENTS) if vacant_corners(st, as_hex(t.tile)) else []
 
 
-ask("ask_card_element", "card_element", "Card: place which element type?", ("hex", "int"), card_element_options,
-    card_element_answer)
+def card_element_answer(st: MarineState, t: AskCardElement, element: Any) -> None:
+    st.stack.append(AskCardCorner(t.seat, t.tile, element, t.amount))
 
 
-def card_corner_answer(st: MarineState, t: Task, corner: Any) -> None:
-    place_element(st, t[1], corner, t[3])
-    if t[4] > 1:
-        st.stack.append(["ask_card_element", t[1], t[2], t[4] - 1])
+ask(AskCardElement, "ask_card_element",
+    "card_element", "Card: place which element type?", ("hex", "int"), card_element_options, card_element_answer)
 
 
-ask("ask_card_corner", "card_corner", "Card: on which corner of the scored tile?", ("hex", "element", "int"),
-    lambda st, t: vacant_corners(st, as_hex(t[2])), card_corner_answer)
+def card_corner_options(st: MarineState, t: AskCardCorner) -> list[Any]:
+    return vacant_corners(st, as_hex(t.tile))
 
 
-def remove_options(st: MarineState, t: Task) -> list[Any]:
-    seat, counts = t[1], st.species[as_hex(t[2])]
+def card_corner_answer(st: MarineState, t: AskCardCorner, corner: Any) -> None:
+    place_element(st, t.seat, corner, t.element)
+    if t.amount > 1:
+        st.stack.append(AskCardElement(t.seat, t.tile, t.amount - 1))
+
+
+ask(AskCardCorner, "ask_card_corner",
+    "card_corner", "Card: on which corner of the scored tile?", ("hex", "element", "int"), card_corner_options,
+    card_corner_answer)
+
+
+def remove_options(st: MarineState, t: AskCardRemove) -> list[Any]:
+    seat, counts = t.seat, st.species[as_hex(t.tile)]
     return [ANIMALS[st.animals[s]] for s in sorted(range(st.n), key=lambda s: st.animals[s])
             if s != seat and counts[s] > 0]
 
 
-def remove_answer(st: MarineState, t: Task, animal: Any) -> None:
+def remove_answer(st: MarineState, t: AskCardRemove, animal: Any) -> None:
     rival = st.animals.index(ANIMALS.index(animal))
-    st.remove_species(rival, as_hex(t[2]), 1)
-    st.event(event="removed", seat=t[1], rival=rival, tile=list(t[2]))
-    if t[3] > 1:
-        st.stack.append(["ask_card_remove", t[1], t[2], t[3] - 1])
+    st.remove_species(rival, as_hex(t.tile), 1)
+    st.event(event="removed", seat=t.seat, rival=rival, tile=list(t.tile))
+    if t.amount > 1:
+        st.stack.append(AskCardRemove(t.seat, t.tile, t.amount - 1))
 
 
-ask("ask_card_remove", "card_remove", "Card: remove a species of which rival animal?", ("hex", "int"),
-    remove_options, remove_answer)
+ask(AskCardRemove, "ask_card_remove",
+    "card_remove", "Card: remove a species of which rival animal?", ("hex", "int"), remove_options, remove_answer)

@@ -31,6 +31,7 @@ from engine.marine.data import (
 from engine.marine.placement import draw_markers
 from engine.marine.serial import state_from_dict
 from engine.marine.state import MarineState
+from engine.marine.step_registry import Placement
 
 
 class MarineGame(Game):
@@ -114,7 +115,7 @@ def setup(st: MarineState) -> None:
     random.Random(f"{seed}:tiles:0").shuffle(tiles)
     st.stacks = [tiles[i::TILE_STACKS] for i in range(TILE_STACKS)]
     draw_markers(st)
-    st.stack = [["placement", st.first, 0]]
+    st.stack = [Placement(st.first, 0)]
 
 
 GAME = MarineGame()

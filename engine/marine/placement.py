@@ -19,7 +19,21 @@ from engine.marine.data import (
     TERRAIN_MARKERS,
 )
 from engine.marine.state import DISPLAY, READY, MarineState
-from engine.marine.step_registry import Task, ask, task
+from engine.marine.step_registry import (
+    Act,
+    AskDominate,
+    AskEvolutionTile,
+    AskMigrate,
+    AskPlace,
+    AskSpeciate,
+    AskStack,
+    FinalScoring,
+    Placement,
+    PutPawn,
+    Reset,
+    ask,
+    task,
+)
 
 ACTIONS = tuple(action for action, _count in ACTION_SPACES)
 
@@ -77,42 +91,42 @@ def place_options(st: MarineState, seat: int) -> list[Any]:
     return options
 
 
-@task("placement", "seat", "int")
-def placement(st: MarineState, t: Task) -> None:
-    """Seat t[1] places a pawn if it can; the round's placement ends when every seat in a row could not."""
-    seat, idle = t[1], t[2]
+@task(Placement, "placement", "seat", "int")
+def placement(st: MarineState, t: Placement) -> None:
+    """Seat t.seat places a pawn if it can; the round's placement ends when every seat in a row could not."""
+    seat, idle = t.seat, t.idle
     nxt = (seat + 1) % st.n
     options = place_options(st, seat)
     if options:
         st.place_cache = options  # ask_place, next on the stack, takes these rather than working them out again
-        st.stack += [["placement", nxt, 0], ["ask_place", seat]]
+        st.stack += [Placement(nxt, 0), AskPlace(seat)]
     elif idle + 1 >= st.n:
-        st.stack.append(["reset"])
+        st.stack.append(Reset())
     else:
-        st.stack.append(["placement", nxt, idle + 1])
+        st.stack.append(Placement(nxt, idle + 1))
 
 
-def place_answer(st: MarineState, t: Task, option: Any) -> None:
-    seat = t[1]
+def place_answer(st: MarineState, t: AskPlace, option: Any) -> None:
+    seat = t.seat
     space = f"evolution_{option[1]}" if option[0] == "evolution" else free_space(st, option[0])
     assert space is not None
-    st.stack += [["act", seat, space], ["put_pawn", seat, space]]
+    st.stack += [Act(seat, space), PutPawn(seat, space)]
 
 
-def cached_place_options(st: MarineState, t: Task) -> list[Any]:
+def cached_place_options(st: MarineState, t: AskPlace) -> list[Any]:
     options, st.place_cache = st.place_cache, None
-    return options if options is not None else place_options(st, t[1])
+    return options if options is not None else place_options(st, t.seat)
 
 
-ask("ask_place", "place", "Place a pawn on an action space.", (), cached_place_options, place_answer)
+ask(AskPlace, "ask_place", "place", "Place a pawn on an action space.", (), cached_place_options, place_answer)
 
 
-@task("put_pawn", "seat", "space")
-def put_pawn(st: MarineState, t: Task) -> None:
+@task(PutPawn, "put_pawn", "seat", "space")
+def put_pawn(st: MarineState, t: PutPawn) -> None:
     """Special pawns in front of the player go first, in element order, then action pawns ([ours:
     special_pawns_first]: a placed pawn has done its work, while one left in front of you goes to a rival's
     Domination at once; a rival may still take control of a placed one and collects it at the retrieve)."""
-    seat, space = t[1], t[2]
+    seat, space = t.seat, t.space
     specials = ready_specials(st, seat)
     if specials:
         st.special[specials[0]].place = DISPLAY
@@ -124,26 +138,26 @@ def put_pawn(st: MarineState, t: Task) -> None:
     st.event(event="placed", seat=seat, space=space, pawn=pawn)
 
 
-@task("act", "seat", "space")
-def act(st: MarineState, t: Task) -> None:
-    seat, space = t[1], t[2]
+@task(Act, "act", "seat", "space")
+def act(st: MarineState, t: Act) -> None:
+    seat, space = t.seat, t.space
     action, _, number = space.rpartition("_")
     if action == "speciation":
-        st.stack.append(["ask_speciate", seat])
+        st.stack.append(AskSpeciate(seat))
     elif action == "migration":
-        st.stack.append(["ask_migrate", seat, 0])
+        st.stack.append(AskMigrate(seat, 0))
     elif action == "wanderlust":
-        st.stack.append(["ask_stack", seat])
+        st.stack.append(AskStack(seat))
     elif action == "evolution":
-        st.stack.append(["ask_evolution_tile", seat, int(number)])
+        st.stack.append(AskEvolutionTile(seat, int(number)))
     else:
-        st.stack.append(["ask_dominate", seat])
+        st.stack.append(AskDominate(seat))
 
 
 # -- the end of a round ---------------------------------------------------------------------------------------------
 
-@task("reset")
-def reset(st: MarineState, t: Task) -> None:
+@task(Reset, "reset")
+def reset(st: MarineState, t: Reset) -> None:
     """Retrieve the pawns; after the Asteroid was taken (or in round `max_rounds`) the game ends; otherwise
     discard slot 1 (option `reset_discard`), draw new terrain markers, pass the first player, start a round."""
     retrieve(st)
@@ -159,13 +173,13 @@ def reset(st: MarineState, t: Task) -> None:
             st.asteroid_taken = True
     limit = st.options["max_rounds"]
     if st.last_round() or (limit and st.round >= limit):
-        st.stack.append(["final_scoring"])
+        st.stack.append(FinalScoring())
         return
     st.round += 1
     st.first = (st.first + 1) % st.n
     draw_markers(st)
     st.event(event="round", round=st.round, first_player=st.first)
-    st.stack.append(["placement", st.first, 0])
+    st.stack.append(Placement(st.first, 0))
 
 
 def retrieve(st: MarineState) -> None:
@@ -183,8 +197,8 @@ def draw_markers(st: MarineState) -> None:
     st.markers = sorted(TERRAIN_INDEX[TERRAIN_MARKERS[i]] for i in drawn)
 
 
-@task("final_scoring")
-def final_scoring(st: MarineState, t: Task) -> None:
+@task(FinalScoring, "final_scoring")
+def final_scoring(st: MarineState, t: FinalScoring) -> None:
     """The end (project-defined): every tile is scored once as Evolution scores it; control markers score."""
     for h in st.tile_order:
         got = st.score(h, 2)

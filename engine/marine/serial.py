@@ -30,8 +30,8 @@ from engine.marine.data import (
     TILE_STACKS,
 )
 from engine.marine.state import DISPLAY, READY, SETUP, MarineState, SpecialPawn
-from engine.marine.step_registry import STEPS
-from engine.steps import deep, get_key
+from engine.marine.step_registry import STEPS, Placement
+from engine.steps import get_key
 
 PHASES = ("play", "over")
 VP_PARTS = ("evolution", "cards", "final")
@@ -62,7 +62,7 @@ def state_to_dict(st: MarineState) -> dict[str, JSON]:
         **({"asteroid_discarded": st.asteroid_discarded} if st.names_the_discard() else {}),
         "tile_stacks": [[TERRAINS[t] for t in reversed(s)] for s in st.stacks],
         "special_pawns": {ELEMENTS[e]: sp.to_dict() for e, sp in enumerate(st.special)},
-        "stack": deep(st.stack),
+        "stack": [STEPS.to_json(t) for t in st.stack],
     }
 
 
@@ -133,7 +133,7 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> MarineState:
                     for i, t in enumerate(get_key(data, "stack", "state", list))]
     else:
         turn = _int(get_key(data, "turn", "state", int, st.first), "state.turn", 0, n - 1)
-        st.stack = [] if st.phase == "over" else [["placement", turn, 0]]
+        st.stack = [] if st.phase == "over" else [Placement(turn, 0)]
     try:
         st.run()
     except (KeyError, IndexError, ValueError, TypeError, AssertionError) as exc:

@@ -19,7 +19,7 @@ from engine.marine.data import (
     TERRAINS,
 )
 from engine.marine.step_registry import STEPS
-from engine.steps import StepState, Task, deep
+from engine.steps import StepState, Task
 
 SETUP, READY, DISPLAY = "setup", "ready", "display"  # where a special pawn is
 
@@ -119,7 +119,7 @@ class MarineState(StepState):
         other.stacks = [s[:] for s in self.stacks]
         other.special = [s.copy() for s in self.special]
         other.on_board = self.on_board[:]
-        other.stack = deep(self.stack)
+        other.stack = self.stack[:]  # steps are immutable
         other._events = []
         other._values = other._leaders = None
         other._types = {}

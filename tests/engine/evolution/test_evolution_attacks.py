@@ -106,6 +106,7 @@ def test_it_lets_intelligence_negate_flight_for_a_card() -> None:
     s = carnivore_vs(avian(body=1, pop=2), "Intelligence", hand=("Horns:1", "Fertile:2"))
     do(s, [0, "attack"], [1, 0])
     assert kind(s) == "negate_card" and options(s) == ["Fertile:2", "Horns:1"]
+    assert s.decision().prompt == "Choose a card to discard to negate Flight."  # the step's field, by name
     events = do(s, "Horns:1")
     assert any(e["event"] == "negate" and e["trait"] == "Flight" for e in events)
     assert sp(s, 1, 0)["population"] == 1 and sp(s, 0, 0)["food"] == 1
