@@ -65,7 +65,7 @@ def after_run(outcome: str, cause: str) -> None:
     from tournaments.services import refund_failures
     from workers import metrics
 
-    metrics.UNHEALTHY.set(1)
+    metrics.UNHEALTHY.labels("infrastructure failures in a row").set(1)
     try:
         path = marker(node)
         path.parent.mkdir(parents=True, exist_ok=True)
