@@ -266,8 +266,8 @@ def broker_restart(dep: Deployment, versions: list[Any], quick: bool) -> dict[st
     tournament = tournament_of(versions, "broker restart", games=2)
     ids = [m.pk for m in start_tournament(tournament)]
     wait(lambda: Match.objects.filter(pk__in=ids, status="running").exists(), 300, "a match running")
-    stranded = list(Match.objects.filter(pk__in=ids, status="queued").values_list("pk", flat=True))
     dep.restart_redis()
+    stranded = list(Match.objects.filter(pk__in=ids, status="queued").values_list("pk", flat=True))  # no message
     first = wait(first_running(stranded), 600, "the first stranded match to run")
     every = wait(all_finished(ids), 900, "every match")
     return {"stranded": len(stranded), "seconds_to_first_running": first,

@@ -36,21 +36,15 @@ PENDING = [Status.QUEUED, Status.RUNNING]
 # --- creating matches -------------------------------------------------------------------------------------------
 
 
-def create_match(tournament: Tournament, round_number: int, table: int, seats: Sequence[int], seed: int,
-                 set_number: int = 0) -> Match:
-    """One queued game of the tournament with its seats (bot version ids in seat order)."""
-    return new_matches.create_match(tournament, seats, seed, round=round_number, table=table, set_number=set_number)
-
-
 def create_table(tournament: Tournament, round_number: int, table: int, seats: Sequence[int],
                  sets: int = 1) -> list[Match]:
     """`sets` sets of games_per_set games each, seats rotated within a set, one seed per set."""
-    return [
-        create_match(tournament, round_number, table, rotated, seed, set_number)
+    return new_matches.create_matches(tournament, [
+        (rotated, seed, {"round": round_number, "table": table, "set_number": set_number})
         for set_number in range(sets)
         for rotated, seed in set_games(seats, tournament.games_per_set,
                                        table_seed(tournament.seed, round_number, table, set_number))
-    ]
+    ])
 
 
 def enqueue(matches: Sequence[Match]) -> None:
@@ -72,7 +66,8 @@ def schedule_start(tournament: Tournament) -> list[Match]:
     if tournament.format == Format.ROUND_ROBIN:
         pairings = round_robin.schedule(versions, tournament.players_per_table, tournament.games_per_set,
                                         tournament.seed)
-        matches = [create_match(tournament, p.round, p.table, p.seats, p.seed) for p in pairings]
+        matches = new_matches.create_matches(
+            tournament, [(p.seats, p.seed, {"round": p.round, "table": p.table}) for p in pairings])
         _set_round(tournament, max(p.round for p in pairings))
         return matches
     return schedule_round(tournament, 1)

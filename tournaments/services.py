@@ -41,7 +41,7 @@ def enqueue_matches(match_ids: Sequence[int]) -> None:
     """Send these new matches once the current transaction commits. The row is the outbox: a send that fails (the
     broker is down) leaves dispatched_at empty, and the beat's send_outbox sends them when the broker is back."""
     ids = list(match_ids)
-    transaction.on_commit(lambda: send_matches([(match_id, 0) for match_id in ids]))
+    transaction.on_commit(lambda: send_matches(ids))
 
 
 def dispatch_match(match_id: int, priority: int | None = None) -> None:
@@ -54,39 +54,55 @@ def dispatch_match(match_id: int, priority: int | None = None) -> None:
 PRIORITY_RECOVERED, PRIORITY_NEW = 0, 6
 
 
-def send_matches(matches: Sequence[tuple[int, int]], recovered: bool = False) -> int:
-    """Send (match id, attempts) pairs and mark the ones the broker took; return how many. Never raises: what was
-    not sent stays in the outbox. A retried match (attempts > 0) or a recovered one jumps the queue."""
-    sent: list[tuple[int, int]] = []
-    try:
-        for match_id, attempts in matches:
-            dispatch_match(match_id, PRIORITY_RECOVERED if recovered or attempts else PRIORITY_NEW)
-            sent.append((match_id, attempts))
-    except Exception as exc:  # the broker is down: the outbox keeps the rest, and the request still succeeds
-        logger.warning("dispatch: %s of %s match(es) not sent, left in the outbox for beat to send: %s",
-                       len(matches) - len(sent), len(matches), exc)
-    for attempts in {a for _, a in sent}:
-        # Only the attempt that was sent: a match claimed, failed and requeued meanwhile needs a message of its own.
-        ids = [match_id for match_id, a in sent if a == attempts]
-        Match.objects.filter(pk__in=ids, status=Status.QUEUED, attempts=attempts,
-                             dispatched_at__isnull=True).update(dispatched_at=Now())
-    return len(sent)
+def send_matches(match_ids: Sequence[int], recovered: bool = False) -> int:
+    """Send the queued matches among these that have no message yet; return how many the broker took. Never
+    raises: what was not sent stays in the outbox. A retried (attempts > 0) or recovered match jumps the queue.
+
+    Each row is marked sent before its message goes out, under a row lock that other senders skip, so no two
+    senders ever send one match; a sender that dies between the two leaves a "sent" match with no message, which
+    the lost-message finder (redispatch_lost) sends again.
+    """
+    ids, sent = list(match_ids), 0
+    for start in range(0, len(ids), SEND_BATCH):  # marked a batch at a time: a mark is never long before its send
+        rows, done = _mark_sent(ids[start:start + SEND_BATCH]), 0
+        try:
+            for match_id, attempts in rows:
+                dispatch_match(match_id, PRIORITY_RECOVERED if recovered or attempts else PRIORITY_NEW)
+                done += 1
+        except Exception as exc:  # the broker is down: the outbox keeps the rest, and the request still succeeds
+            logger.warning("dispatch: %s match(es) not sent, left in the outbox for beat to send: %s",
+                           len(ids) - start - done, exc)
+            Match.objects.filter(pk__in=[pk for pk, _ in rows[done:]], status=Status.QUEUED).update(dispatched_at=None)
+            return sent + done
+        sent += done
+    return sent
+
+
+SEND_BATCH = 200
+
+
+def _mark_sent(match_ids: list[int]) -> list[tuple[int, int]]:
+    """Mark the queued, unsent matches among these as sent; return them (id, attempts). Rows another sender holds
+    are skipped, and once it commits they are no longer unsent."""
+    with transaction.atomic():
+        rows = list(Match.objects.select_for_update(skip_locked=True)
+                    .filter(pk__in=match_ids, status=Status.QUEUED, dispatched_at__isnull=True)
+                    .order_by("-attempts", "pk").values_list("pk", "attempts"))
+        Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(dispatched_at=Now())
+    return rows
 
 
 def send_outbox(limit: int = 1000) -> int:
     """Beat: send the queued matches that have no message yet (the broker was down, or a retry's back-off is over).
 
-    New matches get OUTBOX_GRACE_SECONDS for their own on-commit send first. Rows are locked (skipping locked ones)
-    while they are sent, so two senders never send one match twice.
+    New matches get OUTBOX_GRACE_SECONDS for their own on-commit send first. What the outbox sends has waited
+    (a retry, a lost message, a broker outage's leftovers), so it jumps the queue.
     """
     fresh_due = Q(dispatch_after__isnull=True, queued_at__lt=Now() - timedelta(seconds=OUTBOX_GRACE_SECONDS))
     due = Q(dispatch_after__isnull=False, dispatch_after__lte=Now()) | fresh_due
-    with transaction.atomic():
-        rows = list(Match.objects.select_for_update(skip_locked=True)
-                    .filter(due, status=Status.QUEUED, dispatched_at__isnull=True)
-                    .order_by("-attempts", "pk").values_list("pk", "attempts")[:limit])
-        # Retries, lost messages and what a broker outage left behind have all waited: they jump the queue.
-        return send_matches(rows, recovered=True)
+    ids = list(Match.objects.filter(due, status=Status.QUEUED, dispatched_at__isnull=True)
+               .order_by("-attempts", "pk").values_list("pk", flat=True)[:limit])
+    return send_matches(ids, recovered=True)
 
 
 OUTBOX_GRACE_SECONDS = 2
@@ -301,7 +317,7 @@ def requeue_match(match: Match) -> bool:
             )
         if requeued:
             match_id = match.pk
-            transaction.on_commit(lambda: send_matches([(match_id, 0)], recovered=True))
+            transaction.on_commit(lambda: send_matches([match_id], recovered=True))
     return requeued == 1
 
 

@@ -65,22 +65,26 @@ def after_run(outcome: str, cause: str) -> None:
     from tournaments.services import refund_failures
     from workers import metrics
 
-    metrics.UNHEALTHY.set(1)
+    metrics.UNHEALTHY.labels("infrastructure failures in a row").set(1)
     try:
         path = marker(node)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(why + "\n")
     except OSError:  # the broken disk may be this one: the log line and the metric still say it
         logger.exception("worker %s could not write its unhealthy marker", node)
-    _stop_consuming(node)
-    refund_failures(node)
+    for step in (_stop_consuming, refund_failures):  # each on its own: a broker or database hiccup spares the other
+        try:
+            step(node)
+        except Exception:
+            logger.exception("worker %s: %s failed", node, step.__name__)
 
 
-def _stop_consuming(node: str) -> None:
+def _stop_consuming(node: str) -> int:
     from workers.celery import app
 
     if "@" in node:
         app.control.cancel_consumer(settings.CELERY_TASK_DEFAULT_QUEUE, destination=[node])
+    return 0
 
 
 def check(node: str) -> int:

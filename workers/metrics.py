@@ -31,8 +31,9 @@ PHASE_SECONDS = Histogram(
 RUNS = Counter("ludus_worker_runs", "Runs of workers.run_match by what came of them", ["outcome"])
 FAULTS = Counter("ludus_bot_faults", "Bot faults by code (timeout, bad_json, stale_seq, out_of_range, died...)",
                  ["code"])
+# Labelled, so nothing is written to PROMETHEUS_MULTIPROC_DIR at import (the directory may not exist yet then).
 UNHEALTHY = Gauge("ludus_worker_unhealthy", "1 once a worker stopped taking matches after infrastructure failures "
-                  "in a row (workers/health.py)", multiprocess_mode="max")
+                  "in a row (workers/health.py)", ["cause"], multiprocess_mode="max")
 SANDBOX_KILLS = Counter("ludus_sandbox_kills", "Sandboxed seats killed by the worker, by cause", ["cause"])
 
 

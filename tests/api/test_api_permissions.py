@@ -69,6 +69,8 @@ ROWS: dict[str, Row] = {
                          codes(401, 403, 403, 200, 200)),
     "tournament cancel": ("post", lambda w: f"/api/tournaments/{w.tournament.pk}/cancel/", None,
                           codes(401, 403, 403, 200, 200)),
+    "tournament requeue failed": ("post", lambda w: f"/api/tournaments/{w.tournament.pk}/requeue-failed/", None,
+                                  codes(401, 403, 403, 200, 200)),
     "tournament standings": ("get", lambda w: f"/api/tournaments/{w.tournament.pk}/standings/", None, ALL_200),
     "matches list": ("get", lambda w: "/api/matches/", None, ALL_200),
     "match detail": ("get", lambda w: f"/api/matches/{w.finished.pk}/", None, ALL_200),
