@@ -139,17 +139,20 @@ def _lease_end() -> CombinedExpression:
     return Now() + Value(timedelta(seconds=settings.LUDUS_LEASE_SECONDS), output_field=DurationField())
 
 
-def record_result(match_id: int, owner: str, document: dict[str, Any], logs: list[str] | None = None) -> Match:
+def record_result(match_id: int, owner: str, document: dict[str, Any], logs: list[str] | None = None,
+                  seats: list[Seat] | None = None) -> Match:
     """In one transaction: finish the match, write its seats, its replay and the rating updates.
 
-    document is the verified replay document, logs each seat's captured stderr. Raises ResultRefused unless this
-    runner holds the running match; a second replay for the match raises IntegrityError (and writes nothing).
-    Eight statements for a rated match once its seats have ratings, one lock on the competition row.
+    document is the verified replay document, logs each seat's captured stderr; seats, the match's seats with their
+    match as the runner loaded them (else read here). Raises ResultRefused unless this runner holds the running
+    match; a second replay for the match raises IntegrityError (and writes nothing). Eight statements for a rated
+    match once its seats have ratings (seven with seats given), one lock on the competition row.
     """
     now = timezone.now()
     # The seats with their match: what is read here (the seat numbers and versions, the match's competition, player
     # count and rated flag) never changes once the match exists, so it needs no lock.
-    seats = list(Seat.objects.filter(match_id=match_id).select_related("match").order_by("number"))
+    if seats is None or any(seat.match_id != match_id for seat in seats):
+        seats = list(Seat.objects.filter(match_id=match_id).select_related("match").order_by("number"))
     if not seats:
         raise ResultRefused(f"match {match_id} has no seats; its result was not recorded")
     match = seats[0].match

@@ -92,7 +92,7 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
     try:
         # Safe to retry: the result is a compare-and-set in one transaction, so a retry after a commit whose
         # acknowledgement was lost is refused rather than written twice.
-        timings.measure("record", lambda: with_db_retry(lambda: record_result(match_id, owner, document, logs)))
+        timings.measure("record", lambda: with_db_retry(lambda: record_result(match_id, owner, document, logs, seats)))
     except ResultRefused as exc:
         return f"result refused: {exc}", ""
     except (OperationalError, InterfaceError):
@@ -115,8 +115,13 @@ def _worker() -> str:
 
 
 def _load(match_id: int) -> tuple[Match, list[Seat]]:
-    match = Match.objects.get(pk=match_id)
-    return match, list(match.seats.select_related("bot_version__bot").order_by("number"))
+    """The match and its seats, in one query (a match without seats costs a second)."""
+    seats = list(Seat.objects.filter(match_id=match_id).select_related("match", "bot_version__bot").order_by("number"))
+    if not seats:
+        return Match.objects.get(pk=match_id), []
+    for seat in seats[1:]:
+        seat.match = seats[0].match
+    return seats[0].match, seats
 
 
 T = TypeVar("T")
