@@ -153,3 +153,12 @@ def test_a_server_that_is_down_is_one_line(site: Site) -> None:
     from testkit import free_port
 
     refused(site.ludus("bots", LUDUS_URL=f"http://127.0.0.1:{free_port()}"), "cannot reach", "LUDUS_URL")
+
+
+def test_the_client_runs_without_django() -> None:
+    """It is a program of its own: importing it loads neither Django nor the server's settings."""
+    code = "import sys, tournaments.client.main; print(sorted({m.split('.')[0] for m in sys.modules} & {'django', " \
+           "'rest_framework', 'celery'}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                          env={"PATH": os.environ.get("PATH", "")})
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
