@@ -162,3 +162,7 @@ def test_the_client_runs_without_django() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT,
                           env={"PATH": os.environ.get("PATH", "")})
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
+
+
+def test_a_login_without_input_is_one_line(site: Site) -> None:
+    refused(site.ludus("login", "--url", site.url), "input ended")

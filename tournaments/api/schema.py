@@ -7,7 +7,7 @@ frames and writes need the right user), 404 for a missing object or page, 429 fo
 
 Public reads answer anonymous clients too (ARCHITECTURE §8), so their security requirements include `{}`: a token or
 a session shows more (your private bots, your seats' logs), none is needed. `?format=` is no renderer switch in the
-API (common.QueryFormatIgnored), so no operation documents it.
+API (api/negotiation.py), so no operation documents it.
 """
 
 from __future__ import annotations

@@ -74,6 +74,8 @@ class Api:
                         yield json.loads(text)
         except httpx.HTTPError as exc:
             raise ClientError(self._unreachable(exc)) from None
+        except ValueError:
+            raise ClientError(f"{path} sent a line that is not JSON: is {self.url} a Ludus server?") from None
 
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         try:

@@ -188,6 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     except ClientError as exc:
         err.print(f"ludus: {exc}", markup=False)
         return 1
+    except EOFError:
+        err.print("ludus: the input ended before the username or the password")
+        return 1
+    except OSError as exc:  # the config file or an output file: a full disk, a read-only home
+        err.print(f"ludus: {exc}", markup=False)
+        return 1
     except KeyboardInterrupt:
         err.print("ludus: interrupted")
         return 130
