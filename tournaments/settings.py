@@ -158,6 +158,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "tournaments.api.negotiation.QueryFormatIgnored",
     "DEFAULT_THROTTLE_RATES": {"uploads": None},  # set below, once LUDUS_UPLOAD_RATE is read
 }
 SPECTACULAR_SETTINGS = {
@@ -172,6 +173,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "BotVersionStatusEnum": "tournaments.models.BotVersion.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
+        # the `type` of each kind of line of the live feeds (tournaments/api/feedlines.py)
+        **{f"{kind.title()}LineTypeEnum": [kind] for kind in ("match", "action", "restart", "end", "timeout",
+                                                              "ladder", "result")},
     },
 }
 

@@ -37,7 +37,7 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, permissions, renderers
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -46,6 +46,7 @@ from engine import State, load_game
 from replays.api.feedcaps import Lease, open_feed
 from replays.models import Replay
 from tournaments.api.common import errors, to_utc
+from tournaments.api.feedlines import LADDER_FEED, MATCH_FEED
 from tournaments.models import Ladder, Match, Seat
 from tournaments.visibility import PRIVATE_LABEL, hidden_versions, public_action, seat_label
 
@@ -259,15 +260,12 @@ class FeedResponse(StreamingHttpResponse):
         super().close()
 
 
-FEED_RESPONSE = OpenApiResponse(OpenApiTypes.STR, description="newline-delimited JSON objects, one per line")
-
-
 class MatchFeedView(APIView):
     permission_classes = [permissions.AllowAny]
     renderer_classes = [renderers.JSONRenderer, NDJSONRenderer]
 
     @extend_schema(tags=["replays"], summary="Live feed of a match's actions and public events (NDJSON)",
-                   responses={(200, NDJSON): FEED_RESPONSE, **errors(404, 429)})
+                   responses={(200, NDJSON): MATCH_FEED, **errors(404, 429)})
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         match = get_object_or_404(Match, pk=pk)
         feed, lease = Feed(), open_feed(request)
@@ -281,7 +279,7 @@ class LadderFeedView(APIView):
     @extend_schema(tags=["ladders"], summary="Live feed of a ladder's new results (NDJSON)",
                    parameters=[OpenApiParameter("since", OpenApiTypes.DATETIME,
                                                 description="results finished at or after this; default now")],
-                   responses={(200, NDJSON): FEED_RESPONSE, **errors(400, 404, 429)})
+                   responses={(200, NDJSON): LADDER_FEED, **errors(400, 404, 429)})
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         ladder = get_object_or_404(Ladder, pk=pk)
         unknown = sorted(set(request.query_params) - {"since"})

@@ -126,7 +126,10 @@ class FramesView(APIView):
 
     @extend_schema(
         tags=["replays"], summary="Frames (the view after each step) by step range and seat",
-        description="Omniscient frames (no `seat`) only once the match is finished, except for staff. A seat's "
+        description="Frames `start` (default 0) up to `stop` (exclusive; default start+100): `stop` must be greater "
+                    "than `start`, and at most 100 frames per request, or the answer is a 400 naming the rule. "
+                    "`seat` must be one of the match's seats. "
+                    "Omniscient frames (no `seat`) only once the match is finished, except for staff. A seat's "
                     "frames while the match is not finished only for that seat's bot owner and staff; choice "
                     "indexes of other seats are left out of those live frames.",
         parameters=[FrameQuery],

@@ -39,7 +39,7 @@ CASES: dict[str, tuple[str, str, Any, str, str]] = {
     "page not a number": ("get", "/api/ladders/?page=first", None, "anonymous", "page must be a whole number"),
     "invalid status filter": ("get", "/api/matches/?status=won", None, "anonymous", "Select a valid choice"),
     "invalid date filter": ("get", "/api/matches/?created_after=yesterday", None, "anonymous", "valid date"),
-    "invalid bot filter": ("get", "/api/matches/?bot=abc", None, "anonymous", "Enter a number"),
+    "invalid bot filter": ("get", "/api/matches/?bot=abc", None, "anonymous", "Enter a whole number"),
     "unknown game filter": ("get", "/api/matches/?game=chess", None, "anonymous", "unknown game 'chess'"),
     "unknown filter": ("get", "/api/matches/?staus=finished", None, "anonymous", "unknown filter 'staus'"),
     "frames: stop before start": ("get", "/api/matches/{finished}/frames/?start=5&stop=2", None, "anonymous",

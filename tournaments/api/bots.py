@@ -17,7 +17,7 @@ from rest_framework import generics, mixins, permissions, serializers, viewsets
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from tournaments.api.common import GameFilter, ReadOnlyOrAuthenticated, StrictModelSerializer, errors
+from tournaments.api.common import GameFilter, IdFilter, ReadOnlyOrAuthenticated, StrictModelSerializer, errors
 from tournaments.api.uploads import VersionSerializer
 from tournaments.models import Bot, BotVersion
 from tournaments.visibility import is_owner, visible_bots, visible_versions
@@ -75,7 +75,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
 
 
 class VersionFilter(django_filters.FilterSet):
-    bot = django_filters.NumberFilter(field_name="bot_id")
+    bot = IdFilter(field_name="bot_id")
     status = django_filters.ChoiceFilter(choices=BotVersion.Status.choices)
     game = GameFilter(field_name="bot__game")
 

@@ -12,17 +12,18 @@ from datetime import UTC, datetime
 from typing import Any
 
 import django_filters
+from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema_field, inline_serializer
 from rest_framework import exceptions, pagination, permissions, serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.views import APIView, exception_handler
 
-from engine import InvalidOptions, load_game
+from engine import InvalidOptions, game_names, load_game
 from tournaments.visibility import is_staff as is_staff  # re-exported: visibility decides who is staff
 
 ORGANISERS_GROUP = "organisers"
@@ -59,6 +60,8 @@ def is_organiser(user: Any) -> bool:
 class ReadOnlyOrAuthenticated(permissions.BasePermission):
     """Anyone reads; writes need a login (ownership is checked per object)."""
 
+    anonymous_reads = True  # the schema says authentication is optional for reads (api/schema.py)
+
     def has_permission(self, request: Request, view: APIView) -> bool:
         return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_authenticated)
 
@@ -67,6 +70,7 @@ class ReadOnlyOrOrganiser(permissions.BasePermission):
     """Anyone reads; organisers create; only the creator (or staff) changes, starts or cancels."""
 
     message = "only organisers (the 'organisers' group) and staff may do this"
+    anonymous_reads = True
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if request.method in permissions.SAFE_METHODS:
@@ -86,13 +90,17 @@ class ReadOnlyOrOrganiser(permissions.BasePermission):
 
 
 class StrictSerializer(serializers.Serializer):
-    """Rejects fields it does not know, and read-only ones, instead of silently ignoring them."""
+    """Rejects fields it does not know, and read-only ones, instead of silently ignoring them; and a number where
+    text belongs (DRF would turn 0 into "0"). The schema says so: `additionalProperties: false` (api/schema.py)."""
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, Mapping):
             writable = {name for name, field in self.fields.items() if not field.read_only}
             problems = {key: [f"unknown field {key!r}" if key not in self.fields else f"field {key!r} is read-only"]
                         for key in data if key not in writable}
+            problems.update({key: [f"field {key!r} must be a string, got {data[key]!r}"] for key in writable & set(data)
+                             if isinstance(self.fields[key], serializers.CharField)
+                             and data[key] is not None and not isinstance(data[key], str)})
             if problems:
                 raise serializers.ValidationError(problems)
         return super().to_internal_value(data)
@@ -179,24 +187,63 @@ class CursorPagination(StrictPageSize, pagination.CursorPagination):
         return parameters
 
 
-PAGING_PARAMETERS = {"page", "page_size", "cursor", "format"}
+PAGING_PARAMETERS = {"page", "page_size", "cursor"}
 
 
 class StrictFilterBackend(DjangoFilterBackend):
-    """django-filter, plus a 400 naming any query parameter that is no filter (a typo would otherwise match all)."""
+    """django-filter, plus a 400 naming any query parameter that is no filter (a typo would otherwise match all),
+    and any empty value but a free text's (`?status=` or `?finished_before=` would otherwise match all)."""
 
     def filter_queryset(self, request: Request, queryset: QuerySet[Any], view: APIView) -> QuerySet[Any]:
         filterset_class = self.get_filterset_class(view, queryset)
         if filterset_class is not None:
-            known = set(filterset_class.base_filters) | PAGING_PARAMETERS | set(getattr(view, "extra_query", ()))
+            filters = filterset_class.base_filters
+            known = set(filters) | PAGING_PARAMETERS | set(getattr(view, "extra_query", ()))
             unknown = sorted(set(request.query_params) - known)
             if unknown:
                 raise exceptions.ValidationError({name: [f"unknown filter {name!r}; known filters: "
-                                                         f"{', '.join(sorted(filterset_class.base_filters))}"]
-                                                  for name in unknown})
+                                                         f"{', '.join(sorted(filters))}"] for name in unknown})
+            empty = sorted(name for name, value in request.query_params.items()
+                           if value == "" and type(filters.get(name)) is not django_filters.CharFilter
+                           and name != "cursor")
+            if empty:
+                raise exceptions.ValidationError({name: [f"{name} is empty; leave it out to match any"]
+                                                  for name in empty})
         return super().filter_queryset(request, queryset, view)
 
 
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    """`true` or `false`; anything else is a 400 (django-filter would read `null` as no filter at all)."""
+
+    def filter(self, qs: QuerySet[Any], value: Any) -> QuerySet[Any]:
+        raw = self.parent.data.get(self.field_name) if self.parent is not None else None
+        if raw is not None and raw not in ("true", "false"):
+            raise exceptions.ValidationError({self.field_name: [f"{self.field_name} must be true or false, got "
+                                                                f"{raw!r}"]})
+        return super().filter(qs, value)
+
+
+GAME_CHOICES = game_names()
+MAX_ID = 2**63 - 1
+
+
+def game_field(**kwargs: Any) -> serializers.ChoiceField:
+    """A registered game's name: an enum in the schema; another name is a 400 naming the known games."""
+    message = f"unknown game {{input!r}}; known games: {', '.join(GAME_CHOICES)}"
+    return serializers.ChoiceField(choices=GAME_CHOICES, error_messages={"invalid_choice": message}, **kwargs)
+
+
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID})
+class IdFilter(django_filters.NumberFilter):
+    """An object's id: a whole number from 1 (`5.7e+193` or `0` is a 400, not a silent empty list)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, min_value=1, max_value=MAX_ID, **kwargs)
+
+
+@extend_schema_field({"type": "string", "enum": GAME_CHOICES})
 class GameFilter(django_filters.CharFilter):
     """A registered game's name; an unknown one is a 400 naming the known games."""
 

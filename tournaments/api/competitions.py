@@ -25,7 +25,15 @@ from rest_framework.response import Response
 
 from engine import InvalidOptions, load_game
 from tournaments import services
-from tournaments.api.common import GameFilter, ReadOnlyOrOrganiser, StrictModelSerializer, django_errors, errors
+from tournaments.api.common import (
+    GameFilter,
+    ReadOnlyOrOrganiser,
+    StrictBooleanFilter,
+    StrictModelSerializer,
+    django_errors,
+    errors,
+    game_field,
+)
 from tournaments.models import BotVersion, Ladder, Tournament
 from tournaments.progress import cancel_tournament
 from tournaments.scheduling import create_tournament, start_tournament
@@ -49,6 +57,7 @@ def _complete_options(game: str, options: Any) -> Any:
 
 
 class LadderSerializer(StrictModelSerializer):
+    game = game_field(help_text="a registered game; a ladder's game never changes")
     created_by = serializers.CharField(source="created_by.get_username", read_only=True, allow_null=True)
     options = serializers.DictField(required=False, help_text="game options; see /api/games/{name}/")
     matchmaking = serializers.DictField(required=False)
@@ -71,6 +80,7 @@ class LadderSerializer(StrictModelSerializer):
 
 
 class TournamentSerializer(StrictModelSerializer):
+    game = game_field()
     created_by = serializers.CharField(source="created_by.get_username", read_only=True, allow_null=True)
     options = serializers.DictField(required=False, help_text="game options; see /api/games/{name}/")
     entries = serializers.PrimaryKeyRelatedField(
@@ -134,6 +144,8 @@ class CompetitionFilter(django_filters.FilterSet):
 
 
 class LadderFilter(CompetitionFilter):
+    paused = StrictBooleanFilter()
+
     class Meta:
         model = Ladder
         fields = ["game", "created_by", "paused"]

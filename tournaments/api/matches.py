@@ -28,6 +28,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from tournaments.api.common import (
     CursorPagination,
     GameFilter,
+    IdFilter,
     Pagination,
     ReadOnlyOrAuthenticated,
     StrictSerializer,
@@ -143,10 +144,10 @@ def _when(value: datetime | None) -> str | None:
 class MatchFilter(django_filters.FilterSet):
     game = GameFilter()
     status = django_filters.ChoiceFilter(choices=Match.Status.choices)
-    ladder = django_filters.NumberFilter(field_name="ladder_id")
-    tournament = django_filters.NumberFilter(field_name="tournament_id")
-    bot = django_filters.NumberFilter(method="filter_bot", help_text="matches where this bot has a seat")
-    bot_version = django_filters.NumberFilter(method="filter_bot_version")
+    ladder = IdFilter(field_name="ladder_id")
+    tournament = IdFilter(field_name="tournament_id")
+    bot = IdFilter(method="filter_bot", help_text="matches where this bot has a seat")
+    bot_version = IdFilter(method="filter_bot_version")
     created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
     finished_after = UtcDateTimeFilter(field_name="finished_at", lookup_expr="gte")
@@ -171,7 +172,9 @@ class MatchFilter(django_filters.FilterSet):
 class MatchRequestSerializer(StrictSerializer):
     ladder = serializers.PrimaryKeyRelatedField(queryset=Ladder.objects.all())
     seats = serializers.PrimaryKeyRelatedField(many=True, queryset=BotVersion.objects.select_related("bot"),
-                                               help_text="bot version ids in seat order; one of them yours")
+                                               help_text="bot version ids in seat order, as many as the ladder "
+                                                         "seats: active versions of its game (or built-in bots), "
+                                                         "each once, one of them yours")
     rated = serializers.BooleanField(default=False, help_text="organisers of the ladder and staff only")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -191,8 +194,9 @@ class MatchRequestSerializer(StrictSerializer):
                                                         f" per match, got {len(versions)} seat(s)"]})
         if len({v.pk for v in versions}) != len(versions):
             raise exceptions.ValidationError({"seats": ["each bot version may take only one seat"]})
-        for version in versions:
-            if version.status != BotVersion.Status.ACTIVE or version.bot.game != ladder.game:
+        for version in versions:  # a built-in bot (greedy, random) plays every game
+            plays = version.bot.game == ladder.game or version.is_builtin()
+            if version.status != BotVersion.Status.ACTIVE or not plays:
                 raise exceptions.ValidationError({"seats": [f"{version.label} is not an active {ladder.game} bot"]})
         organiser = is_staff(user) or ladder.created_by_id == user.pk
         if not organiser and not any(v.bot.owner_id == user.pk for v in versions):

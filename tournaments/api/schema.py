@@ -1,8 +1,13 @@
-"""The API's OpenAPI generator: every operation also documents the error answers it can give.
+"""The API's OpenAPI generator: every operation also documents the error answers it can give, and says where
+authentication is optional.
 
 Each view documents its success shapes; the errors are the same everywhere ({"detail": ...} or field → messages),
 so they are added here rather than repeated: 400 and 401/403 for every operation (bad query parameters or bodies;
 frames and writes need the right user), 404 for a missing object or page, 429 for throttled writes.
+
+Public reads answer anonymous clients too (ARCHITECTURE §8), so their security requirements include `{}`: a token or
+a session shows more (your private bots, your seats' logs), none is needed. `?format=` is no renderer switch in the
+API (api/negotiation.py), so no operation documents it.
 """
 
 from __future__ import annotations
@@ -10,8 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import force_instance
+from rest_framework import permissions
 
-from tournaments.api.common import BAD_INPUT, ERROR
+from tournaments.api.common import BAD_INPUT, ERROR, StrictSerializer
 
 
 class LudusAutoSchema(AutoSchema):
@@ -26,3 +33,25 @@ class LudusAutoSchema(AutoSchema):
             if code not in responses:
                 responses[code] = self._get_response_for_code(BAD_INPUT if code == "400" else ERROR, code)
         return responses
+
+    def _map_serializer(self, serializer: Any, direction: Any, bypass_extensions: bool = False) -> Any:
+        schema = super()._map_serializer(serializer, direction, bypass_extensions)
+        if direction == "request" and isinstance(force_instance(serializer), StrictSerializer):
+            schema["additionalProperties"] = False  # StrictSerializer answers 400 naming an unknown field
+        return schema
+
+    def get_auth(self) -> list[dict[str, Any]]:
+        auths: list[dict[str, Any]] = super().get_auth()
+        if {} not in auths and self._is_anonymous_allowed():
+            auths.append({})
+        return auths
+
+    def _is_anonymous_allowed(self) -> bool:
+        checks = self.view.get_permissions()
+        if not checks:  # the token login: no permission to ask
+            return True
+        reads = self.method in permissions.SAFE_METHODS
+        return any(getattr(check, "anonymous_reads", False) for check in checks) and reads
+
+    def _get_format_parameters(self) -> list[dict[str, Any]]:
+        return []

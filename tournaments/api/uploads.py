@@ -22,7 +22,7 @@ from rest_framework.reverse import reverse
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from tournaments.api.common import BAD_INPUT, ERROR
+from tournaments.api.common import BAD_INPUT, ERROR, game_field
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.models import BotVersion
 from tournaments.visibility import is_owner, visible_versions
@@ -33,9 +33,11 @@ UPLOAD_SLACK = 64 * 1024  # multipart framing and the form fields around the fil
 class UploadSerializer(serializers.Serializer):
     """The multipart form of an upload."""
 
-    name = serializers.CharField(max_length=64, help_text="the bot's name, a slug; new names create a bot")
-    game = serializers.CharField(max_length=32, help_text="a registered game, e.g. evolution")
-    file = serializers.FileField(help_text="a .py file, or a .zip with main.py at its root or in one top folder")
+    name = serializers.SlugField(max_length=64, help_text="the bot's name, a slug; new names create a bot",
+                                 error_messages={"invalid": "a name must be letters, digits, '-' or '_' (a slug)"})
+    game = game_field(help_text="a registered game; a bot's game never changes")
+    file = serializers.FileField(help_text="a .py file that compiles, or a .zip with main.py at its root or in one "
+                                           "top folder, within the upload limits (a 400 names what is wrong)")
     description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
 
     def validate_file(self, value: Any) -> Any:
@@ -74,6 +76,12 @@ class OwnerVersionSerializer(VersionSerializer):
         return base64.b64encode(bytes(version.source)).decode("ascii")
 
 
+
+
+# Two shapes, by who reads: the owner's has the log and the source. anyOf, not oneOf: the owner's shape is also a
+# Version (a Version may carry more fields), so exactly-one-of would refuse it.
+VERSION_FOR_READER = {"anyOf": [{"$ref": "#/components/schemas/OwnerVersion"},
+                                {"$ref": "#/components/schemas/Version"}]}
 
 
 class UploadView(APIView):
@@ -130,7 +138,9 @@ class VersionDetailView(generics.RetrieveAPIView):
         summary="A bot version",
         description="Metadata for everyone who may see the bot. `validation_log` and `source_base64` only for the "
                     "bot's owner and for staff. A private bot's versions are not found for others.",
-        responses={200: OwnerVersionSerializer, 404: OpenApiResponse(ERROR, description="no such visible version")},
+        responses={200: OpenApiResponse(VERSION_FOR_READER, description="OwnerVersion for the bot's owner and staff, "
+                                                                         "Version for everyone else"),
+                   404: OpenApiResponse(ERROR, description="no such visible version")},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         version = self.get_object()

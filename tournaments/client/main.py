@@ -1,0 +1,203 @@
+"""`ludus COMMAND ...`: the commands, their arguments and their output. Errors are one line on stderr, and the exit
+status says what happened: 0 done (an active version, a finished match), 1 refused, failed or rejected, 2 bad
+arguments."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from replays.format import encode_replay
+from tournaments.client import config
+from tournaments.client.http import Api, ClientError
+from tournaments.client.matches import find_ladder, follow, request_match, result_table
+
+VALIDATED = ("active", "rejected", "retired")
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def api(settings: config.Settings, needs_token: bool = False) -> Api:
+    if needs_token and not settings.token:
+        raise ClientError("not logged in: run `ludus login`, or set LUDUS_TOKEN")
+    return Api(settings.url, settings.token)
+
+
+def login(args: argparse.Namespace) -> int:
+    settings = config.load()
+    url = args.url or settings.url
+    username = args.username or input("username: ")
+    password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass("password: ")
+    token = Api(url, None).post("/api/auth/token/", json={"username": username, "password": password})["token"]
+    path = config.save(config.Settings(url=url, token=token, username=username))
+    out.print(f"logged in to {url} as {username}; token saved in {path}")
+    return 0
+
+
+def upload(args: argparse.Namespace) -> int:
+    client = api(config.load(), needs_token=True)
+    path = Path(args.file)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ClientError(f"cannot read {path}: {exc.strerror}") from None
+    name = args.name or re.sub(r"[^A-Za-z0-9_-]+", "-", path.stem).strip("-") or "bot"
+    form = {"name": name, "game": args.game, "description": args.description}
+    version = client.post("/api/bots/upload/", data=form, files={"file": (path.name, data)})
+    out.print(f"uploaded {version['bot']}@{version['number']} (version {version['id']}): {version['status']}")
+    if args.wait and version["status"] not in VALIDATED:
+        version = wait_for_validation(client, version["id"], args.timeout)
+        out.print(f"{version['bot']}@{version['number']}: {version['status']}")
+    if version.get("validation_log"):
+        out.print(version["validation_log"].rstrip(), markup=False)
+    return 1 if version["status"] == "rejected" else 0
+
+
+def wait_for_validation(client: Api, version_id: int, timeout_s: float) -> dict[str, Any]:
+    """The version once its smoke match has decided (active or rejected)."""
+    deadline = time.monotonic() + timeout_s
+    with err.status(f"version {version_id}: validating in the sandbox"):
+        while True:
+            version = dict(client.get(f"/api/versions/{version_id}/"))
+            if version["status"] in VALIDATED or time.monotonic() > deadline:
+                break
+            time.sleep(1)  # a poll interval: the API has no feed for validations
+    if version["status"] in VALIDATED:
+        return version
+    raise ClientError(f"version {version_id} is still {version['status']} after {timeout_s:.0f} s; "
+                      f"check later with `ludus bots`")
+
+
+def bots(args: argparse.Namespace) -> int:
+    settings = config.load()
+    owner = args.owner or (None if args.all else settings.username)
+    table = Table(title=f"bots of {owner}" if owner else "bots")
+    for column in ("id", "name", "owner", "game", "visibility", "latest version"):
+        table.add_column(column)
+    for bot in api(settings).pages("/api/bots/", owner=owner):
+        table.add_row(str(bot["id"]), bot["name"], bot["owner"], bot["game"] or "any", bot["visibility"],
+                      str(bot["latest_version"] or ""))
+    out.print(table)
+    return 0
+
+
+def ladders(args: argparse.Namespace) -> int:
+    table = Table(title="ladders")
+    for column in ("id", "name", "game", "players", "paused"):
+        table.add_column(column)
+    for ladder in api(config.load()).pages("/api/ladders/", game=args.game):
+        table.add_row(str(ladder["id"]), ladder["name"], ladder["game"], str(ladder["players_per_match"]),
+                      "yes" if ladder["paused"] else "")
+    out.print(table)
+    return 0
+
+
+def match(args: argparse.Namespace) -> int:
+    client = api(config.load(), needs_token=True)
+    requested = request_match(client, args.ladder, [args.bot, *args.vs], args.rated)
+    out.print(f"match {requested['id']} requested on ladder {args.ladder}: {requested['status']}")
+    status = follow(client, requested["id"], err, args.timeout)
+    if status == "finished":
+        out.print(result_table(client.get(f"/api/matches/{requested['id']}/")))
+    out.print(f"{status}; watch it at {client.url}/replays/{requested['id']}/")
+    return 0 if status == "finished" else 1
+
+
+def standings(args: argparse.Namespace) -> int:
+    client = api(config.load())
+    ladder = find_ladder(client, args.ladder)
+    table = Table(title=f"{ladder['name']} ({ladder['game']}): rating = mu - 3 sigma")
+    for column in ("#", "bot", "owner", "rating", "mu", "sigma", "games", "wins"):
+        table.add_column(column)
+    rows = client.pages(f"/api/ladders/{ladder['id']}/standings/")
+    for rank, row in enumerate(rows, start=1):
+        provisional = " (provisional)" if row["provisional"] else ""
+        table.add_row(str(rank), row["name"], row["owner"] or "", f"{row['rating']:.2f}{provisional}",
+                      f"{row['mu']:.2f}", f"{row['sigma']:.2f}", str(row["games"]), str(row["wins"]))
+    out.print(table)
+    return 0
+
+
+def replay(args: argparse.Namespace) -> int:
+    client = api(config.load())
+    replay = client.get(f"/api/matches/{args.match}/replay/")
+    actions = client.get(f"/api/matches/{args.match}/replay/actions/")["actions"]
+    document = {"header": replay["header"], "actions": actions, "footer": replay["footer"]}
+    path = Path(args.output or f"ludus-match-{args.match}.replay.gz")
+    try:
+        path.write_bytes(encode_replay(document))  # the site's export, byte for byte: `replay verify` reads it
+    except OSError as exc:
+        raise ClientError(f"cannot write {path}: {exc.strerror}") from None
+    out.print(f"match {args.match}: {len(actions)} actions written to {path}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="ludus", description="The Ludus client for bot authors (docs/api.md). "
+                                  "Server and token: `ludus login`, or LUDUS_URL and LUDUS_TOKEN.")
+    commands = top.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("login", help="get your API token and save it (mode 0600)")
+    p.add_argument("--url", help=f"the server (default: LUDUS_URL, the saved one, or {config.DEFAULT_URL})")
+    p.add_argument("--username")
+    p.add_argument("--password-stdin", action="store_true", help="read the password from stdin (for scripts)")
+    p.set_defaults(run=login)
+    p = commands.add_parser("upload", help="upload a new version of your bot (.py or .zip)")
+    p.add_argument("file")
+    p.add_argument("--game", required=True)
+    p.add_argument("--name", help="the bot's name (default: the file's name)")
+    p.add_argument("--description", default="")
+    p.add_argument("--wait", action="store_true", help="wait for the sandbox's verdict; exit 1 when rejected")
+    p.add_argument("--timeout", type=float, default=600, help="seconds --wait waits (default 600)")
+    p.set_defaults(run=upload)
+    p = commands.add_parser("bots", help="your bots (or --owner's, or --all)")
+    p.add_argument("--owner")
+    p.add_argument("--all", action="store_true")
+    p.set_defaults(run=bots)
+    p = commands.add_parser("match", help="request a ladder match for your bot and follow it live")
+    p.add_argument("bot", help="your bot: NAME, OWNER/NAME, NAME@N or a version id")
+    p.add_argument("--ladder", required=True, help="the ladder's name or id")
+    p.add_argument("--vs", nargs="+", required=True, help="the opponents, like BOT")
+    p.add_argument("--rated", action="store_true", help="a rated match (the ladder's organiser and staff only)")
+    p.add_argument("--timeout", type=float, default=900, help="seconds to follow the match (default 900)")
+    p.set_defaults(run=match)
+    p = commands.add_parser("ladders", help="the ladders")
+    p.add_argument("--game")
+    p.set_defaults(run=ladders)
+    p = commands.add_parser("standings", help="a ladder's table")
+    p.add_argument("ladder", help="the ladder's name or id")
+    p.set_defaults(run=standings)
+    p = commands.add_parser("replay", help="download a finished match's replay file")
+    p.add_argument("match", type=int)
+    p.add_argument("-o", "--output", help="the file (default: ludus-match-ID.replay.gz)")
+    p.set_defaults(run=replay)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except ClientError as exc:
+        err.print(f"ludus: {exc}", markup=False)
+        return 1
+    except EOFError:
+        err.print("ludus: the input ended before the username or the password")
+        return 1
+    except OSError as exc:  # the config file or an output file: a full disk, a read-only home
+        err.print(f"ludus: {exc}", markup=False)
+        return 1
+    except KeyboardInterrupt:
+        err.print("ludus: interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
