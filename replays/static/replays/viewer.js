@@ -89,10 +89,35 @@
     var self = this;
     this.bindControls();
     this.fillViews();
+    var link = this.readLink();
+    window.addEventListener("hashchange", function () {
+      var again = self.readLink();
+      if (again.step === null && again.view === null) return;
+      self.pause();
+      self.follow = false;
+      self.go(again.step === null ? self.step : again.step);
+    });
     return this.pollLog().then(function () {
-      var start = self.follow ? Math.max(0, self.steps - 1) : 0;
+      var start = link.step !== null ? link.step : self.follow ? Math.max(0, self.steps - 1) : 0;
+      if (link.step !== null) self.follow = false;
       return self.go(start);
     });
+  };
+
+  /* Deep links: #step=N&view=V opens step N (the Nth decision and the board after it) in view V, if allowed. */
+  Viewer.prototype.readLink = function () {
+    var params = new URLSearchParams(window.location.hash.replace(/^#/, ""));
+    var step = params.get("step"), view = params.get("view");
+    if (view !== null && this.views.indexOf(view) >= 0 && view !== this.view) {
+      this.view = view;
+      this.fillViews();
+    }
+    return { step: step !== null && /^\d+$/.test(step) ? Number(step) : null, view: view };
+  };
+
+  Viewer.prototype.writeLink = function () {
+    var hash = "#step=" + this.step + (this.view ? "&view=" + this.view : "");
+    if (window.location.hash !== hash) history.replaceState(null, "", hash);
   };
 
   Viewer.prototype.fillViews = function () {
@@ -186,6 +211,7 @@
     step = Math.max(0, Math.min(step, this.steps - 1));
     this.step = step;
     this.updateRange();
+    if (!this.playing) this.writeLink();
     var view = this.view;
     if (!view) { this.drawWithoutView(step); return Promise.resolve(); }
     return this.frame(step).then(function (frame) {
@@ -343,6 +369,7 @@
 
   Viewer.prototype.pause = function () {
     this.playing = false;
+    if (this.shownStep >= 0) this.writeLink();
     clearTimeout(this.timer);
     this.$("btn-play").textContent = "▶ Play";
     this.$("btn-play").setAttribute("aria-label", "Play");
