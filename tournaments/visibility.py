@@ -100,6 +100,11 @@ def seat_label(user: Any, version: BotVersion) -> str:
     return version.label if can_see_bot(user, version.bot) else PRIVATE_LABEL
 
 
+def can_see_seat_log(user: Any, owner_id: int | None) -> bool:
+    """A seat's captured stderr: its bot's owner and staff only, before and after the match is over."""
+    return is_owner(user, owner_id)
+
+
 def shown_seat(row: dict[str, Any], is_visible: bool) -> dict[str, Any]:
     """An API seat row as shown: whole, or with the private bot's identity, rating and log blanked."""
     if is_visible:

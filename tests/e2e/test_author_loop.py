@@ -45,3 +45,42 @@ def test_the_url_try_bot_prints_for_a_fault_opens_the_viewer_on_that_fault(
     # A hand-edited link moves the viewer there.
     page.evaluate("location.hash = '#step=2&view=0'")
     expect(page.locator("#board")).to_have_attribute("data-step", "2")
+
+
+def log_in(page: Any, username: str, password: str) -> None:
+    page.goto("/accounts/login/?next=/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("form button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/$"))
+
+
+@needs_bwrap
+def test_the_owner_reads_their_bots_stderr_beside_each_step_and_no_one_else_does(
+    page: Any, alice: Any, charlie: Any, check_a11y: Any, screenshot: Any
+) -> None:
+    from e2e_matches import entrants, schedule
+
+    from tournaments.models import Bot, BotVersion
+    from workers.runner import run_match
+
+    bot = Bot.objects.create(owner=alice, name="chatty", game="evolution")
+    chatty = BotVersion.objects.create(bot=bot, number=1, filename="chatty_bot.py", status=BotVersion.Status.ACTIVE,
+                                       source=(ROOT / "tests" / "replays" / "fixtures" / "chatty_bot.py").read_bytes())
+    _, [match] = schedule("evolution", 2, versions=[chatty, *entrants(1)])
+    assert run_match(match.pk) == "finished"
+    mine = next(i + 1 for i, a in enumerate(match.replay.document()["actions"]) if a["seat"] == 0 and i > 2)
+    log_in(page, "alice", "alice-password-1")
+    page.goto(f"/replays/{match.pk}/#step={mine}")
+    expect(page.locator("#board")).to_have_attribute("data-step", str(mine))
+    expect(page.locator("#stderr pre[data-seat='0']")).to_have_text(f"chatty: thinking about seq {mine}")
+    page.keyboard.press("Home")
+    expect(page.locator("#stderr pre[data-seat='0']")).to_have_text("chatty: up")
+    check_a11y(page)
+    screenshot(page, "owner-stderr")
+    page.context.clear_cookies()
+    log_in(page, "charlie", "charlie-password-1")
+    page.goto(f"/replays/{match.pk}/#step={mine}")
+    expect(page.locator("#board")).to_have_attribute("data-step", str(mine))
+    expect(page.locator("#stderr-panel")).to_be_hidden()
+    assert "thinking about" not in page.content()

@@ -240,6 +240,7 @@
     board.setAttribute("data-view", this.view);
     this.shownStep = frame.step;
     this.drawDecision(frame);
+    this.drawStderr(frame.step);
     this.syncLog();
     this.drawFinal();
   };
@@ -287,6 +288,41 @@
     var next = frame.decision;
     box.appendChild(el("p", { class: "next" }, next ? ["Next: ", el("strong", { text: seatName(ctx, next.seat) }),
       " — " + humanize(next.kind)] : [el("strong", { text: "Game over." })]));
+  };
+
+  /* The seat logs this user may read (their own bots', or all for staff): the lines written at the shown step. */
+  Viewer.prototype.fetchStderr = function () {
+    var self = this, urls = this.cfg.seat_logs || {};
+    if (!this.stderr) {
+      this.stderr = Promise.all(Object.keys(urls).map(function (seat) {
+        return fetch(urls[seat], { headers: { Accept: "application/json" } }).then(function (r) {
+          if (!r.ok) throw new Error("seat log " + r.status);
+          return r.json();
+        });
+      }));
+    }
+    return this.stderr;
+  };
+
+  Viewer.prototype.drawStderr = function (step) {
+    var self = this, panel = this.$("stderr-panel");
+    if (!Object.keys(this.cfg.seat_logs || {}).length || this.status === "running") return;
+    this.fetchStderr().then(function (logs) {
+      if (self.shownStep !== step) return;
+      var box = self.$("stderr");
+      box.textContent = "";
+      logs.forEach(function (log) {
+        var text = step === 0 ? log.start : log.steps[String(step)];
+        box.appendChild(el("p", { class: "seat-" + log.seat }, [el("span", { class: "dot", "aria-hidden": "true" }),
+          el("strong", { text: seatName(self.ctx, log.seat) }), step === 0 ? " at start-up" : " at step " + step]));
+        box.appendChild(text ? el("pre", { class: "log stderr", "data-seat": log.seat, tabindex: 0, text: text })
+          : el("p", { class: "muted", text: "nothing written" + (step === 0 ? "" : " at this step") }));
+      });
+      panel.hidden = false;
+    }).catch(function (error) {
+      self.$("stderr").textContent = "Could not load the log (" + error.message + ").";
+      panel.hidden = false;
+    });
   };
 
   Viewer.prototype.renderLogEntries = function () {
