@@ -84,7 +84,7 @@ def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
         raise Http404("this match has nothing to show yet")
     start = max(0, _int(request.GET.get("start"), 0))
     stop = min(_int(request.GET.get("stop"), start + FRAMES_PER_CHUNK), start + FRAMES_PER_CHUNK, src.steps)
-    seat = None if view == "omniscient" else int(view)
+    seat = None if view == visibility.OMNISCIENT else view if view == visibility.PUBLIC else int(view)
     found = frames(src.document, max(0, start - 1), stop, seat) if stop > start else []
     decided = visibility.seat_frames(_with_decided(found, start), seat, over)
     body = {"match": match.pk, "view": view, "start": start, "steps": src.steps, "finished": src.is_finished,

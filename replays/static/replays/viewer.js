@@ -128,7 +128,8 @@
     }
     select.parentNode.hidden = !this.views.length;
     this.views.forEach(function (v) {
-      var label = v === "omniscient" ? "Everything (omniscient)" : "As " + seatName(self.ctx, Number(v));
+      var label = v === "omniscient" ? "Everything (omniscient)" : v === "public" ? "Public (what every seat sees)"
+        : "As " + seatName(self.ctx, Number(v));
       select.appendChild(el("option", { value: v, text: label, selected: v === self.view }));
     });
   };
