@@ -84,3 +84,28 @@ def test_the_owner_reads_their_bots_stderr_beside_each_step_and_no_one_else_does
     expect(page.locator("#board")).to_have_attribute("data-step", str(mine))
     expect(page.locator("#stderr-panel")).to_be_hidden()
     assert "thinking about" not in page.content()
+
+
+def test_an_author_enters_and_leaves_an_open_ladder_from_the_bot_page(
+    page: Any, alice: Any, check_a11y: Any, screenshot: Any
+) -> None:
+    from e2e_matches import owned_builtin
+
+    from tournaments.models import Ladder, LadderEntry
+
+    version = owned_builtin(alice, "alices-greedy")
+    ladder = Ladder.objects.create(name="open evolution", game="evolution", players_per_match=2, is_open=True)
+    log_in(page, "alice", "alice-password-1")
+    page.goto(f"/bots/{version.bot_id}/")
+    row = page.locator(f".ladder-entries li[data-ladder='{ladder.pk}']")
+    row.get_by_role("button", name="Enter v1").click()
+    expect(page.locator("main .alert.good")).to_have_text("alices-greedy@1 entered on open evolution.")
+    expect(row.get_by_role("button", name="Withdraw v1")).to_be_visible()
+    assert LadderEntry.objects.get(ladder=ladder).withdrawn_at is None
+    check_a11y(page)
+    screenshot(page, "bot-page-open-ladder")
+    row.get_by_role("button", name="Withdraw v1").click()
+    expect(page.locator("main .alert.good")).to_have_text("alices-greedy@1 withdrawn from open evolution.")
+    expect(row.get_by_role("button", name="Enter v1")).to_be_visible()
+    page.goto(f"/ladders/{ladder.pk}/")
+    expect(page.locator(".lede")).to_contain_text("open")

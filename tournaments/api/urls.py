@@ -5,7 +5,7 @@ from rest_framework.routers import SimpleRouter
 
 from replays.api import feeds
 from replays.api import views as replays
-from tournaments.api import auth, bots, competitions, games, matches, notfound, uploads
+from tournaments.api import auth, bots, competitions, games, ladder_entries, matches, notfound, uploads
 
 app_name = "api"
 
@@ -24,6 +24,8 @@ urlpatterns = [
     path("versions/<int:pk>/", uploads.VersionDetailView.as_view(), name="version-detail"),
     path("ladders/<int:pk>/standings/", matches.LadderStandingsView.as_view(), name="ladder-standings"),
     path("ladders/<int:pk>/feed/", feeds.LadderFeedView.as_view(), name="ladder-feed"),
+    path("ladders/<int:pk>/entries/", ladder_entries.LadderEntriesView.as_view(), name="ladder-entries"),
+    path("ladders/<int:pk>/entries/<int:version>/", ladder_entries.LadderEntryView.as_view(), name="ladder-entry"),
     path("tournaments/<int:pk>/standings/", matches.TournamentStandingsView.as_view(), name="tournament-standings"),
     path("matches/<int:pk>/replay/", replays.ReplayView.as_view(), name="match-replay"),
     path("matches/<int:pk>/replay/actions/", replays.ActionLogView.as_view(), name="match-actions"),
