@@ -4,10 +4,13 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from tournaments.api.root import api_root
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/", api_root, name="api-root"),
     path("api/", include("tournaments.api.urls")),
     path("accounts/", include("django.contrib.auth.urls")),  # login and logout for the pages
     path("replays/", include("replays.urls")),

@@ -3,7 +3,7 @@ filtered matches, a bot's record."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,19 +173,24 @@ def bot_record(bot: Bot) -> Record:
 
 
 def rating_history(bot: Bot) -> list[Series]:
-    """One series per competition: the conservative rating after each rated game, in the order they were rated."""
+    """One series per competition and version (keyed by id: two competitions may share a name), the conservative
+    rating after each rated game, in the order they were rated."""
     seats = (Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED,
                                  rating_mu_after__isnull=False, rating_sigma_after__isnull=False)
              .select_related("match__ladder", "match__tournament", "bot_version")
              .order_by("match__rating_seq", "match_id"))
-    series: dict[str, Series] = {}
+    series: dict[tuple[int | None, int | None, int], Series] = {}
     for seat in seats:
         match = seat.match
-        label = f"{match.competition} (v{seat.bot_version.number})"
-        if label not in series:
-            series[label] = Series(label)
+        key = (match.ladder_id, match.tournament_id, seat.bot_version_id)
+        if key not in series:
+            series[key] = Series(f"{match.competition} (v{seat.bot_version.number})")
             if seat.rating_mu_before is not None and seat.rating_sigma_before is not None:
-                series[label].points.append(conservative(seat.rating_mu_before, seat.rating_sigma_before))
-        series[label].points.append(conservative(seat.rating_mu_after, seat.rating_sigma_after))
-        series[label].games += 1
+                series[key].points.append(conservative(seat.rating_mu_before, seat.rating_sigma_before))
+        series[key].points.append(conservative(seat.rating_mu_after, seat.rating_sigma_after))
+        series[key].games += 1
+    labels = Counter(s.label for s in series.values())
+    for (ladder, tournament, _), item in series.items():
+        if labels[item.label] > 1:  # the same name twice: say which is which
+            item.label += f" [ladder #{ladder}]" if ladder else f" [tournament #{tournament}]"
     return list(series.values())

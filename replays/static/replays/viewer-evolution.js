@@ -72,16 +72,15 @@
   function player(view, seat, frame, ctx) {
     var el = d().el;
     var score = scoreOf(view, seat);
-    var acting = frame.decision && frame.decision.seat === seat.seat;
     var row = el("div", { class: "species-row" });
     seat.species.forEach(function (sp, i) { row.appendChild(species(sp, i)); });
     if (!seat.species.length) row.appendChild(el("span", { class: "muted", text: "no species" }));
     var food = seat.food_card === null || seat.food_card === undefined ? "none" :
       seat.food_card === "?" ? "face down" : cardName(seat.food_card) + " (" + cardFood(seat.food_card) + ")";
-    return el("section", { class: "player seat-" + seat.seat + (acting ? " active" : ""), "data-seat": seat.seat,
+    return el("section", { class: "player seat-" + seat.seat, "data-seat": seat.seat,
       "aria-label": d().seatName(ctx, seat.seat) }, [
       el("h3", {}, [el("span", { text: d().seatName(ctx, seat.seat) + (view.you === seat.seat ? " · you" : "") }),
-        el("span", { class: "player-score", "data-score": score.value, title: score.label, text: score.value + " pts" })]),
+        el("span", { class: "player-score", "data-score": score.value, title: score.label, text: d().points(ctx, score.value) })]),
       el("div", { class: "muted small" }, ["Bag: ", el("strong", { text: typeof seat.bag === "number" ? String(seat.bag) : "hidden" }),
         " · Food card: ", el("strong", { text: food })]),
       row,

@@ -38,6 +38,8 @@
     return "Seat " + (seat + 1) + (info ? " (" + info.label + ")" : "");
   }
   function humanize(text) { return String(text).replace(/_/g, " "); }
+  /* "1 point", "14 points", "3 VP": Marine scores in victory points, Evolution in points. */
+  function points(ctx, n) { return n + " " + (ctx.game === "marine" ? "VP" : n === 1 ? "point" : "points"); }
   function isScalar(value) { return value === null || typeof value !== "object"; }
   function short(value) {
     if (value === null || value === undefined) return "";
@@ -48,7 +50,7 @@
     }
     return JSON.stringify(value);
   }
-  Ludus.dom = { el: el, svg: svg, seatName: seatName, humanize: humanize, short: short };
+  Ludus.dom = { el: el, svg: svg, seatName: seatName, humanize: humanize, short: short, points: points };
 
   /* ---- the generic event description; games may override describe(event, ctx) ---- */
   function describeEvent(event, ctx) {
@@ -234,8 +236,11 @@
   Viewer.prototype.draw = function (frame) {
     var board = this.$("board"), game = Ludus.games[this.cfg.game];
     board.textContent = "";
+    this.ctx.boardWidth = board.clientWidth - 24;
+    this.ctx.finalScores = this.outcome ? this.outcome.scores : null;
     if (game) game.draw(board, frame, this.ctx);
     else board.appendChild(el("pre", { text: JSON.stringify(frame.view, null, 1) }));
+    this.markSeats(board, frame);
     board.setAttribute("aria-busy", "false");
     board.setAttribute("data-step", frame.step);
     board.setAttribute("data-view", this.view);
@@ -244,6 +249,20 @@
     this.drawStderr(frame.step);
     this.syncLog();
     this.drawFinal();
+  };
+
+  /* The board marks the seat whose decision the panel shows (it just acted) and tags the seat to act next. */
+  Viewer.prototype.markSeats = function (board, frame) {
+    var acted = frame.decided ? frame.decided.seat : null, next = frame.decision ? frame.decision.seat : null;
+    Array.prototype.forEach.call(board.querySelectorAll(".player[data-seat], .score[data-seat]"), function (node) {
+      var seat = Number(node.getAttribute("data-seat"));
+      node.classList.toggle("active", seat === acted);
+      node.classList.toggle("next", seat === next);
+      var heading = node.querySelector("h3, div");
+      heading = heading && (heading.firstElementChild || heading);
+      if (heading && seat === acted) heading.appendChild(el("span", { class: "seat-tag", text: "just played" }));
+      if (heading && seat === next) heading.appendChild(el("span", { class: "seat-tag next", text: "to play" }));
+    });
   };
 
   Viewer.prototype.drawWithoutView = function (step) {
@@ -368,7 +387,7 @@
       var lost = self.forfeited && self.forfeited[seat];
       box.appendChild(el("div", { class: "score seat-" + seat, "data-seat": seat, "data-score": score, "data-rank": self.outcome.ranks[seat] }, [
         el("div", { text: seatName(ctx, seat) }),
-        el("span", { class: "n", text: String(score) }), " points · ",
+        el("span", { class: "n", text: String(score) }), " " + points(ctx, score).split(" ")[1] + " · ",
         el("strong", { text: "#" + self.outcome.ranks[seat] }), lost ? " (forfeited)" : null,
       ]));
     });
@@ -441,16 +460,26 @@
       self.view = e.target.value;
       self.go(self.step);
     });
+    // Space plays or pauses wherever the focus is, except where it types or opens a list: a focused button (the
+    // last one clicked) or the scrubber would otherwise take it as "press me again".
+    var spaceIsOurs = function (target) {
+      var tag = (target && target.tagName) || "";
+      return !/^(SELECT|TEXTAREA)$/.test(tag) && !(tag === "INPUT" && target.type !== "range");
+    };
     document.addEventListener("keydown", function (e) {
       var tag = (e.target && e.target.tagName) || "";
-      if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag) || e.altKey || e.ctrlKey || e.metaKey) return;
-      if (e.key === "ArrowRight") { self.stepBy(1); }
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      if (e.key === " " && spaceIsOurs(e.target)) { if (!e.repeat) self.toggle(); }
+      else if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag)) return;
+      else if (e.key === "ArrowRight") { self.stepBy(1); }
       else if (e.key === "ArrowLeft") { self.stepBy(-1); }
       else if (e.key === "Home") { self.pause(); self.follow = false; self.go(0); }
       else if (e.key === "End") { self.pause(); self.follow = true; self.go(self.steps - 1); }
-      else if (e.key === " " && tag !== "BUTTON") { self.toggle(); }
       else return;
       e.preventDefault();
+    });
+    document.addEventListener("keyup", function (e) {
+      if (e.key === " " && spaceIsOurs(e.target) && (e.target.tagName || "") === "BUTTON") e.preventDefault();
     });
   };
 
