@@ -141,3 +141,34 @@ def test_pages_fit_a_phone_and_cue_their_sideways_scroll(sized: tuple[str, Any],
         expect(wrap).not_to_have_class(re.compile(r"\boverflows\b"))
     check_a11y(page)
     screenshot(page, f"visual-ladder-{size}")
+
+
+RAW = re.compile(r"[\[{]\"|\btrue\b|\bfalse\b|—\s*\w+ \w+ \d|\w+_\w+")  # JSON, booleans, "key value" dumps, snake_case
+
+
+@pytest.mark.parametrize(("game", "players"), [("evolution", 3), ("marine", 3)])
+def test_the_event_log_reads_in_plain_words_and_the_board_marks_what_changed(
+    page: Any, check_a11y: Any, screenshot: Any, game: str, players: int
+) -> None:
+    match = play_match(game, players)
+    last = len(Replay.objects.get(match=match).action_log())
+    open_at(page, match, last)
+    lines = page.locator("#eventlog ul li").all_inner_texts()
+    assert lines, "no events"
+    raw = [line for line in lines if RAW.search(line)]
+    assert raw == [], raw[:10]
+    assert not [line for line in lines if re.search(r"\bspecies 0\b|\bseat 0\b|Seat 0\b", line)]  # 1-based
+    if game == "marine":
+        labels = page.locator(".tile .hex-label").all_text_contents()
+        assert labels and all(re.fullmatch(r"-?\d+,-?\d+", label) for label in labels)
+        moved = next(line for line in lines if "adds a" in line)  # "adds a Kelp Forest tile at (-3, 0)"
+        q, r = re.search(r"\((-?\d+), (-?\d+)\)", moved).groups()  # type: ignore[union-attr]
+        assert f"{q},{r}" in labels
+    # The last action's changes are marked: step through a few and find some marked.
+    marked = 0
+    for step in range(20, 40):
+        open_at(page, match, step)
+        marked += page.locator(".changed").count()
+    assert marked
+    check_a11y(page)
+    screenshot(page, f"visual-{game}-changed")

@@ -58,6 +58,8 @@
       }).join(", ") }),
       svg("polygon", { points: hexPoints(c[0], c[1]), fill: t[0], stroke: "#475569", "stroke-width": 1.5 }),
       svg("text", { x: c[0], y: c[1] - 20, "text-anchor": "middle", "font-size": 10, fill: "#1f2937", text: t[1] }),
+      svg("text", { x: c[0], y: c[1] + 34, "text-anchor": "middle", "font-size": 9, fill: "#374151", class: "hex-label",
+        text: tile.hex[0] + "," + tile.hex[1] }),
     ]);
     var present = [];
     tile.species.forEach(function (n, seat) { if (n > 0) present.push(seat); });
@@ -235,19 +237,56 @@
     frameNode.scrollLeft = ctx.earthScroll || 0;
   }
 
+  /* Every event in plain words; hexes as (q, r), the labels drawn on the map; seats counted from 1. */
+  function hex(h) { return "(" + h[0] + ", " + h[1] + ")"; }
+  function cornerName(c) { return hex(c) + " " + (c[2] === "N" ? "north" : "south") + " corner"; }
+
   function describe(event, ctx) {
-    var who = typeof event.seat === "number" ? d().seatName(ctx, event.seat) + ": " : "";
-    switch (event.event) {
-      case "placed": return who + "places a " + (event.pawn === "pawn" ? "pawn" : event.pawn + " pawn") + " on " + d().humanize(event.space);
-      case "moved": return who + "moves a species from [" + event.source + "] to [" + event.target + "]";
-      case "element": return who + "puts " + event.element + " on corner [" + event.corner + "]";
-      case "new_tile": return who + "adds a " + event.terrain + " tile at [" + event.tile + "]";
-      case "evolution_score": return who + "scores tile [" + event.tile + "]: " + (event.vp.length ? event.vp.map(function (p) { return "Seat " + (p[0] + 1) + " +" + p[1]; }).join(", ") : "nobody");
-      case "card_taken": return who + "takes " + event.card + " from slot " + event.slot;
-      case "domination": return who + "dominates " + event.element + " (value " + event.value + ")";
+    var seat = function (n) { return d().seatName(ctx, n); };
+    var who = typeof event.seat === "number" ? seat(event.seat) + ": " : "";
+    var vps = function (list) {
+      return list.length ? list.map(function (p) { return seat(p[0]) + " +" + p[1] + " VP"; }).join(", ") : "nobody scores";
+    };
+    var e = event;
+    switch (e.event) {
+      case "placed": return who + "places a " + (e.pawn === "pawn" ? "pawn" : e.pawn + " pawn") + " on " + d().humanize(e.space);
+      case "moved": return who + "moves a species from " + hex(e.source) + " to " + hex(e.target);
+      case "element": return who + "puts " + e.element + " on " + cornerName(e.corner);
+      case "new_tile": return who + "adds a " + e.terrain + " tile at " + hex(e.tile);
+      case "evolution_score": return who + "scores the tile at " + hex(e.tile) + ": " + vps(e.vp);
+      case "final_score": return "Final scoring of " + hex(e.tile) + ": " + vps(e.vp);
+      case "card_taken": return who + "takes " + e.card + " from slot " + e.slot;
+      case "card_dealt": return e.card + " is dealt to slot " + e.slot;
+      case "card_discarded": return (typeof e.seat === "number" ? who + "discards " : "Slot " + e.slot + ": ") + e.card +
+        (typeof e.seat === "number" ? "" : " is discarded");
+      case "domination": return who + "dominates " + e.element + " (value " + e.value + ", target " + e.target + ")";
+      case "speciation": return who + "speciates with " + e.element + " at " + cornerName(e.corner) + ": " +
+        e.added.map(function (a) { return "+" + a[2] + " at " + hex(a); }).join(", ");
+      case "species": return who + "+" + e.added + " species at " + hex(e.tile);
+      case "removed": return who + "removes a species of " + seat(e.rival) + " at " + hex(e.tile);
+      case "vp": return who + "+" + e.vp + " VP";
+      case "all_gain": return "Every species on " + e.terrain + " grows by " + e.amount;
+      case "all_lose": return "Every species on " + e.terrain + " shrinks by " + e.amount;
+      case "asteroid": return who + "takes the Asteroid";
+      case "round": return "Round " + e.round + " begins; first player " + seat(e.first_player);
+      case "game_over": return "Game over" + (e.scores ? ": " + e.scores.map(function (v, s) { return seat(s) + " " + v + " VP"; }).join(", ") : "");
       default: return null;
     }
   }
 
-  Ludus.games.marine = { draw: draw, describe: describe };
+  /* What the last action changed: tiles new or different since the step before (species, elements, thriving). */
+  function mark(board, before, view) {
+    var old = {}, corners = {};
+    before.tiles.forEach(function (t) { old[t.hex.join(",")] = JSON.stringify(t); });
+    (before.elements || []).forEach(function (e) { corners[e.join(",")] = true; });
+    view.tiles.forEach(function (t) {
+      var key = t.hex.join(",");
+      if (old[key] !== JSON.stringify(t)) board.querySelector(".tile[data-hex='" + key + "']").classList.add("changed");
+    });
+    Array.prototype.forEach.call(board.querySelectorAll(".element"), function (node, i) {
+      if (!corners[(view.elements[i] || []).join(",")]) node.classList.add("changed");
+    });
+  }
+
+  Ludus.games.marine = { draw: draw, describe: describe, mark: mark };
 })();

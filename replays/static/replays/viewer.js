@@ -241,6 +241,8 @@
     if (game) game.draw(board, frame, this.ctx);
     else board.appendChild(el("pre", { text: JSON.stringify(frame.view, null, 1) }));
     this.markSeats(board, frame);
+    var before = (this.frames[this.view] || {})[frame.step - 1];
+    if (game && game.mark && before) game.mark(board, before.view, frame.view);
     board.setAttribute("aria-busy", "false");
     board.setAttribute("data-step", frame.step);
     board.setAttribute("data-view", this.view);
