@@ -65,7 +65,8 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "rows": queries.shown_rows(request.user, queries.competition_rows(tournament)),
         "seat_rates": queries.seat_rates(tournament),
         "game_seat_rates": queries.game_seat_rates(tournament.game, tournament.players_per_table),
-        "rounds": queries.rounds(tournament),
+        "rounds": queries.rounds(tournament, request.user),
+        "champion": queries.champion(tournament, request.user),
         "provisional_sigma": provisional_sigma(),
     })
 
