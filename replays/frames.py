@@ -7,14 +7,18 @@ from typing import Any
 from engine import Decision
 from replays.verify import initial_state, step
 
+PUBLIC = "public"
+HIDDEN = "?"
+
 
 def frames(
-    document: dict[str, Any], start: int = 0, stop: int | None = None, seat: int | None = None
+    document: dict[str, Any], start: int = 0, stop: int | None = None, seat: int | str | None = None
 ) -> list[dict[str, Any]]:
     """Frames start..stop-1; frame 0 is the position before the first action, frame k the one after action k-1.
 
-    Each frame holds the view (seat's, or omniscient when seat is None), the events of the action that led
-    to it, and the decision pending there. Callers decide who may see the omniscient view.
+    Each frame holds the view (seat's, the public one when seat is "public", or omniscient when seat is None), the
+    events of the action that led to it, and the decision pending there. Callers decide who may see the omniscient
+    view.
     """
     actions = document["actions"]
     last = len(actions) + 1 if stop is None else min(stop, len(actions) + 1)
@@ -30,16 +34,36 @@ def frames(
                 "step": index,
                 "action": actions[index - 1] if index > 0 else None,
                 "events": events,
-                "view": state.view(seat),
-                "decision": _visible_decision(decision, seat),
+                "view": public_view(state, document["header"]["players"]) if seat == PUBLIC else state.view(seat),
+                "decision": _visible_decision(decision, None if seat == PUBLIC else seat, seat == PUBLIC),
             })
     return result
 
 
-def _visible_decision(decision: Decision | None, seat: int | None) -> dict[str, Any] | None:
+def public_view(state: Any, players: int) -> dict[str, Any]:
+    """What every seat sees, and so what a spectator may see while the match runs: the parts on which all the seats'
+    views agree; where they differ (a hand, a face-down card), the hidden form (None, or "?")."""
+    common: dict[str, Any] = _common([state.view(seat) for seat in range(players)])
+    return common
+
+
+def _common(values: list[Any]) -> Any:
+    first = values[0]
+    if all(value == first for value in values[1:]):
+        return first
+    if all(isinstance(value, dict) for value in values):
+        return {key: _common([value[key] for value in values]) for key in first if all(key in v for v in values)}
+    if all(isinstance(value, list) and len(value) == len(first) for value in values):
+        return [_common(list(items)) for items in zip(*values, strict=True)]
+    return HIDDEN if HIDDEN in values else None
+
+
+def _visible_decision(decision: Decision | None, seat: int | None, public: bool = False) -> dict[str, Any] | None:
     # Another seat's options can reveal its hidden hand, so a seat sees only who decides and what kind.
     if decision is None:
         return None
+    if public:
+        return {"seat": decision.seat, "kind": decision.kind}
     if seat is None or decision.seat == seat:
         return decision.to_dict()
     return {"seat": decision.seat, "kind": decision.kind}

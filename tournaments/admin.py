@@ -125,9 +125,9 @@ class LadderEntryInline(admin.TabularInline):
 
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin):
-    list_display = ("name", "game", "players_per_match", "max_queued", "paused", "created_at")
-    list_filter = ("game", "paused")
-    list_editable = ("paused",)
+    list_display = ("name", "game", "players_per_match", "max_queued", "paused", "is_open", "created_at")
+    list_filter = ("game", "paused", "is_open")
+    list_editable = ("paused", "is_open")
     search_fields = ("name",)
     inlines = [LadderEntryInline]
     actions = ["pause_ladders", "resume_ladders", "check_ratings"]

@@ -153,6 +153,8 @@ class Ladder(Competition):
     matchmaking = models.JSONField(default=dict, blank=True,
                                    help_text='e.g. {"exploration": 0.25, "new_games": 5, "window": 3}')
     paused = models.BooleanField(default=False, help_text="a paused ladder makes no new matches")
+    is_open = models.BooleanField(default=False, help_text="authors may enter and withdraw their own active versions "
+                                                           "themselves (bot page, API)")
     max_queued = models.PositiveSmallIntegerField(default=4, help_text="matches kept queued or running at once")
     entries = models.ManyToManyField(BotVersion, through="LadderEntry", related_name="ladders")
 

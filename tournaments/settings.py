@@ -186,6 +186,11 @@ if LUDUS_SANDBOX == "none" and not DEBUG:
 # Uploaded bots need a control group per seat (memory, processes, CPU, freezing; docs/bots.md). A worker that cannot
 # make them refuses uploaded bots, saying why and how to delegate, unless the operator opts out here.
 LUDUS_SANDBOX_WITHOUT_CGROUPS = env_bool("LUDUS_SANDBOX_WITHOUT_CGROUPS", False)
+# The site's address as people open it, for links printed outside a request (try_bot, replay show, validation logs).
+LUDUS_SITE_URL = env_str("LUDUS_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+if not re.fullmatch(r"https?://[^/\s]+(/\S*)?", LUDUS_SITE_URL):
+    raise ImproperlyConfigured(f"environment variable LUDUS_SITE_URL must be an http(s) URL such as "
+                               f"https://ludus.example.org, got {LUDUS_SITE_URL!r}")
 LUDUS_MOVE_MS = env_int("LUDUS_MOVE_MS", 1000, minimum=1)
 LUDUS_BANK_MS = env_int("LUDUS_BANK_MS", 10000, minimum=0)
 LUDUS_MAX_FAULTS = env_int("LUDUS_MAX_FAULTS", 3, minimum=1)

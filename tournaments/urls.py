@@ -5,12 +5,15 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.negotiation import DefaultContentNegotiation
 
+from tournaments.api.root import api_root
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     # DRF's own negotiation here: `?format=json` picks the JSON schema (the API itself ignores `?format=`).
     path("api/schema/", SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation),
          name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/", api_root, name="api-root"),
     path("api/", include("tournaments.api.urls")),
     path("accounts/", include("django.contrib.auth.urls")),  # login and logout for the pages
     path("replays/", include("replays.urls")),

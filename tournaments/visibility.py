@@ -31,6 +31,7 @@ from tournaments.models import Bot, BotVersion, Match, Tournament
 
 PRIVATE_LABEL = "private bot"
 OMNISCIENT = "omniscient"
+PUBLIC = "public"  # the view every seat shares (replays.frames.public_view)
 UNFINISHED = [Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.FAILED, Match.Status.CANCELLED]
 
 
@@ -100,6 +101,11 @@ def seat_label(user: Any, version: BotVersion) -> str:
     return version.label if can_see_bot(user, version.bot) else PRIVATE_LABEL
 
 
+def can_see_seat_log(user: Any, owner_id: int | None) -> bool:
+    """A seat's captured stderr: its bot's owner and staff only, before and after the match is over."""
+    return is_owner(user, owner_id)
+
+
 def shown_seat(row: dict[str, Any], is_visible: bool) -> dict[str, Any]:
     """An API seat row as shown: whole, or with the private bot's identity, rating and log blanked."""
     if is_visible:
@@ -154,9 +160,10 @@ def can_see_seat(user: Any, match: Match, seat: int, is_match_over: bool) -> boo
 
 
 def allowed_views(user: Any, match: Match, over: bool | None = None) -> list[str]:
-    """The views this user may pick now: seat numbers as strings, then "omniscient"."""
+    """The views this user may pick now: seat numbers as strings, then "public" (what every seat sees: anyone, at
+    any time), then "omniscient"."""
     over = is_over(match) if over is None else over
-    views = [str(seat) for seat in range(match.num_players) if can_see_seat(user, match, seat, over)]
+    views = [str(seat) for seat in range(match.num_players) if can_see_seat(user, match, seat, over)] + [PUBLIC]
     return views + [OMNISCIENT] if can_see_secrets(user, over) else views
 
 
@@ -166,8 +173,9 @@ def public_action(record: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in record.items() if key != "choice"}
 
 
-def seat_frames(frames: list[dict[str, Any]], seat: int | None, is_match_over: bool) -> list[dict[str, Any]]:
-    """Frames for one view: before the match is over, other seats' actions lose their choice."""
+def seat_frames(frames: list[dict[str, Any]], seat: int | str | None, is_match_over: bool) -> list[dict[str, Any]]:
+    """Frames for one view: before the match is over, other seats' actions lose their choice (in the public view,
+    every seat's)."""
     if is_match_over or seat is None:
         return frames
     for frame in frames:

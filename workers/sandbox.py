@@ -231,6 +231,7 @@ class SandboxedSeat:
         allowance = self.config.startup_ms if self._first else 0
         self._first = False
         line_out = protocol.encode(self._decide_message(seq, view, decision, clock))  # the engine's time
+        self._log.mark(seq)
         self._resume()
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000

@@ -2,16 +2,23 @@
 
 The head says what went wrong first (a traceback at start-up, the bot's own banner); the tail says how it ended.
 A flood in between is dropped and counted. The sandbox's own notes (`[ludus] ...`) are kept apart and never dropped.
+Before the first output that follows a decision, a `[ludus] step N` line says which step it came with (the viewer
+shows a bot's owner the lines of each step beside it: replays/seat_logs.py).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import select
+import struct
+import termios
 import threading
 from dataclasses import dataclass, field
 
 _CHUNK = 1 << 16
 NOTES_MAX = 32  # the sandbox writes a handful at most; a cap all the same
+STEP_MARK = "[ludus] step {}\n"
 
 
 @dataclass
@@ -24,13 +31,40 @@ class StderrLog:
     dropped: int = 0
     notes: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    step: int | None = None  # the decision last sent to the bot
+    stamped: int | None = None  # the step whose mark is in the log
+    fd: int | None = None  # the pipe drained, while draining
+
+    def mark(self, step: int) -> None:
+        """The bot is about to be sent decision `step`. What it wrote before is in the pipe by now: read it under the
+        lock first, so it is stamped with the step it was written at and not this one."""
+        with self.lock:
+            fd = self.fd
+            while fd is not None and (waiting := _pending(fd)) and (chunk := _read_retrying(fd, waiting)):
+                self.add(chunk)
+            self.step = step
 
     def drain(self, fd: int) -> None:
-        while chunk := _read_retrying(fd):
+        # Reads happen only under the lock (mark reads too), so a poll woken by bytes mark took may find none.
+        self.fd = fd
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        while True:
+            events = poller.poll()
             with self.lock:
-                self.add(chunk)
+                waiting = _pending(fd)
+                chunk = _read_retrying(fd, waiting) if waiting else b""
+                if chunk:
+                    self.add(chunk)
+                elif waiting != 0 or any(flags & ~select.POLLIN for _, flags in events):
+                    self.fd = None
+                    return  # the bot closed stderr (exited), or the pipe is gone
 
     def add(self, chunk: bytes) -> None:
+        if self.step != self.stamped:
+            self.stamped = self.step
+            last = bytes((self.tail or self.head)[-1:])
+            chunk = (b"\n" if last not in (b"", b"\n") else b"") + STEP_MARK.format(self.step).encode() + chunk
         room = max(0, self.cap // 2 - len(self.head))
         self.head += chunk[:room]
         self.tail += chunk[room:]
@@ -60,8 +94,17 @@ class StderrLog:
                 self.notes.append(line)
 
 
-def _read_retrying(fd: int) -> bytes:
+def _read_retrying(fd: int, size: int = _CHUNK) -> bytes:
     try:
-        return os.read(fd, _CHUNK)
+        return os.read(fd, min(size, _CHUNK))
     except OSError:
         return b""
+
+
+def _pending(fd: int) -> int | None:
+    """Bytes waiting in the pipe, or None when it is closed."""
+    try:
+        count: int = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+    except OSError:
+        return None
+    return count

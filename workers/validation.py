@@ -50,7 +50,7 @@ class ValidationUnavailable(RunnerUnavailable):
 
 @dataclass(frozen=True)
 class FaultNote:
-    step: int  # numbered as `manage.py replay show` numbers steps: the first decision is step 0
+    step: int  # numbered as everywhere (replays.links): the first decision is step 1, the bot's seq
     kind: str  # the decision kind, e.g. "feed"
     code: str  # timeout, bad_json, stale_seq, out_of_range, too_long, bad_shape, died
     detail: str
@@ -84,13 +84,13 @@ class RecordingSeat:
         try:
             reply = self.inner.decide(seq, view, decision, bank_ms)
         except SeatDied as exc:
-            self.faults.append(FaultNote(seq - 1, decision.kind, exc.code, str(exc)))
+            self.faults.append(FaultNote(seq, decision.kind, exc.code, str(exc)))
             raise
         if reply.fault:
-            self.faults.append(FaultNote(seq - 1, decision.kind, reply.fault, reply.detail))
+            self.faults.append(FaultNote(seq, decision.kind, reply.fault, reply.detail))
         elif not 0 <= reply.choice < len(decision.options):
             detail = f"choice {reply.choice} of {len(decision.options)} options"
-            self.faults.append(FaultNote(seq - 1, decision.kind, "out_of_range", detail))
+            self.faults.append(FaultNote(seq, decision.kind, "out_of_range", detail))
         return reply
 
     def settle(self, deadline: float) -> None:

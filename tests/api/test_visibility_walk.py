@@ -129,11 +129,13 @@ RESOURCE_OBJECTS = {
 # Other parameters, by name: those of the admin and the accounts pages take any value (they are turned away or
 # answer the same for any).
 PLAIN_PARAMETERS = {"name": "evolution", "object_id": "1", "id": "1", "app_label": "tournaments",
-                    "content_type_id": "1", "uidb64": "MQ", "token": "set-password"}
+                    "content_type_id": "1", "uidb64": "MQ", "token": "set-password", "seat": "0",
+                    "version": "1"}
 QUERIES = {"api:match-frames": ["", "?seat=0", "?seat=1", "?start=1&stop=4"],
            "api:match-list": ["", "?page_size=100"], "api:bot-list": ["", "?page_size=100"],
            "api:version-list": ["", "?page_size=100"], "api:tournament-list": ["", "?page_size=100"],
-           "replays:frames": ["?view=0", "?view=1", "?view=omniscient"], "replays:log": ["", "?since=1"]}
+           "replays:frames": ["?view=0", "?view=1", "?view=public", "?view=omniscient"],
+           "replays:log": ["", "?since=1"]}
 SKIPPED = {"api:not-found"}  # the catch-all: every other path under /api/ is its own 404
 
 

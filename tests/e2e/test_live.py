@@ -110,9 +110,12 @@ def test_a_live_match_advances_while_the_page_is_open(
         page.goto(f"/replays/{match.pk}/")
         expect(page.locator("#live-badge")).to_be_visible()
         expect(page.locator("#match-status")).to_have_text("running")
-        # The server offers alice her own seat's view only: no other seat, no omniscient view before the end.
-        expect(page.locator("#view-select option")).to_have_count(1)
-        expect(page.locator("#view-select option")).to_have_attribute("value", str(own))
+        # The server offers alice her own seat's view and the public one: no other seat, no omniscient view before
+        # the end.
+        expect(page.locator("#view-select option")).to_have_count(2)
+        expect(page.locator("#view-select option").first).to_have_attribute("value", str(own))
+        expect(page.locator("#view-select option").last).to_have_attribute("value", "public")
+        expect(page.locator("#view-select")).to_have_value(str(own))
         refused = page.request.get(f"/replays/{match.pk}/frames.json?view=omniscient&start=0")
         assert refused.status == 403
         expect(page.locator("#step-counter")).to_have_text("0 / 0")
@@ -143,8 +146,8 @@ def test_a_live_match_advances_while_the_page_is_open(
         thread.join(timeout=120)
 
 
-def test_a_spectator_follows_the_log_but_not_the_board_of_a_live_match(
-    page: Any, gate: threading.Semaphore, check_a11y: Any, wait_until: Any
+def test_a_spectator_follows_a_live_match_on_the_public_board(
+    page: Any, gate: threading.Semaphore, check_a11y: Any, screenshot: Any, wait_until: Any
 ) -> None:
     _, matches = schedule("marine", 2)
     match = matches[0]
@@ -154,12 +157,17 @@ def test_a_spectator_follows_the_log_but_not_the_board_of_a_live_match(
     thread, result = run_in_background(match.pk, wait_until)
     try:
         expect(page.locator("#live-badge")).to_be_visible()  # the waiting page reloads once the match starts
-        expect(page.locator("#board-hidden")).to_be_visible()
+        # Anyone sees the public view (what every seat sees), never a seat's own or the omniscient one.
+        expect(page.locator("#view-select option")).to_have_count(1)
+        expect(page.locator("#view-select")).to_have_value("public")
         assert page.request.get(f"/replays/{match.pk}/frames.json?view=0&start=0").status == 403
         gate.release(12)
         expect(page.locator("#step-counter")).to_have_text("12 / 12")
+        expect(page.locator("#board")).to_have_attribute("data-view", "public")
+        expect(page.locator("#board .earth svg")).to_be_visible()
         expect(page.locator("#eventlog > li[data-step='12']")).to_be_visible()
         check_a11y(page)
+        screenshot(page, "marine-live-public")
         play_out(gate)
         thread.join(timeout=120)
         assert result == ["finished"]

@@ -91,7 +91,7 @@ def test_a_seat_view_shows_its_own_hand_and_hides_the_others(page: Any, play: An
     match = play("evolution", 3)
     last = open_viewer(page, match)
     options = page.locator("#view-select option")
-    expect(options).to_have_count(4)  # three seats, and the omniscient view of a finished match
+    expect(options).to_have_count(5)  # three seats, the public view, and the omniscient view of a finished match
     page.fill("#jump", "5")
     page.click("#jump-form button")
     step_shown(page, 5, last)

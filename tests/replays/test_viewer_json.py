@@ -10,6 +10,7 @@ from django.test import Client
 from replays.format import decode_replay
 from replays.models import Replay
 from replays.progress import save_progress
+from replays.verify import initial_state, step
 from tournaments.models import Match
 from tournaments.scheduling import start_tournament
 from tournaments.services import claim_match
@@ -20,6 +21,12 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def match(tournament: Any) -> Match:
+    return start_tournament(tournament, enqueue=False)[0]
+
+
+@pytest.fixture
+def evolution_match(make_tournament: Any) -> Match:
+    tournament = make_tournament(game="evolution", entrants=("greedy", "random", "greedy-2"), players_per_table=3)
     return start_tournament(tournament, enqueue=False)[0]
 
 
@@ -36,7 +43,7 @@ def test_it_serves_every_view_of_a_finished_match_to_anyone(client: Client, matc
         body = response.json()
         assert body["finished"] and body["frames"][0]["step"] == 0 and body["frames"][0]["decided"] is None
     log = client.get(f"/replays/{match.pk}/log.json").json()
-    assert log["views"] == ["0", "1", "omniscient"]
+    assert log["views"] == ["0", "1", "public", "omniscient"]
     assert log["outcome"]["scores"] == [seat.score for seat in match.seats.order_by("number")]
     assert [entry["step"] for entry in log["log"]] == list(range(1, log["steps"]))
 
@@ -67,7 +74,7 @@ def test_it_refuses_the_omniscient_view_and_other_seats_while_the_match_runs(
     assert frames(client, match, "omniscient").status_code == 403
     assert frames(client, match, "0").status_code == 403
     log = client.get(f"/replays/{match.pk}/log.json").json()
-    assert (log["status"], log["steps"], log["views"], log["finished"]) == ("running", 4, [], False)
+    assert (log["status"], log["steps"], log["views"], log["finished"]) == ("running", 4, ["public"], False)
     assert all("choice" not in entry for entry in log["log"])
     client.force_login(admin_user)
     body = frames(client, match, "omniscient").json()
@@ -85,3 +92,32 @@ def test_a_queued_match_has_no_frames_and_no_file(client: Client, match: Match) 
     assert client.get(f"/replays/{match.pk}/").status_code == 200
     assert frames(client, match, "0").status_code == 403
     assert client.get(f"/replays/{match.pk}/export/").status_code == 404
+
+
+def test_anyone_watches_a_live_match_in_the_public_view_that_hides_every_secret(
+    client: Client, match: Match, evolution_match: Match
+) -> None:
+    match = evolution_match
+    assert claim_match(match.pk, "test-runner")
+    document, _ = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    save_progress(match.pk, 1, document["actions"][:30])
+    body = frames(client, match, "public", start=0, stop=31).json()
+    assert [frame["step"] for frame in body["frames"]] == list(range(31))
+    state, hidden_seen = initial_state(document["header"]), 0
+    for index, frame in enumerate(body["frames"]):
+        if index:
+            step(state, index - 1, document["actions"][index - 1])
+        views = [state.view(seat) for seat in range(3)]
+        view = frame["view"]
+        assert view["you"] is None and view["round"] == views[0]["round"]
+        for seat, shown in enumerate(view["seats"]):
+            assert shown["hand"] is None and shown["hand_count"] == views[seat]["seats"][seat]["hand_count"]
+            assert shown["food_card"] in (None, "?")
+            assert all(card == "?" for species in shown["species"] for card in species["face_down"])
+            own = views[seat]["seats"][seat]
+            assert [s["traits"] for s in shown["species"]] == [s["traits"] for s in own["species"]]
+            hidden_seen += own["food_card"] not in (None, "?") and shown["food_card"] == "?"
+        assert "options" not in (frame["decision"] or {}) and "deck" not in view
+        assert frame["action"] is None or "choice" not in frame["action"]
+        assert frame["decided"] is None or ("choice" not in frame["decided"] and "options" not in frame["decided"])
+    assert hidden_seen  # a secret food card was on the table, and the public view showed it face down

@@ -50,3 +50,15 @@ def test_a_second_demo_takes_a_name_of_its_own(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         names.append(done.stdout.partition(": a round robin")[0].rpartition("\n")[2])
     assert names == ["demo evolution round robin", "demo evolution round robin 2"], names
+
+
+def test_run_ladder_plays_the_demos_open_ladder_right_after_it(tmp_path: Path) -> None:
+    env = demo_env(tmp_path)
+    done = manage(ROOT, env, "demo", "--no-serve", "--entrants", "2", "--players", "2", "--games", "1")
+    assert done.returncode == 0, done.stderr
+    ladder = manage(ROOT, env, "run_ladder", "--rounds", "1", "--timeout", "300")
+    assert ladder.returncode == 0, ladder.stderr
+    assert "round 1: 4 new match(es)" in ladder.stdout and "demo evolution ladder" in ladder.stdout
+    shown = manage(ROOT, env, "shell", "-c",
+                   "from tournaments.models import Ladder; print(Ladder.objects.get().is_open)")
+    assert shown.stdout.strip().splitlines()[-1] == "True"

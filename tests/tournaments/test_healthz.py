@@ -44,10 +44,10 @@ def test_it_names_a_broker_it_cannot_reach(client: Client, settings: Any) -> Non
 
 def test_it_names_a_migration_not_applied(client: Client, settings: Any) -> None:
     settings.CELERY_BROKER_URL = None
-    MigrationRecorder.Migration.objects.filter(app="tournaments", name="0006_recovery").delete()
+    MigrationRecorder.Migration.objects.filter(app="tournaments", name="0007_ladder_is_open").delete()
     status, body = healthz(client)
     assert (status, body["failed"]) == (503, ["migrations"])
-    assert "1 not applied: tournaments.0006_recovery" in body["checks"]["migrations"]
+    assert "1 not applied: tournaments.0007_ladder_is_open" in body["checks"]["migrations"]
 
 
 def test_it_names_a_database_it_cannot_reach() -> None:

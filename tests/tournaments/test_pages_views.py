@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -73,3 +74,34 @@ def test_a_ladder_page_ranks_by_rating_in_pages_with_unrated_entrants_at_the_pri
     assert "Places 1–50 of 61" in first and "60 / 120 won" in first  # seat 1: 60 wins in 120 rated games
     last = client.get(f"/ladders/{ladder.pk}/?page=2").content.decode()
     assert "Places 51–61 of 61" in last and "many@1<" in last and last.count("provisional") >= 1
+
+
+def test_a_bots_rating_chart_keeps_two_competitions_of_one_name_apart(tinynim: Any, make_tournament: Any,
+                                                                       builtin_versions: dict[str, Any]) -> None:
+    from tournaments.pages.queries import rating_history
+    from tournaments.scheduling import start_tournament
+    from workers.runner import run_match
+
+    cups = [make_tournament(entrants=("greedy", "random"), name="cup", seed=seed) for seed in (1, 2)]
+    for cup in cups:
+        for match in start_tournament(cup, enqueue=False):
+            assert run_match(match.pk) == "finished"
+    series = rating_history(builtin_versions["greedy"].bot)
+    assert sorted(s.label for s in series) == [f"cup (v1) [tournament #{cup.pk}]" for cup in cups]
+    assert [s.games for s in series] == [1, 1]
+
+
+def test_the_api_prefix_is_a_map_of_the_api(client: Client) -> None:
+    body = client.get("/api/").json()
+    assert body["docs"].endswith("/api/docs/") and body["matches"].endswith("/api/matches/")
+    assert client.get("/api/nothing-here/").status_code == 404
+
+
+def test_the_standings_headers_keep_mu_and_sigma_lowercase(client: Client) -> None:
+    from tournaments.models import Ladder
+
+    ladder = Ladder.objects.create(name="l", game="evolution", players_per_match=2)
+    page = client.get(f"/ladders/{ladder.pk}/").content.decode()
+    assert '<th scope="col" class="num greek">μ</th>' in page
+    css = (Path(__file__).resolve().parents[2] / "tournaments" / "static" / "ludus" / "site.css").read_text()
+    assert "th .greek, th.greek { text-transform: none; }" in css

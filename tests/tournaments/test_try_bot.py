@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 
 from replays.models import Replay
 from tournaments.models import Bot, BotVersion, Match, Rating, Seat
@@ -86,6 +87,12 @@ def test_faults_are_printed_with_their_step_and_code(builtin_versions: dict[str,
     call_command("replay", "show", str(match_id), "--no-board", stdout=shown)
     step, kind = steps[0]
     assert f"step {step}: seat 0 decides {kind}" in shown.getvalue()  # the same numbering as replay show
+    urls = re.findall(r"^      (http\S+)$", output, re.MULTILINE)
+    assert urls == [f"http://127.0.0.1:8000/replays/{match_id}/#step={s}&view=0" for s, _ in steps]
+    # The viewer's log (the API the viewer reads) puts each fault at the step printed.
+    client = Client()
+    log = client.get(f"/replays/{match_id}/log.json").json()["log"]
+    assert [str(entry["step"]) for entry in log if entry["fault"] and entry["seat"] == 0] == [s for s, _ in steps]
 
 
 @pytest.mark.django_db

@@ -1,6 +1,7 @@
 """Ladders and tournaments (ARCHITECTURE §7, §8): everyone reads them; organisers create theirs and run them.
 
-- `/api/ladders/` (GET, POST), `/api/ladders/{id}/` (GET, PATCH), `POST /api/ladders/{id}/pause/` and `/resume/`.
+- `/api/ladders/` (GET, POST), `/api/ladders/{id}/` (GET, PATCH), `POST /api/ladders/{id}/pause/` and `/resume/`;
+  `is_open` lets authors enter their own versions (tournaments/api/ladder_entries.py).
 - `/api/tournaments/` (GET, POST with `entries`), `/api/tournaments/{id}/` (GET, PATCH while a draft),
   `POST /api/tournaments/{id}/start/` and `/cancel/`.
 
@@ -64,8 +65,8 @@ class LadderSerializer(StrictModelSerializer):
 
     class Meta:
         model = Ladder
-        fields = ["id", "name", "game", "players_per_match", "options", "matchmaking", "paused", *CLOCK_FIELDS,
-                  "created_by", "created_at"]
+        fields = ["id", "name", "game", "players_per_match", "options", "matchmaking", "paused", "is_open",
+                  *CLOCK_FIELDS, "created_by", "created_at"]
         read_only_fields = ["id", "paused", "created_by", "created_at"]
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

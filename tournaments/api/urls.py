@@ -3,7 +3,7 @@
 from django.urls import include, path, re_path
 from rest_framework.routers import SimpleRouter
 
-from tournaments.api import auth, bots, competitions, games, matches, notfound, uploads
+from tournaments.api import auth, bots, competitions, games, ladder_entries, matches, notfound, uploads
 
 app_name = "api"
 
@@ -21,6 +21,8 @@ urlpatterns = [
     path("versions/", bots.VersionListView.as_view(), name="version-list"),
     path("versions/<int:pk>/", uploads.VersionDetailView.as_view(), name="version-detail"),
     path("ladders/<int:pk>/standings/", matches.LadderStandingsView.as_view(), name="ladder-standings"),
+    path("ladders/<int:pk>/entries/", ladder_entries.LadderEntriesView.as_view(), name="ladder-entries"),
+    path("ladders/<int:pk>/entries/<int:version>/", ladder_entries.LadderEntryView.as_view(), name="ladder-entry"),
     path("tournaments/<int:pk>/standings/", matches.TournamentStandingsView.as_view(), name="tournament-standings"),
     path("", include("replays.api.urls")),  # replays, frames and the live feeds (the replays app)
     *router.urls,

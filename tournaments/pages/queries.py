@@ -3,7 +3,7 @@ filtered matches, a bot's record."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ from tournaments.standings import (
     ladder_seat_record,
     seat_win_rates,
 )
-from tournaments.visibility import PRIVATE_LABEL, hidden_versions, visible_bots
+from tournaments.visibility import PRIVATE_LABEL, hidden_versions, seat_label, visible_bots
 
 
 @dataclass
@@ -107,11 +107,52 @@ def game_seat_rates(game: str, players: int) -> list[SeatRate]:
     return [SeatRate(number, wins, games) for number, (wins, games) in game_seat_win_rates(game, players).items()]
 
 
-def rounds(tournament: Tournament) -> list[tuple[int, list[Match]]]:
-    by_round: dict[int, list[Match]] = defaultdict(list)
-    for match in with_seats(tournament.matches.all()):
-        by_round[match.round or 0].append(match)
-    return sorted(by_round.items())
+@dataclass
+class Table:
+    """One table of a round: its entrants (bot version ids), the games its sets were played in, who went through."""
+
+    entrants: tuple[int, ...]
+    games: list[Match] = field(default_factory=list)
+    advanced: list[str] = field(default_factory=list)  # elimination: the labels of the entrants who go on
+
+
+@dataclass
+class Round:
+    number: int
+    tables: list[Table]
+    byes: list[str]  # labels of the entrants who sat out (a bye counts as a won table)
+
+
+def rounds(tournament: Tournament, user: Any) -> list[Round]:
+    """The rounds in order, each with its tables (games grouped by their entrants, sets kept together), its byes and,
+    in single elimination, who advanced from each table."""
+    entries = list(tournament.entry_set.select_related("bot_version__bot"))
+    label = {e.bot_version_id: seat_label(user, e.bot_version) for e in entries}
+    by_round: dict[int, dict[tuple[int, ...], Table]] = defaultdict(dict)
+    for match in with_seats(tournament.matches.order_by("pk")):
+        key = tuple(sorted(seat.bot_version_id for seat in match.seats.all()))
+        by_round[match.round or 0].setdefault(key, Table(key)).games.append(match)
+    numbers = sorted(set(by_round) | {b for e in entries for b in e.byes})
+    result = []
+    for number in numbers:
+        tables = list(by_round[number].values())
+        if tournament.format == Tournament.Format.SINGLE_ELIMINATION:
+            out = {e.bot_version_id for e in entries if e.eliminated_round is not None and e.eliminated_round <= number}
+            for table in tables:
+                table.advanced = [label.get(v, "?") for v in table.entrants if v not in out] if all(
+                    g.status == Match.Status.FINISHED for g in table.games) else []
+        byes = [label[e.bot_version_id] for e in entries if number in e.byes]
+        result.append(Round(number, tables, byes))
+    return result
+
+
+def champion(tournament: Tournament, user: Any) -> str | None:
+    """The winner of a finished single elimination: the one entrant never eliminated nor withdrawn."""
+    if tournament.format != Tournament.Format.SINGLE_ELIMINATION or tournament.state != Tournament.State.FINISHED:
+        return None
+    left = [e for e in tournament.entry_set.select_related("bot_version__bot")
+            if e.eliminated_round is None and e.withdrawn_at is None]
+    return seat_label(user, left[0].bot_version) if len(left) == 1 else None
 
 
 def with_seats(matches: QuerySet[Match]) -> QuerySet[Match]:
@@ -173,19 +214,24 @@ def bot_record(bot: Bot) -> Record:
 
 
 def rating_history(bot: Bot) -> list[Series]:
-    """One series per competition: the conservative rating after each rated game, in the order they were rated."""
+    """One series per competition and version (keyed by id: two competitions may share a name), the conservative
+    rating after each rated game, in the order they were rated."""
     seats = (Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED,
                                  rating_mu_after__isnull=False, rating_sigma_after__isnull=False)
              .select_related("match__ladder", "match__tournament", "bot_version")
              .order_by("match__rating_seq", "match_id"))
-    series: dict[str, Series] = {}
+    series: dict[tuple[int | None, int | None, int], Series] = {}
     for seat in seats:
         match = seat.match
-        label = f"{match.competition} (v{seat.bot_version.number})"
-        if label not in series:
-            series[label] = Series(label)
+        key = (match.ladder_id, match.tournament_id, seat.bot_version_id)
+        if key not in series:
+            series[key] = Series(f"{match.competition} (v{seat.bot_version.number})")
             if seat.rating_mu_before is not None and seat.rating_sigma_before is not None:
-                series[label].points.append(conservative(seat.rating_mu_before, seat.rating_sigma_before))
-        series[label].points.append(conservative(seat.rating_mu_after, seat.rating_sigma_after))
-        series[label].games += 1
+                series[key].points.append(conservative(seat.rating_mu_before, seat.rating_sigma_before))
+        series[key].points.append(conservative(seat.rating_mu_after, seat.rating_sigma_after))
+        series[key].games += 1
+    labels = Counter(s.label for s in series.values())
+    for (ladder, tournament, _), item in series.items():
+        if labels[item.label] > 1:  # the same name twice: say which is which
+            item.label += f" [ladder #{ladder}]" if ladder else f" [tournament #{tournament}]"
     return list(series.values())

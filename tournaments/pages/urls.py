@@ -9,6 +9,7 @@ app_name = "pages"
 urlpatterns = [
     path("", views.home, name="home"),
     path("ladders/<int:pk>/", views.ladder_detail, name="ladder"),
+    path("ladders/<int:pk>/entries/", views.ladder_entry, name="ladder_entry"),
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament"),
     path("matches/", views.match_list, name="matches"),
     path("bots/<int:pk>/", views.bot_detail, name="bot"),

@@ -5,15 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from engine import list_games
 from tournaments import visibility
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
-from tournaments.models import Bot, BotVersion, Ladder, Match, Tournament
+from tournaments.ladder_entries import EntryRefused, enter_ladder, withdraw_from_ladder
+from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Tournament
 from tournaments.pages import queries
 from tournaments.pages.charts import rating_chart
 from tournaments.rating_rule import provisional_sigma
@@ -62,7 +65,8 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "rows": queries.shown_rows(request.user, queries.competition_rows(tournament)),
         "seat_rates": queries.seat_rates(tournament),
         "game_seat_rates": queries.game_seat_rates(tournament.game, tournament.players_per_table),
-        "rounds": queries.rounds(tournament),
+        "rounds": queries.rounds(tournament, request.user),
+        "champion": queries.champion(tournament, request.user),
         "provisional_sigma": provisional_sigma(),
     })
 
@@ -96,11 +100,40 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     record = queries.bot_record(bot)
     versions = [(v, record.by_version.get(v.pk, [0, 0])) for v in bot.versions.order_by("-number")]
     matches = queries.with_seats(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-id"))
+    is_owner = _is_owner(request, bot)
     return render(request, "pages/bot.html", {
-        "bot": bot, "record": record, "versions": versions, "is_owner": _is_owner(request, bot),
+        "bot": bot, "record": record, "versions": versions, "is_owner": is_owner,
         "chart": rating_chart(queries.rating_history(bot), f"Rating history of {bot.name}"),
         "recent_matches": matches[:10],
+        "open_ladders": open_ladders(bot) if is_owner else [],
     })
+
+
+def open_ladders(bot: Bot) -> list[dict[str, Any]]:
+    """The open ladders of the bot's game, each with the bot's version on it (if any) and the one it could enter."""
+    entered = {e.ladder_id: e.bot_version for e in LadderEntry.objects.filter(
+        bot_version__bot=bot, withdrawn_at__isnull=True, ladder__is_open=True).select_related("bot_version__bot")}
+    latest = bot.versions.filter(status=BotVersion.Status.ACTIVE).order_by("-number").first()
+    return [{"ladder": ladder, "entered": entered.get(ladder.pk), "candidate": latest}
+            for ladder in Ladder.objects.filter(is_open=True, game=bot.game).order_by("name")]
+
+
+@require_POST
+@login_required
+def ladder_entry(request: HttpRequest, pk: int) -> HttpResponse:
+    """Enter or withdraw one of your versions on an open ladder (the bot page's buttons), then back to the bot."""
+    ladder = get_object_or_404(Ladder, pk=pk)
+    version_id = int(request.POST["bot_version"]) if request.POST.get("bot_version", "").isdigit() else 0
+    act = enter_ladder if request.POST.get("action") == "enter" else withdraw_from_ladder
+    try:
+        entry = act(request.user, ladder, version_id)
+    except EntryRefused as exc:
+        messages.error(request, str(exc))
+        bot_id = BotVersion.objects.filter(pk=version_id, bot__owner=request.user).values_list("bot_id", flat=True)
+        return redirect("pages:bot", pk=bot_id[0]) if bot_id else redirect("pages:ladder", pk=ladder.pk)
+    done = "entered on" if entry.withdrawn_at is None else "withdrawn from"
+    messages.success(request, f"{entry.bot_version.label} {done} {ladder.name}.")
+    return redirect("pages:bot", pk=entry.bot_version.bot_id)
 
 
 def version_detail(request: HttpRequest, pk: int) -> HttpResponse:

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from replays.format import ReplayFormatError, decode_replay, encode_replay
 from replays.frames import frames
+from replays.links import viewer_url
 from replays.models import Replay
 from replays.verify import ReplayMismatch, verify_document
 
@@ -54,8 +55,8 @@ class Command(BaseCommand):
         show = sub.add_parser("show", help="print the game step by step")
         show.add_argument("ref", help="match id or exported file")
         show.add_argument("--seat", type=int, default=None, help="show this seat's views (default: omniscient)")
-        show.add_argument("--start", type=int, default=0)
-        show.add_argument("--stop", type=int, default=None)
+        show.add_argument("--start", type=int, default=0, help="first step shown (step 0 is the start)")
+        show.add_argument("--stop", type=int, default=None, help="show the steps before this one")
         show.add_argument("--no-board", action="store_true", help="decisions only, no board between them")
         export = sub.add_parser("export", help="write one self-contained replay file")
         export.add_argument("ref", help="match id")
@@ -85,34 +86,45 @@ class Command(BaseCommand):
     def handle_show(self, opts: dict[str, Any]) -> None:
         document = load_document(opts["ref"])
         header, footer = document["header"], document["footer"]
+        check_show_range(opts, header["players"], len(document["actions"]))
         seats = ", ".join(f"{s['seat']}: {s.get('bot')}@{s.get('version')}" for s in header["seats"])
         self.stdout.write(f"{header['game']} (rules {header['rules_version']}), seed {header['seed']}, "
                           f"{header['players']} players: {seats}")
         self.stdout.write(f"options: {json.dumps(header['options'], sort_keys=True)}")
+        self.stdout.write("step N is the Nth decision and the board after it; step 0 is the start")
         render = renderer(header["game"])
         try:
             steps = frames(document, opts["start"], opts["stop"], opts["seat"])
         except ReplayMismatch as exc:
             raise CommandError(f"the replay does not re-simulate: {exc}") from exc
+        match_id = header.get("match") if opts["ref"].isdigit() else None
         for frame in steps:
-            self._write_frame(frame, render, opts["no_board"])
+            self._write_frame(frame, render, opts["no_board"], match_id, opts["seat"])
         self.stdout.write(f"outcome: {json.dumps(footer['outcome'], sort_keys=True)}")
         self.stdout.write(f"faults: {footer.get('faults')}  forfeited: {footer.get('forfeited')}")
+        if match_id is not None:
+            self.stdout.write(f"viewer: {viewer_url(match_id, view=opts['seat'])}")
 
-    def _write_frame(self, frame: dict[str, Any], render: Callable[[dict[str, Any]], str], no_board: bool) -> None:
+    def _write_frame(self, frame: dict[str, Any], render: Callable[[dict[str, Any]], str], no_board: bool,
+                     match_id: int | None, seat: int | None) -> None:
         action = frame["action"]
-        if action is not None:
+        if action is None:
+            self.stdout.write("step 0: the start")
+        else:
             fault = f"  FAULT: {action['fault']}" if action.get("fault") else ""
             self.stdout.write(f"  -> seat {action['seat']} chose {action['choice']} ({action.get('ms', 0)} ms){fault}")
+            if fault and match_id is not None:
+                view = seat if seat is not None else action["seat"]
+                self.stdout.write(f"     {viewer_url(match_id, frame['step'], view)}")
             for event in frame["events"]:
                 self.stdout.write(f"     event: {json.dumps(event, sort_keys=True)}")
         if not no_board:
             self.stdout.write(render(frame["view"]))
         decision = frame["decision"]
         if decision is None:
-            self.stdout.write(f"step {frame['step']}: game over")
+            self.stdout.write("game over")
             return
-        self.stdout.write(f"step {frame['step']}: seat {decision['seat']} decides {decision['kind']}"
+        self.stdout.write(f"step {frame['step'] + 1}: seat {decision['seat']} decides {decision['kind']}"
                           + (f" - {decision['prompt']}" if decision.get("prompt") else ""))
         for index, option in enumerate(decision.get("options", [])):
             self.stdout.write(f"     [{index}] {json.dumps(option, sort_keys=True)}")
@@ -126,5 +138,19 @@ class Command(BaseCommand):
         if output == "-":
             sys.stdout.buffer.write(data)
             return
-        Path(output).write_bytes(data)
+        try:
+            Path(output).write_bytes(data)
+        except OSError as exc:
+            raise CommandError(f"cannot write {output}: {exc.strerror or exc}") from exc
         self.stdout.write(f"wrote {output} ({len(data)} bytes)")
+
+
+def check_show_range(opts: dict[str, Any], players: int, actions: int) -> None:
+    """One clear line for a seat the game does not have or a step range outside the game."""
+    seat, start, stop = opts["seat"], opts["start"], opts["stop"]
+    if seat is not None and not 0 <= seat < players:
+        raise CommandError(f"--seat {seat}: this game has seats 0 to {players - 1}")
+    if not 0 <= start <= actions:
+        raise CommandError(f"--start {start}: this game has steps 0 to {actions}")
+    if stop is not None and stop <= start:
+        raise CommandError(f"--stop {stop} must be greater than --start {start}")

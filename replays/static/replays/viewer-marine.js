@@ -58,6 +58,8 @@
       }).join(", ") }),
       svg("polygon", { points: hexPoints(c[0], c[1]), fill: t[0], stroke: "#475569", "stroke-width": 1.5 }),
       svg("text", { x: c[0], y: c[1] - 20, "text-anchor": "middle", "font-size": 10, fill: "#1f2937", text: t[1] }),
+      svg("text", { x: c[0], y: c[1] + 34, "text-anchor": "middle", "font-size": 9, fill: "#374151", class: "hex-label",
+        text: tile.hex[0] + "," + tile.hex[1] }),
     ]);
     var present = [];
     tile.species.forEach(function (n, seat) { if (n > 0) present.push(seat); });
@@ -114,46 +116,77 @@
     return box;
   }
 
+  /* Label lanes: seats sorted by score, each label in the first lane where it clears the last label by `gap`. */
+  function lanes(xs, gap) {
+    var order = xs.map(function (x, seat) { return seat; }).sort(function (a, b) { return xs[a] - xs[b] || a - b; });
+    var ends = [], lane = [];
+    order.forEach(function (seat) {
+      var k = 0;
+      while (ends[k] !== undefined && xs[seat] - ends[k] < gap) k++;
+      ends[k] = xs[seat];
+      lane[seat] = k;
+    });
+    return lane;
+  }
+
+  /* The track's top: the final scores once known (so it never rescales), else a round number that only grows. */
+  function trackTop(view, ctx, targets) {
+    var needed = Math.max.apply(null, [20].concat(view.scores, ctx.finalScores || [],
+      targets.map(function (t) { return t[1].target; })));
+    var top = needed <= 50 ? 50 : needed <= 100 ? 100 : Math.ceil(needed / 100) * 100;
+    ctx.vpTop = Math.max(ctx.vpTop || 0, top);
+    return ctx.vpTop;
+  }
+
   function vpTrack(view, ctx) {
     var svg = d().svg, el = d().el;
     var targets = Object.keys(view.special_pawns || {}).map(function (name) { return [name, view.special_pawns[name]]; });
-    var top = Math.max.apply(null, [20].concat(view.scores, targets.map(function (t) { return t[1].target; })));
-    top = Math.ceil((top + 1) / 10) * 10;
-    var W = 720, left = 20, right = 20, scale = (W - left - right) / top;
-    var root = svg("svg", { viewBox: "0 0 " + W + " 160", role: "img", "aria-labelledby": "vp-title", class: "vp-svg" });
+    var top = trackTop(view, ctx, targets);
+    // Drawn at the board's own width, so its text keeps its size on a phone instead of shrinking with a wide drawing.
+    var W = Math.max(300, Math.min(900, ctx.boardWidth || 720)), left = 20, right = 24, scale = (W - left - right) / top;
+    var xs = view.scores.map(function (score) { return left + score * scale; });
+    var lane = lanes(xs, 46), laneCount = Math.max.apply(null, [1].concat(lane.map(function (k) { return k + 1; })));
+    var barY = 16 + laneCount * 16, shift = barY - 40;
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + (160 + shift), role: "img", "aria-labelledby": "vp-title", class: "vp-svg",
+      width: W, "data-top": top });
     root.appendChild(svg("title", { id: "vp-title", text: "VP track: scores " + view.scores.join(", ") +
       "; target markers " + targets.map(function (t) { return t[0] + " " + t[1].target; }).join(", ") }));
-    root.appendChild(svg("rect", { x: left, y: 40, width: W - left - right, height: 14, fill: "#e2e8f0", rx: 4 }));
-    for (var v = 0; v <= top; v += 10) {
+    root.appendChild(svg("rect", { x: left, y: barY, width: W - left - right, height: 14, fill: "#e2e8f0", rx: 4 }));
+    var tick = top <= 50 ? 10 : top <= 100 ? 20 : top <= 300 ? 50 : 100;
+    for (var v = 0; v <= top; v += tick) {
       var x = left + v * scale;
-      root.appendChild(svg("line", { x1: x, x2: x, y1: 38, y2: 56, stroke: "#64748b" }));
-      root.appendChild(svg("text", { x: x, y: 70, "text-anchor": "middle", "font-size": 10, fill: "#334155", text: String(v) }));
+      root.appendChild(svg("line", { x1: x, x2: x, y1: barY - 2, y2: barY + 16, stroke: "#64748b" }));
+      root.appendChild(svg("text", { x: x, y: barY + 30, "text-anchor": "middle", "font-size": 12, fill: "#334155", text: String(v) }));
     }
     view.scores.forEach(function (score, seat) {
-      var x = left + score * scale, colour = SEAT_COLOURS[seat % SEAT_COLOURS.length], y = 30 - (seat % 2) * 14;
-      root.appendChild(svg("polygon", { points: [x, 40, x - 6, y + 2, x + 6, y + 2].join(" "), fill: colour }));
-      root.appendChild(svg("text", { x: x, y: y - 1, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: colour, text: "S" + (seat + 1) + " " + score }));
+      var x = xs[seat], colour = SEAT_COLOURS[seat % SEAT_COLOURS.length], y = barY - 6 - lane[seat] * 16;
+      root.appendChild(svg("g", { class: "vp-marker", "data-seat": seat, "data-lane": lane[seat] }, [
+        svg("line", { x1: x, x2: x, y1: y, y2: barY, stroke: colour, "stroke-width": 2 }),
+        svg("polygon", { points: [x, barY + 2, x - 5, barY - 6, x + 5, barY - 6].join(" "), fill: colour }),
+        svg("text", { x: x + 4, y: y - 2, "font-size": 12, "font-weight": 700, fill: colour, text: "S" + (seat + 1) + " " + score }),
+      ]));
     });
     // The target markers on their own scale below: they stay small while the scores run into the hundreds.
     var placed = targets.filter(function (t) { return t[1].target > 0; })
       .sort(function (a, b) { return a[1].target - b[1].target; });
     var topT = Math.max(20, Math.ceil((Math.max.apply(null, [0].concat(placed.map(function (t) { return t[1].target; }))) + 1) / 5) * 5);
+    topT = ctx.vpTopT = Math.max(ctx.vpTopT || 0, topT);  // grows, never shrinks: markers do not jump
     var scaleT = (W - left - right) / topT;
-    root.appendChild(svg("text", { x: left, y: 88, "font-size": 10, fill: "#334155", text: "target markers" }));
-    root.appendChild(svg("rect", { x: left, y: 94, width: W - left - right, height: 8, fill: "#e2e8f0", rx: 3 }));
+    root.appendChild(svg("text", { x: left, y: 88 + shift, "font-size": 11, fill: "#334155", text: "target markers" }));
+    root.appendChild(svg("rect", { x: left, y: 94 + shift, width: W - left - right, height: 8, fill: "#e2e8f0", rx: 3 }));
     for (var tv = 0; tv <= topT; tv += 5) {
       var tx = left + tv * scaleT;
-      root.appendChild(svg("line", { x1: tx, x2: tx, y1: 92, y2: 104, stroke: "#64748b" }));
-      root.appendChild(svg("text", { x: tx, y: 116, "text-anchor": "middle", "font-size": 10, fill: "#334155", text: String(tv) }));
+      root.appendChild(svg("line", { x1: tx, x2: tx, y1: 92 + shift, y2: 104 + shift, stroke: "#64748b" }));
+      root.appendChild(svg("text", { x: tx, y: 116 + shift, "text-anchor": "middle", "font-size": 11, fill: "#334155", text: String(tv) }));
     }
     placed.forEach(function (t, k) {
-      var x = left + t[1].target * scaleT, info = ELEMENT[t[0]] || [t[0].slice(0, 2), "#334155"], y = 128 + (k % 3) * 12;
+      var x = left + t[1].target * scaleT, info = ELEMENT[t[0]] || [t[0].slice(0, 2), "#334155"], y = 128 + shift + (k % 3) * 12;
       root.appendChild(svg("g", { class: "target-marker", "data-element": t[0] }, [
         svg("title", { text: t[0] + " target marker at " + t[1].target }),
-        svg("line", { x1: x, x2: x, y1: 102, y2: y - 5, stroke: info[1], "stroke-width": 1 }),
+        svg("line", { x1: x, x2: x, y1: 102 + shift, y2: y - 5, stroke: info[1], "stroke-width": 1 }),
         svg("rect", { x: x - 5, y: y - 5, width: 10, height: 10, transform: "rotate(45 " + x + " " + y + ")",
           fill: info[1], stroke: "#fff", "stroke-width": 1 }),
-        svg("text", { x: x + 8, y: y + 4, "font-size": 10, "font-weight": 700, fill: "#111827", text: info[0] + " " + t[1].target }),
+        svg("text", { x: x + 8, y: y + 4, "font-size": 11, "font-weight": 700, fill: "#111827", text: info[0] + " " + t[1].target }),
       ]));
     });
     var legend = el("ul", { class: "plain small" }, targets.map(function (t) {
@@ -204,19 +237,56 @@
     frameNode.scrollLeft = ctx.earthScroll || 0;
   }
 
+  /* Every event in plain words; hexes as (q, r), the labels drawn on the map; seats counted from 1. */
+  function hex(h) { return "(" + h[0] + ", " + h[1] + ")"; }
+  function cornerName(c) { return hex(c) + " " + (c[2] === "N" ? "north" : "south") + " corner"; }
+
   function describe(event, ctx) {
-    var who = typeof event.seat === "number" ? d().seatName(ctx, event.seat) + ": " : "";
-    switch (event.event) {
-      case "placed": return who + "places a " + (event.pawn === "pawn" ? "pawn" : event.pawn + " pawn") + " on " + d().humanize(event.space);
-      case "moved": return who + "moves a species from [" + event.source + "] to [" + event.target + "]";
-      case "element": return who + "puts " + event.element + " on corner [" + event.corner + "]";
-      case "new_tile": return who + "adds a " + event.terrain + " tile at [" + event.tile + "]";
-      case "evolution_score": return who + "scores tile [" + event.tile + "]: " + (event.vp.length ? event.vp.map(function (p) { return "Seat " + (p[0] + 1) + " +" + p[1]; }).join(", ") : "nobody");
-      case "card_taken": return who + "takes " + event.card + " from slot " + event.slot;
-      case "domination": return who + "dominates " + event.element + " (value " + event.value + ")";
+    var seat = function (n) { return d().seatName(ctx, n); };
+    var who = typeof event.seat === "number" ? seat(event.seat) + ": " : "";
+    var vps = function (list) {
+      return list.length ? list.map(function (p) { return seat(p[0]) + " +" + p[1] + " VP"; }).join(", ") : "nobody scores";
+    };
+    var e = event;
+    switch (e.event) {
+      case "placed": return who + "places a " + (e.pawn === "pawn" ? "pawn" : e.pawn + " pawn") + " on " + d().humanize(e.space);
+      case "moved": return who + "moves a species from " + hex(e.source) + " to " + hex(e.target);
+      case "element": return who + "puts " + e.element + " on " + cornerName(e.corner);
+      case "new_tile": return who + "adds a " + e.terrain + " tile at " + hex(e.tile);
+      case "evolution_score": return who + "scores the tile at " + hex(e.tile) + ": " + vps(e.vp);
+      case "final_score": return "Final scoring of " + hex(e.tile) + ": " + vps(e.vp);
+      case "card_taken": return who + "takes " + e.card + " from slot " + e.slot;
+      case "card_dealt": return e.card + " is dealt to slot " + e.slot;
+      case "card_discarded": return (typeof e.seat === "number" ? who + "discards " : "Slot " + e.slot + ": ") + e.card +
+        (typeof e.seat === "number" ? "" : " is discarded");
+      case "domination": return who + "dominates " + e.element + " (value " + e.value + ", target " + e.target + ")";
+      case "speciation": return who + "speciates with " + e.element + " at " + cornerName(e.corner) + ": " +
+        e.added.map(function (a) { return "+" + a[2] + " at " + hex(a); }).join(", ");
+      case "species": return who + "+" + e.added + " species at " + hex(e.tile);
+      case "removed": return who + "removes a species of " + seat(e.rival) + " at " + hex(e.tile);
+      case "vp": return who + "+" + e.vp + " VP";
+      case "all_gain": return "Every species on " + e.terrain + " grows by " + e.amount;
+      case "all_lose": return "Every species on " + e.terrain + " shrinks by " + e.amount;
+      case "asteroid": return who + "takes the Asteroid";
+      case "round": return "Round " + e.round + " begins; first player " + seat(e.first_player);
+      case "game_over": return "Game over" + (e.scores ? ": " + e.scores.map(function (v, s) { return seat(s) + " " + v + " VP"; }).join(", ") : "");
       default: return null;
     }
   }
 
-  Ludus.games.marine = { draw: draw, describe: describe };
+  /* What the last action changed: tiles new or different since the step before (species, elements, thriving). */
+  function mark(board, before, view) {
+    var old = {}, corners = {};
+    before.tiles.forEach(function (t) { old[t.hex.join(",")] = JSON.stringify(t); });
+    (before.elements || []).forEach(function (e) { corners[e.join(",")] = true; });
+    view.tiles.forEach(function (t) {
+      var key = t.hex.join(",");
+      if (old[key] !== JSON.stringify(t)) board.querySelector(".tile[data-hex='" + key + "']").classList.add("changed");
+    });
+    Array.prototype.forEach.call(board.querySelectorAll(".element"), function (node, i) {
+      if (!corners[(view.elements[i] || []).join(",")]) node.classList.add("changed");
+    });
+  }
+
+  Ludus.games.marine = { draw: draw, describe: describe, mark: mark };
 })();

@@ -38,6 +38,8 @@
     return "Seat " + (seat + 1) + (info ? " (" + info.label + ")" : "");
   }
   function humanize(text) { return String(text).replace(/_/g, " "); }
+  /* "1 point", "14 points", "3 VP": Marine scores in victory points, Evolution in points. */
+  function points(ctx, n) { return n + " " + (ctx.game === "marine" ? "VP" : n === 1 ? "point" : "points"); }
   function isScalar(value) { return value === null || typeof value !== "object"; }
   function short(value) {
     if (value === null || value === undefined) return "";
@@ -48,7 +50,7 @@
     }
     return JSON.stringify(value);
   }
-  Ludus.dom = { el: el, svg: svg, seatName: seatName, humanize: humanize, short: short };
+  Ludus.dom = { el: el, svg: svg, seatName: seatName, humanize: humanize, short: short, points: points };
 
   /* ---- the generic event description; games may override describe(event, ctx) ---- */
   function describeEvent(event, ctx) {
@@ -89,10 +91,35 @@
     var self = this;
     this.bindControls();
     this.fillViews();
+    var link = this.readLink();
+    window.addEventListener("hashchange", function () {
+      var again = self.readLink();
+      if (again.step === null && again.view === null) return;
+      self.pause();
+      self.follow = false;
+      self.go(again.step === null ? self.step : again.step);
+    });
     return this.pollLog().then(function () {
-      var start = self.follow ? Math.max(0, self.steps - 1) : 0;
+      var start = link.step !== null ? link.step : self.follow ? Math.max(0, self.steps - 1) : 0;
+      if (link.step !== null) self.follow = false;
       return self.go(start);
     });
+  };
+
+  /* Deep links: #step=N&view=V opens step N (the Nth decision and the board after it) in view V, if allowed. */
+  Viewer.prototype.readLink = function () {
+    var params = new URLSearchParams(window.location.hash.replace(/^#/, ""));
+    var step = params.get("step"), view = params.get("view");
+    if (view !== null && this.views.indexOf(view) >= 0 && view !== this.view) {
+      this.view = view;
+      this.fillViews();
+    }
+    return { step: step !== null && /^\d+$/.test(step) ? Number(step) : null, view: view };
+  };
+
+  Viewer.prototype.writeLink = function () {
+    var hash = "#step=" + this.step + (this.view ? "&view=" + this.view : "");
+    if (window.location.hash !== hash) history.replaceState(null, "", hash);
   };
 
   Viewer.prototype.fillViews = function () {
@@ -103,7 +130,8 @@
     }
     select.parentNode.hidden = !this.views.length;
     this.views.forEach(function (v) {
-      var label = v === "omniscient" ? "Everything (omniscient)" : "As " + seatName(self.ctx, Number(v));
+      var label = v === "omniscient" ? "Everything (omniscient)" : v === "public" ? "Public (what every seat sees)"
+        : "As " + seatName(self.ctx, Number(v));
       select.appendChild(el("option", { value: v, text: label, selected: v === self.view }));
     });
   };
@@ -186,6 +214,7 @@
     step = Math.max(0, Math.min(step, this.steps - 1));
     this.step = step;
     this.updateRange();
+    if (!this.playing) this.writeLink();
     var view = this.view;
     if (!view) { this.drawWithoutView(step); return Promise.resolve(); }
     return this.frame(step).then(function (frame) {
@@ -207,15 +236,35 @@
   Viewer.prototype.draw = function (frame) {
     var board = this.$("board"), game = Ludus.games[this.cfg.game];
     board.textContent = "";
+    this.ctx.boardWidth = board.clientWidth - 24;
+    this.ctx.finalScores = this.outcome ? this.outcome.scores : null;
     if (game) game.draw(board, frame, this.ctx);
     else board.appendChild(el("pre", { text: JSON.stringify(frame.view, null, 1) }));
+    this.markSeats(board, frame);
+    var before = (this.frames[this.view] || {})[frame.step - 1];
+    if (game && game.mark && before) game.mark(board, before.view, frame.view);
     board.setAttribute("aria-busy", "false");
     board.setAttribute("data-step", frame.step);
     board.setAttribute("data-view", this.view);
     this.shownStep = frame.step;
     this.drawDecision(frame);
+    this.drawStderr(frame.step);
     this.syncLog();
     this.drawFinal();
+  };
+
+  /* The board marks the seat whose decision the panel shows (it just acted) and tags the seat to act next. */
+  Viewer.prototype.markSeats = function (board, frame) {
+    var acted = frame.decided ? frame.decided.seat : null, next = frame.decision ? frame.decision.seat : null;
+    Array.prototype.forEach.call(board.querySelectorAll(".player[data-seat], .score[data-seat]"), function (node) {
+      var seat = Number(node.getAttribute("data-seat"));
+      node.classList.toggle("active", seat === acted);
+      node.classList.toggle("next", seat === next);
+      var heading = node.querySelector("h3, div");
+      heading = heading && (heading.firstElementChild || heading);
+      if (heading && seat === acted) heading.appendChild(el("span", { class: "seat-tag", text: "just played" }));
+      if (heading && seat === next) heading.appendChild(el("span", { class: "seat-tag next", text: "to play" }));
+    });
   };
 
   Viewer.prototype.drawWithoutView = function (step) {
@@ -263,6 +312,41 @@
       " — " + humanize(next.kind)] : [el("strong", { text: "Game over." })]));
   };
 
+  /* The seat logs this user may read (their own bots', or all for staff): the lines written at the shown step. */
+  Viewer.prototype.fetchStderr = function () {
+    var self = this, urls = this.cfg.seat_logs || {};
+    if (!this.stderr) {
+      this.stderr = Promise.all(Object.keys(urls).map(function (seat) {
+        return fetch(urls[seat], { headers: { Accept: "application/json" } }).then(function (r) {
+          if (!r.ok) throw new Error("seat log " + r.status);
+          return r.json();
+        });
+      }));
+    }
+    return this.stderr;
+  };
+
+  Viewer.prototype.drawStderr = function (step) {
+    var self = this, panel = this.$("stderr-panel");
+    if (!Object.keys(this.cfg.seat_logs || {}).length || this.status === "running") return;
+    this.fetchStderr().then(function (logs) {
+      if (self.shownStep !== step) return;
+      var box = self.$("stderr");
+      box.textContent = "";
+      logs.forEach(function (log) {
+        var text = step === 0 ? log.start : log.steps[String(step)];
+        box.appendChild(el("p", { class: "seat-" + log.seat }, [el("span", { class: "dot", "aria-hidden": "true" }),
+          el("strong", { text: seatName(self.ctx, log.seat) }), step === 0 ? " at start-up" : " at step " + step]));
+        box.appendChild(text ? el("pre", { class: "log stderr", "data-seat": log.seat, tabindex: 0, text: text })
+          : el("p", { class: "muted", text: "nothing written" + (step === 0 ? "" : " at this step") }));
+      });
+      panel.hidden = false;
+    }).catch(function (error) {
+      self.$("stderr").textContent = "Could not load the log (" + error.message + ").";
+      panel.hidden = false;
+    });
+  };
+
   Viewer.prototype.renderLogEntries = function () {
     var list = this.$("eventlog"), ctx = this.ctx, self = this;
     for (var i = list.children.length; i < this.logEntries.length; i++) {
@@ -305,7 +389,7 @@
       var lost = self.forfeited && self.forfeited[seat];
       box.appendChild(el("div", { class: "score seat-" + seat, "data-seat": seat, "data-score": score, "data-rank": self.outcome.ranks[seat] }, [
         el("div", { text: seatName(ctx, seat) }),
-        el("span", { class: "n", text: String(score) }), " points · ",
+        el("span", { class: "n", text: String(score) }), " " + points(ctx, score).split(" ")[1] + " · ",
         el("strong", { text: "#" + self.outcome.ranks[seat] }), lost ? " (forfeited)" : null,
       ]));
     });
@@ -343,6 +427,7 @@
 
   Viewer.prototype.pause = function () {
     this.playing = false;
+    if (this.shownStep >= 0) this.writeLink();
     clearTimeout(this.timer);
     this.$("btn-play").textContent = "▶ Play";
     this.$("btn-play").setAttribute("aria-label", "Play");
@@ -377,16 +462,26 @@
       self.view = e.target.value;
       self.go(self.step);
     });
+    // Space plays or pauses wherever the focus is, except where it types or opens a list: a focused button (the
+    // last one clicked) or the scrubber would otherwise take it as "press me again".
+    var spaceIsOurs = function (target) {
+      var tag = (target && target.tagName) || "";
+      return !/^(SELECT|TEXTAREA)$/.test(tag) && !(tag === "INPUT" && target.type !== "range");
+    };
     document.addEventListener("keydown", function (e) {
       var tag = (e.target && e.target.tagName) || "";
-      if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag) || e.altKey || e.ctrlKey || e.metaKey) return;
-      if (e.key === "ArrowRight") { self.stepBy(1); }
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      if (e.key === " " && spaceIsOurs(e.target)) { if (!e.repeat) self.toggle(); }
+      else if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag)) return;
+      else if (e.key === "ArrowRight") { self.stepBy(1); }
       else if (e.key === "ArrowLeft") { self.stepBy(-1); }
       else if (e.key === "Home") { self.pause(); self.follow = false; self.go(0); }
       else if (e.key === "End") { self.pause(); self.follow = true; self.go(self.steps - 1); }
-      else if (e.key === " " && tag !== "BUTTON") { self.toggle(); }
       else return;
       e.preventDefault();
+    });
+    document.addEventListener("keyup", function (e) {
+      if (e.key === " " && spaceIsOurs(e.target) && (e.target.tagName || "") === "BUTTON") e.preventDefault();
     });
   };
 

@@ -38,9 +38,11 @@ def unused_name(base: str) -> str:
 
 
 def demo_ladder(tournament: Tournament) -> Ladder:
-    """The demo's bots on a ladder of two-player matches, made only when asked (`run_ladder`, or beat)."""
+    """The demo's bots on an open ladder of two-player matches (authors enter theirs from the bot page), made only
+    when asked (`run_ladder`, or beat)."""
     ladder, _ = Ladder.objects.get_or_create(name=f"demo {tournament.game} ladder",
-                                             defaults={"game": tournament.game, "players_per_match": 2})
+                                             defaults={"game": tournament.game, "players_per_match": 2,
+                                                       "is_open": True})
     join_ladder(ladder, list(tournament.entries.select_related("bot")))
     return ladder
 

@@ -16,6 +16,9 @@ from tournaments.ladders import schedule_ladders
 from tournaments.models import Ladder, Match
 from tournaments.standings import standings_table
 
+NO_LADDER = ("no unpaused ladder to run: `manage.py demo --no-serve` makes an open one with the built-in bots, or add "
+             "one in the admin (/admin/tournaments/ladder/add/) or with POST /api/ladders/, and resume a paused one")
+
 
 class Command(BaseCommand):
     help = "Make rated matches for the ladders by rating, N rounds, waiting for each round; print the standings."
@@ -37,7 +40,7 @@ class Command(BaseCommand):
             ladders = ladders.filter(pk__in=opts["ladder"])
         ids = list(ladders.values_list("pk", flat=True))
         if not ids:
-            raise CommandError("no unpaused ladder to run")
+            raise CommandError(NO_LADDER)
         console = make_console(self.stdout._out)
         for number in range(1, opts["rounds"] + 1):
             made = schedule_ladders(ids)

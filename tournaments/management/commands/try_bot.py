@@ -19,6 +19,7 @@ from django.db import transaction
 
 from engine import InvalidOptions, load_game
 from engine.bots import bot_names
+from replays.links import step_of, viewer_url
 from replays.verify import initial_state, step
 from tournaments.bot_lifecycle import TRYOUT_USER, BadUpload, upload_limits
 from tournaments.builtins import ensure_builtin
@@ -98,10 +99,11 @@ class Command(BaseCommand):
             self.stdout.write(f"    {line}")
 
     def print_faults(self, match: Match, seat: int) -> None:
-        faults = list(fault_lines(match.replay.document(), seat))
-        self.stdout.write(f"  your bot's faults: {len(faults) or 'none'}")
+        faults = fault_lines(match.replay.document(), seat, match.pk)
+        self.stdout.write(f"  your bot's faults: {len(faults) // 2 or 'none'}")
         for line in faults:
             self.stdout.write(f"    {line}")
+        self.stdout.write(f"  watch it: {viewer_url(match.pk, view=seat)}")
 
 
 def parse_against(spec: str) -> list[str]:
@@ -112,15 +114,17 @@ def parse_against(spec: str) -> list[str]:
     return names
 
 
-def fault_lines(document: dict[str, Any], seat: int) -> list[str]:
-    """'step 12 (feed): timeout, took 1003 ms; played option 0', numbered as `replay show` numbers steps."""
+def fault_lines(document: dict[str, Any], seat: int, match_id: int) -> list[str]:
+    """'step 12 (feed): timeout, took 1003 ms; played option 0' and the viewer URL of that step in the seat's view
+    (steps numbered as everywhere: replays.links)."""
     state = initial_state(document["header"])
     lines = []
     for index, action in enumerate(document["actions"]):
         decision = state.decision()
         if action.get("fault") and action["seat"] == seat and decision is not None:
-            lines.append(f"step {index} ({decision.kind}): {action['fault']}, took {action.get('ms', 0)} ms; "
+            lines.append(f"step {step_of(index)} ({decision.kind}): {action['fault']}, took {action.get('ms', 0)} ms; "
                          f"played the default, option {action['choice']}")
+            lines.append(f"  {viewer_url(match_id, step_of(index), seat)}")
         step(state, index, action)
     return lines
 

@@ -1,0 +1,57 @@
+"""Self-serve ladder entries: `POST /api/ladders/{id}/entries/` enters your active version on an open ladder,
+`DELETE /api/ladders/{id}/entries/{version}/` withdraws it (tournaments/ladder_entries.py holds the rule)."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tournaments.api.common import StrictSerializer, errors
+from tournaments.ladder_entries import EntryRefused, enter_ladder, withdraw_from_ladder
+from tournaments.models import Ladder, LadderEntry
+
+
+class EntryRequestSerializer(StrictSerializer):
+    bot_version = serializers.IntegerField(min_value=1, help_text="the id of your active version of the ladder's game")
+
+
+class LadderEntrySerializer(serializers.Serializer):
+    ladder = serializers.IntegerField(source="ladder_id")
+    bot_version = serializers.IntegerField(source="bot_version_id")
+    joined_at = serializers.DateTimeField()
+    withdrawn_at = serializers.DateTimeField(allow_null=True)
+
+
+def _refused(exc: EntryRefused) -> exceptions.ValidationError:
+    return exceptions.ValidationError({"detail": [str(exc)]})
+
+
+class LadderEntriesView(APIView):
+    @extend_schema(tags=["ladders"], summary="Enter your active version on an open ladder",
+                   request=EntryRequestSerializer,
+                   responses={201: LadderEntrySerializer, **errors(400, 401, 403, 404)})
+    def post(self, request: Request, pk: int) -> Response:
+        ladder = get_object_or_404(Ladder, pk=pk)
+        data = EntryRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            entry = enter_ladder(request.user, ladder, data.validated_data["bot_version"])
+        except EntryRefused as exc:
+            raise _refused(exc) from None
+        return Response(LadderEntrySerializer(entry).data, status=status.HTTP_201_CREATED)
+
+
+class LadderEntryView(APIView):
+    @extend_schema(tags=["ladders"], summary="Withdraw your version from an open ladder (its standing stays)",
+                   request=None, responses={200: LadderEntrySerializer, **errors(400, 401, 403, 404)})
+    def delete(self, request: Request, pk: int, version: int) -> Response:
+        ladder = get_object_or_404(Ladder, pk=pk)
+        try:
+            entry: LadderEntry = withdraw_from_ladder(request.user, ladder, version)
+        except EntryRefused as exc:
+            raise _refused(exc) from None
+        return Response(LadderEntrySerializer(entry).data)
