@@ -50,7 +50,7 @@ demo: local
 
 # Everything, on every core (what .ci/run calls).
 test: $(STAMP) sysdeps
-	$(MYPY) engine
+	$(MYPY)
 	$(BIN)/lint-imports --no-cache
 	$(PYTEST)
 
@@ -74,4 +74,4 @@ lint: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
-	$(MYPY) engine
+	$(MYPY)

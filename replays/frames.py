@@ -20,6 +20,9 @@ def frames(
     events of the action that led to it, and the decision pending there. Callers decide who may see the omniscient
     view.
     """
+    if isinstance(seat, str) and seat != PUBLIC:
+        raise ValueError(f"a frame's view is a seat number, {PUBLIC!r} or None (omniscient), got {seat!r}")
+    public, own = seat == PUBLIC, seat if isinstance(seat, int) else None
     actions = document["actions"]
     last = len(actions) + 1 if stop is None else min(stop, len(actions) + 1)
     state = initial_state(document["header"])
@@ -34,8 +37,8 @@ def frames(
                 "step": index,
                 "action": actions[index - 1] if index > 0 else None,
                 "events": events,
-                "view": public_view(state, document["header"]["players"]) if seat == PUBLIC else state.view(seat),
-                "decision": _visible_decision(decision, None if seat == PUBLIC else seat, seat == PUBLIC),
+                "view": public_view(state, document["header"]["players"]) if public else state.view(own),
+                "decision": _visible_decision(decision, own, public),
             })
     return result
 

@@ -303,6 +303,7 @@ class SandboxedSeat:
             if self._dead is None:
                 self.pause()
             if self._dead is None:
+                self._log.catch_up()  # frozen now: all it wrote this match is in the pipe, and belongs to this log
                 self._parked = True
                 POOL.put(self)
                 return

@@ -39,10 +39,19 @@ class StderrLog:
         """The bot is about to be sent decision `step`. What it wrote before is in the pipe by now: read it under the
         lock first, so it is stamped with the step it was written at and not this one."""
         with self.lock:
-            fd = self.fd
-            while fd is not None and (waiting := _pending(fd)) and (chunk := _read_retrying(fd, waiting)):
-                self.add(chunk)
+            self._read_waiting()
             self.step = step
+
+    def catch_up(self) -> None:
+        """Take in what the bot wrote and the reader thread has not read yet (a warm seat, frozen at the end of its
+        match: its log is read now, while the bot still lives)."""
+        with self.lock:
+            self._read_waiting()
+
+    def _read_waiting(self) -> None:
+        fd = self.fd
+        while fd is not None and (waiting := _pending(fd)) and (chunk := _read_retrying(fd, waiting)):
+            self.add(chunk)
 
     def drain(self, fd: int) -> None:
         # Reads happen only under the lock (mark reads too), so a poll woken by bytes mark took may find none.

@@ -189,7 +189,8 @@ class LadderTail:
                         .exclude(finished_at=since, pk__lte=last)
                         .prefetch_related("seats__bot_version__bot").order_by("finished_at", "pk")[:100])
         hidden = hidden_versions(self.user, [s.bot_version_id for m in finished for s in m.seats.all()])
-        lines = [line({"type": "result", "match": match.pk, "finished_at": match.finished_at.isoformat(),
+        lines = [line({"type": "result", "match": match.pk,
+                       "finished_at": match.finished_at.isoformat() if match.finished_at else None,
                        "rated": match.rated, "seats": [_seat_result(seat, hidden) for seat in match.seats.all()]})
                  for match in finished]
         if finished:

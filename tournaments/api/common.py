@@ -54,7 +54,7 @@ def is_organiser(user: Any) -> bool:
         return False
     if user.is_staff:
         return True
-    return user.groups.filter(name=ORGANISERS_GROUP).exists() or user.has_perm("tournaments.add_tournament")
+    return bool(user.groups.filter(name=ORGANISERS_GROUP).exists() or user.has_perm("tournaments.add_tournament"))
 
 
 class ReadOnlyOrAuthenticated(permissions.BasePermission):
@@ -165,9 +165,9 @@ class Pagination(PageNumberPagination):
 class StrictPageSize:
     """The page-size rule of Pagination, shared by CursorPagination."""
 
-    page_size_query_param = "page_size"
-    max_page_size = MAX_PAGE_SIZE
-    page_size = 20
+    page_size_query_param: str | None = "page_size"
+    max_page_size: int | None = MAX_PAGE_SIZE
+    page_size: int | None = 20
 
     def get_page_size(self, request: Request) -> int:
         return Pagination.get_page_size(self, request)  # type: ignore[arg-type]
@@ -194,7 +194,7 @@ class StrictFilterBackend(DjangoFilterBackend):
     """django-filter, plus a 400 naming any query parameter that is no filter (a typo would otherwise match all),
     and any empty value but a free text's (`?status=` or `?finished_before=` would otherwise match all)."""
 
-    def filter_queryset(self, request: Request, queryset: QuerySet[Any], view: APIView) -> QuerySet[Any]:
+    def filter_queryset(self, request: Any, queryset: QuerySet[Any], view: APIView) -> QuerySet[Any]:
         filterset_class = self.get_filterset_class(view, queryset)
         if filterset_class is not None:
             filters = filterset_class.base_filters
@@ -216,11 +216,17 @@ class StrictBooleanFilter(django_filters.BooleanFilter):
     """`true` or `false`; anything else is a 400 (django-filter would read `null` as no filter at all)."""
 
     def filter(self, qs: QuerySet[Any], value: Any) -> QuerySet[Any]:
-        raw = self.parent.data.get(self.field_name) if self.parent is not None else None
+        parent = getattr(self, "parent", None)  # the FilterSet, set by django-filter (its stubs omit it)
+        name = self.field_name or ""
+        raw = parent.data.get(name) if parent is not None else None
         if raw is not None and raw not in ("true", "false"):
-            raise exceptions.ValidationError({self.field_name: [f"{self.field_name} must be true or false, got "
-                                                                f"{raw!r}"]})
+            raise exceptions.ValidationError({name: [f"{name} must be true or false, got {raw!r}"]})
         return super().filter(qs, value)
+
+
+def limit_choices(field: Any, queryset: QuerySet[Any]) -> None:
+    """Let a many-related serializer field (DRF's ManyRelatedField) accept only these objects."""
+    field.child_relation.queryset = queryset
 
 
 GAME_CHOICES = game_names()
@@ -237,7 +243,7 @@ def game_field(**kwargs: Any) -> serializers.ChoiceField:
 class IdFilter(django_filters.NumberFilter):
     """An object's id: a whole number from 1 (`5.7e+193` or `0` is a 400, not a silent empty list)."""
 
-    field_class = forms.IntegerField
+    field_class = forms.IntegerField  # type: ignore[assignment]  # NumberFilter's is a DecimalField; ids are whole
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, min_value=1, max_value=MAX_ID, **kwargs)
@@ -252,7 +258,7 @@ class GameFilter(django_filters.CharFilter):
             try:
                 load_game(value)
             except (InvalidOptions, ImportError) as exc:
-                raise exceptions.ValidationError({self.field_name.split("__")[-1]: [str(exc)]}) from None
+                raise exceptions.ValidationError({(self.field_name or "").split("__")[-1]: [str(exc)]}) from None
         return super().filter(qs, value)
 
 
@@ -270,5 +276,5 @@ class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
 
     def filter(self, qs: QuerySet[Any], value: Any) -> QuerySet[Any]:
         if value is not None:
-            value = to_utc(value, self.field_name)
+            value = to_utc(value, self.field_name or "")
         return super().filter(qs, value)

@@ -34,6 +34,7 @@ from tournaments.api.common import (
     django_errors,
     errors,
     game_field,
+    limit_choices,
 )
 from tournaments.models import BotVersion, Ladder, Tournament
 from tournaments.progress import cancel_tournament
@@ -102,7 +103,7 @@ class TournamentSerializer(StrictModelSerializer):
         super().__init__(*args, **kwargs)
         request = self.context.get("request")
         if request is not None:  # only versions this user may see can enter; others answer like missing ones
-            self.fields["entries"].child_relation.queryset = visible_versions(request.user).select_related("bot")
+            limit_choices(self.fields["entries"], visible_versions(request.user).select_related("bot"))
 
     def validate_seed(self, value: int | None) -> int:
         return new_seed() if value is None else value

@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import django_filters
 from django.contrib.auth import get_user_model
@@ -34,6 +34,7 @@ from tournaments.api.common import (
     StrictSerializer,
     UtcDateTimeFilter,
     errors,
+    limit_choices,
 )
 from tournaments.models import BotVersion, Ladder, Match, Rating, Seat, Tournament
 from tournaments.new_matches import create_match
@@ -105,7 +106,8 @@ _SEAT_PLAIN = ["match", "number", "bot_version", "score", "rank", "faults", "for
 
 def match_values(matches: QuerySet[Match]) -> QuerySet[Match, dict[str, Any]]:
     """The matches' own columns, as dicts keyed by API name (`ladder`, not `ladder_id`), for `match_rows`."""
-    return matches.values(*_MATCH_COLUMNS)
+    rows: QuerySet[Match, dict[str, Any]] = matches.values(*_MATCH_COLUMNS)
+    return rows
 
 
 def match_rows(rows: list[dict[str, Any]], user: Any) -> list[dict[str, Any]]:
@@ -183,7 +185,7 @@ class MatchRequestSerializer(StrictSerializer):
         request = self.context.get("request")
         if request is not None:  # None when drf-spectacular builds the schema
             seatable = visible_versions(request.user).select_related("bot")
-            self.fields["seats"].child_relation.queryset = seatable
+            limit_choices(self.fields["seats"], seatable)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         ladder, versions, user = attrs["ladder"], attrs["seats"], self.context["request"].user
@@ -239,8 +241,8 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
         return self.get_paginated_response(match_rows(page, request.user))
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        row = generics.get_object_or_404(match_values(self.get_queryset()), pk=kwargs["pk"])
-        return Response(match_rows([row], request.user)[0])
+        row = generics.get_object_or_404(match_values(self.get_queryset()), pk=kwargs["pk"])  # type: ignore[type-var]
+        return Response(match_rows([cast(dict[str, Any], row)], request.user)[0])
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         form = MatchRequestSerializer(data=request.data, context={"request": request})
@@ -364,13 +366,13 @@ class LadderStandingsView(StandingsView):
     def get_serializer_context(self) -> dict[str, Any]:
         return dict(super().get_serializer_context(), seats=self.ladder.players_per_match)
 
-    def get_queryset(self) -> QuerySet[Rating, dict[str, Any]]:
+    def get_queryset(self) -> QuerySet[Any, Any]:  # rows as dicts, ranked
         return (Rating.objects.filter(ladder_id=self.kwargs["pk"]).annotate(rank_key=conservative_in_sql())
                 .order_by("-rank_key", "pk").values("bot_version", "mu", "sigma", "games", "wins", "seat_record",
                                                     "rank_key"))
 
 
-def _hidden_standing(names: dict[str, Any]) -> dict[str, Any]:
+def _hidden_standing(names: Mapping[str, Any]) -> dict[str, Any]:
     return dict(names, bot_version=None, bot_pk=None, bot_name=PRIVATE_LABEL, version_number=None, owner=None)
 
 

@@ -31,12 +31,14 @@ class LudusAutoSchema(AutoSchema):
             codes.append("429")
         for code in codes:
             if code not in responses:
-                responses[code] = self._get_response_for_code(BAD_INPUT if code == "400" else ERROR, code)
+                responses[code] = self._get_response_for_code(  # type: ignore[no-untyped-call]
+                    BAD_INPUT if code == "400" else ERROR, code)
         return responses
 
     def _map_serializer(self, serializer: Any, direction: Any, bypass_extensions: bool = False) -> Any:
-        schema = super()._map_serializer(serializer, direction, bypass_extensions)
-        if direction == "request" and isinstance(force_instance(serializer), StrictSerializer):
+        schema = super()._map_serializer(serializer, direction, bypass_extensions)  # type: ignore[no-untyped-call]
+        instance = force_instance(serializer)  # type: ignore[no-untyped-call]
+        if direction == "request" and isinstance(instance, StrictSerializer):
             schema["additionalProperties"] = False  # StrictSerializer answers 400 naming an unknown field
         return schema
 

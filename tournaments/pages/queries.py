@@ -228,7 +228,9 @@ def rating_history(bot: Bot) -> list[Series]:
             series[key] = Series(f"{match.competition} (v{seat.bot_version.number})")
             if seat.rating_mu_before is not None and seat.rating_sigma_before is not None:
                 series[key].points.append(conservative(seat.rating_mu_before, seat.rating_sigma_before))
-        series[key].points.append(conservative(seat.rating_mu_after, seat.rating_sigma_after))
+        mu, sigma = seat.rating_mu_after, seat.rating_sigma_after
+        assert mu is not None and sigma is not None  # the query keeps rated seats only
+        series[key].points.append(conservative(mu, sigma))
         series[key].games += 1
     labels = Counter(s.label for s in series.values())
     for (ladder, tournament, _), item in series.items():

@@ -29,6 +29,11 @@ def game_choices() -> list[tuple[str, str]]:
     return [(str(g["name"]), str(g.get("title") or g["name"])) for g in list_games()]
 
 
+def choose(field: Any, choices: list[tuple[str, str]]) -> None:
+    """Set a form's choice field's choices (filled when the form is made: the games and competitions change)."""
+    field.choices = choices
+
+
 def home(request: HttpRequest) -> HttpResponse:
     recent = queries.with_seats(Match.objects.filter(status=Match.Status.FINISHED).order_by("-finished_at", "-id"))
     live = queries.with_seats(Match.objects.filter(status=Match.Status.RUNNING).order_by("-started_at", "-id"))
@@ -79,8 +84,8 @@ class MatchFilter(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["game"].choices = [("", "any"), *game_choices()]
-        self.fields["competition"].choices = [("", "any"), *queries.competition_choices()]
+        choose(self.fields["game"], [("", "any"), *game_choices()])
+        choose(self.fields["competition"], [("", "any"), *queries.competition_choices()])
 
 
 def match_list(request: HttpRequest) -> HttpResponse:
@@ -129,7 +134,7 @@ def ladder_entry(request: HttpRequest, pk: int) -> HttpResponse:
         entry = act(request.user, ladder, version_id)
     except EntryRefused as exc:
         messages.error(request, str(exc))
-        bot_id = BotVersion.objects.filter(pk=version_id, bot__owner=request.user).values_list("bot_id", flat=True)
+        bot_id = BotVersion.objects.filter(pk=version_id, bot__owner=request.user.pk).values_list("bot_id", flat=True)
         return redirect("pages:bot", pk=bot_id[0]) if bot_id else redirect("pages:ladder", pk=ladder.pk)
     done = "entered on" if entry.withdrawn_at is None else "withdrawn from"
     messages.success(request, f"{entry.bot_version.label} {done} {ladder.name}.")
@@ -159,7 +164,7 @@ class UploadForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["game"].choices = game_choices()
+        choose(self.fields["game"], game_choices())
 
 
 @login_required
@@ -174,5 +179,5 @@ def upload(request: HttpRequest) -> HttpResponse:
             form.add_error("file", str(exc))
         else:
             return redirect("pages:version", pk=version.pk)
-    bots = Bot.objects.filter(owner=request.user).prefetch_related("versions").order_by("name")
+    bots = Bot.objects.filter(owner=request.user.pk).prefetch_related("versions").order_by("name")
     return render(request, "pages/upload.html", {"form": form, "bots": bots})

@@ -162,7 +162,8 @@ def tryout_ladder(game: str, players: int) -> Ladder:
 
 def opponents_for(against: list[str], count: int) -> list[BotVersion]:
     """count built-in entrants cycling through against; repeats play as greedy-2 and so on."""
-    versions, seen = [], {}
+    versions: list[BotVersion] = []
+    seen: dict[str, int] = {}
     for i in range(count):
         engine_bot = against[i % len(against)]
         seen[engine_bot] = seen.get(engine_bot, 0) + 1
