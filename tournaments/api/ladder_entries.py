@@ -32,6 +32,8 @@ def _refused(exc: EntryRefused) -> exceptions.ValidationError:
 
 class LadderEntriesView(APIView):
     @extend_schema(tags=["ladders"], summary="Enter your active version on an open ladder",
+                   description="400 unless the ladder is open to entries (`is_open`) and the version is yours, "
+                               "active and of the ladder's game.",
                    request=EntryRequestSerializer,
                    responses={201: LadderEntrySerializer, **errors(400, 401, 403, 404)})
     def post(self, request: Request, pk: int) -> Response:
@@ -47,6 +49,8 @@ class LadderEntriesView(APIView):
 
 class LadderEntryView(APIView):
     @extend_schema(tags=["ladders"], summary="Withdraw your version from an open ladder (its standing stays)",
+                   description="400 unless the ladder is open to entries (`is_open`) and the version is yours and "
+                               "entered.",
                    request=None, responses={200: LadderEntrySerializer, **errors(400, 401, 403, 404)})
     def delete(self, request: Request, pk: int, version: int) -> Response:
         ladder = get_object_or_404(Ladder, pk=pk)
