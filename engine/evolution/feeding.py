@@ -63,10 +63,15 @@ def reveal_food(st: EvolutionState, t: RevealFood) -> None:
     st.stack.append(FeedTurn(st.first))
 
 
+# Steps are immutable, so the feeding turn's (the engine's hottest loop) are made once per seat and shared.
+SEATS = range(6)  # ruling 1: up to 6 players
+TURN_STEPS = [(EndTurn(seat), AskFeed(seat, False)) for seat in SEATS]
+FEED_TURNS = [FeedTurn(seat) for seat in SEATS]
+
+
 @task(FeedTurn, "feed_turn", "seat")
 def feed_turn(st: EvolutionState, t: FeedTurn) -> None:
-    st.stack.append(EndTurn(t.seat))
-    st.stack.append(AskFeed(t.seat, False))
+    st.stack += TURN_STEPS[t.seat]
 
 
 @task(EndTurn, "end_turn", "seat")
@@ -77,7 +82,7 @@ def end_turn(st: EvolutionState, t: EndTurn) -> None:
     if st.passes >= st.n:
         st.stack.append(EndFeeding())
     else:
-        st.stack.append(FeedTurn((t.seat + 1) % st.n))
+        st.stack.append(FEED_TURNS[(t.seat + 1) % st.n])
 
 
 @task(EndFeeding, "end_feeding")

@@ -50,6 +50,13 @@ def _open_spaces(n: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
 OPEN_SPACES = {n: _open_spaces(n) for n in PAWNS_PER_PLAYER}
 OPEN_BY_ACTION = {n: dict(spaces) for n, spaces in OPEN_SPACES.items()}
 
+# Steps are immutable, so placement's (the engine's hottest loop) are made once and shared.
+SEATS = range(max(PAWNS_PER_PLAYER))
+PLACEMENTS = [[Placement(seat, idle) for idle in SEATS] for seat in SEATS]
+ASK_PLACE = [AskPlace(seat) for seat in SEATS]
+PAWN_STEPS = {(seat, space): (Act(seat, space), PutPawn(seat, space))
+              for seat in SEATS for spaces in SPACES.values() for space in spaces}
+
 
 def free_space(st: MarineState, action: str) -> str | None:
     """The first free space of an action (Domination spaces only where open for the player count)."""
@@ -99,18 +106,18 @@ def placement(st: MarineState, t: Placement) -> None:
     options = place_options(st, seat)
     if options:
         st.place_cache = options  # ask_place, next on the stack, takes these rather than working them out again
-        st.stack += [Placement(nxt, 0), AskPlace(seat)]
+        st.stack += (PLACEMENTS[nxt][0], ASK_PLACE[seat])
     elif idle + 1 >= st.n:
         st.stack.append(Reset())
     else:
-        st.stack.append(Placement(nxt, idle + 1))
+        st.stack.append(PLACEMENTS[nxt][idle + 1])
 
 
 def place_answer(st: MarineState, t: AskPlace, option: Any) -> None:
     seat = t.seat
     space = f"evolution_{option[1]}" if option[0] == "evolution" else free_space(st, option[0])
     assert space is not None
-    st.stack += [Act(seat, space), PutPawn(seat, space)]
+    st.stack += PAWN_STEPS[seat, space]
 
 
 def cached_place_options(st: MarineState, t: AskPlace) -> list[Any]:
