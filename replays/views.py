@@ -41,7 +41,8 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
                    "rank": s.rank} for s in seats],
         "views": views, "view": "omniscient" if "omniscient" in views else (views[0] if views else None),
         "chunk": FRAMES_PER_CHUNK,
-        "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk])},
+        "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk]),
+                 "scores": reverse("replays:scores", args=[match.pk])},
         "seat_logs": {str(s.number): reverse("replays:seat_log", args=[match.pk, s.number]) for s in seats
                       if visibility.can_see_seat_log(request.user, s.bot_version.bot.owner_id)},
     }

@@ -172,3 +172,18 @@ def test_the_event_log_reads_in_plain_words_and_the_board_marks_what_changed(
     assert marked
     check_a11y(page)
     screenshot(page, f"visual-{game}-changed")
+
+
+def test_the_score_chart_under_the_scrubber_goes_to_the_step_clicked(page: Any, check_a11y: Any) -> None:
+    match = play_match("marine", 2)
+    last = len(Replay.objects.get(match=match).action_log())
+    open_at(page, match, 0)
+    chart = page.locator("#score-chart svg")
+    expect(chart.locator("polyline")).to_have_count(2)
+    box = chart.bounding_box()
+    chart.click(position={"x": box["width"] * 0.75, "y": box["height"] / 2})
+    expect(page.locator("#board")).not_to_have_attribute("data-step", "0")
+    step = int(page.locator("#board").get_attribute("data-step") or 0)
+    assert abs(step - round(last * 0.75)) <= max(2, last // 50), (step, last)
+    expect(page.locator("#step-counter")).to_have_text(f"{step} / {last}")
+    check_a11y(page)
