@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.gzip import gzip_page
 
 from replays import live
-from replays.frames import frames
+from replays.frames import frames, seat_of
 from tournaments import visibility
 
 
@@ -45,6 +45,6 @@ def scores(request: HttpRequest, pk: int) -> JsonResponse:
     src = live.source(match)
     if src is None:
         raise Http404("this match has nothing to show yet")
-    seat = None if view == visibility.OMNISCIENT else view if view == visibility.PUBLIC else int(view)
+    seat = seat_of(view)
     body = {"match": match.pk, "view": view, "steps": src.steps, "scores": score_series(src.document, seat)}
     return _no_store(JsonResponse(body), over)  # type: ignore[return-value]

@@ -187,3 +187,15 @@ def test_the_score_chart_under_the_scrubber_goes_to_the_step_clicked(page: Any, 
     assert abs(step - round(last * 0.75)) <= max(2, last // 50), (step, last)
     expect(page.locator("#step-counter")).to_have_text(f"{step} / {last}")
     check_a11y(page)
+
+
+def test_the_viewer_links_the_rules_of_its_game(sized: tuple[str, Any], check_a11y: Any, screenshot: Any) -> None:
+    size, page = sized
+    match = play_match("marine", 2)
+    open_at(page, match, 0)
+    page.click("#rules-link")
+    expect(page).to_have_url(re.compile(r"/rules/marine/$"))
+    expect(page.locator("article.rules h1")).to_be_visible()
+    no_sideways_scroll(page)
+    check_a11y(page)
+    screenshot(page, f"rules-marine-{size}")
