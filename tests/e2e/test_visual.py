@@ -199,3 +199,25 @@ def test_the_viewer_links_the_rules_of_its_game(sized: tuple[str, Any], check_a1
     no_sideways_scroll(page)
     check_a11y(page)
     screenshot(page, f"rules-marine-{size}")
+
+
+@pytest.mark.parametrize(("game", "players"), [("evolution", 3), ("marine", 2)])
+def test_dark_mode_follows_the_system_and_stays_readable(browser: Any, live_server: Any, problems: Any,
+                                                         check_a11y: Any, screenshot: Any, game: str,
+                                                         players: int) -> None:
+    context = browser.new_context(base_url=live_server.url, viewport=SIZES["desktop"], color_scheme="dark")
+    page = context.new_page()
+    problems.watch(page)
+    try:
+        match = play_match(game, players)
+        open_at(page, match, 30)
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(11, 17, 32)"
+        check_a11y(page)  # contrast included
+        screenshot(page, f"dark-{game}")
+        page.goto(f"/tournaments/{match.tournament_id}/")
+        check_a11y(page)
+        page.goto("/")
+        check_a11y(page)
+    finally:
+        context.close()
+    assert problems.errors == [], "\n".join(problems.errors)
