@@ -16,6 +16,7 @@ COPY tournaments ./tournaments
 COPY replays ./replays
 COPY workers ./workers
 COPY manage.py ./
+COPY docs/rules ./docs/rules
 COPY scripts/worker-entrypoint.sh ./scripts/
 RUN pip install --no-cache-dir . \
     && DEBUG=1 python manage.py collectstatic --noinput

@@ -43,6 +43,11 @@ def frames(
     return result
 
 
+def seat_of(view: str) -> int | str | None:
+    """The `seat` argument of frames() for a view name the visibility rule allowed: "omniscient", "public" or a seat."""
+    return None if view == "omniscient" else view if view == PUBLIC else int(view)
+
+
 def public_view(state: Any, players: int) -> dict[str, Any]:
     """What every seat sees, and so what a spectator may see while the match runs: the parts on which all the seats'
     views agree; where they differ (a hand, a face-down card), the hidden form (None, or "?")."""

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from replays import seat_logs, views
+from replays import scores, seat_logs, views
 
 app_name = "replays"
 
@@ -11,5 +11,6 @@ urlpatterns = [
     path("<int:pk>/log.json", views.log, name="log"),
     path("<int:pk>/frames.json", views.frame_range, name="frames"),
     path("<int:pk>/export/", views.export, name="export"),
+    path("<int:pk>/scores.json", scores.scores, name="scores"),
     path("<int:pk>/seats/<int:seat>/log.json", seat_logs.seat_log, name="seat_log"),
 ]

@@ -20,7 +20,7 @@ from django.views.decorators.gzip import gzip_page
 
 from replays import live
 from replays.format import encode_replay
-from replays.frames import frames
+from replays.frames import frames, seat_of
 from tournaments import visibility
 from tournaments.models import Match
 
@@ -41,7 +41,8 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
                    "rank": s.rank} for s in seats],
         "views": views, "view": "omniscient" if "omniscient" in views else (views[0] if views else None),
         "chunk": FRAMES_PER_CHUNK,
-        "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk])},
+        "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk]),
+                 "scores": reverse("replays:scores", args=[match.pk])},
         "seat_logs": {str(s.number): reverse("replays:seat_log", args=[match.pk, s.number]) for s in seats
                       if visibility.can_see_seat_log(request.user, s.bot_version.bot.owner_id)},
     }
@@ -84,7 +85,7 @@ def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
         raise Http404("this match has nothing to show yet")
     start = max(0, _int(request.GET.get("start"), 0))
     stop = min(_int(request.GET.get("stop"), start + FRAMES_PER_CHUNK), start + FRAMES_PER_CHUNK, src.steps)
-    seat = None if view == visibility.OMNISCIENT else view if view == visibility.PUBLIC else int(view)
+    seat = seat_of(view)
     found = frames(src.document, max(0, start - 1), stop, seat) if stop > start else []
     decided = visibility.seat_frames(_with_decided(found, start), seat, over)
     body = {"match": match.pk, "view": view, "start": start, "steps": src.steps, "finished": src.is_finished,

@@ -186,7 +186,7 @@ if LUDUS_SANDBOX == "none" and not DEBUG:
 # Uploaded bots need a control group per seat (memory, processes, CPU, freezing; docs/bots.md). A worker that cannot
 # make them refuses uploaded bots, saying why and how to delegate, unless the operator opts out here.
 LUDUS_SANDBOX_WITHOUT_CGROUPS = env_bool("LUDUS_SANDBOX_WITHOUT_CGROUPS", False)
-# The site's address as people open it, for links printed outside a request (try_bot, replay show, validation logs).
+# The site's address as people open it, for links printed outside a request (try_bot, replay show).
 LUDUS_SITE_URL = env_str("LUDUS_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 if not re.fullmatch(r"https?://[^/\s]+(/\S*)?", LUDUS_SITE_URL):
     raise ImproperlyConfigured(f"environment variable LUDUS_SITE_URL must be an http(s) URL such as "

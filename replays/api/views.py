@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, permissions, serializers
 from rest_framework.request import Request
@@ -20,6 +21,7 @@ from rest_framework.views import APIView
 
 from engine import load_game
 from replays.frames import frames
+from replays.links import step_of
 from replays.models import Replay
 from replays.progress import live_actions
 from tournaments.api.common import StrictSerializer, errors
@@ -36,9 +38,12 @@ class ReplaySerializer(serializers.Serializer):
     footer = serializers.JSONField(help_text="outcome, faults, forfeited, digest")
     size = serializers.IntegerField(help_text="bytes of the compressed action log")
     steps = serializers.IntegerField(help_text="number of actions; frames run from 0 to steps")
+    viewer = serializers.URLField(help_text="the replay viewer; add #step=N&view=SEAT to open a step")
 
 
 class ActionSerializer(serializers.Serializer):
+    step = serializers.IntegerField(required=False, help_text="the step this decision makes: the Nth decision of the "
+                                                              "game is step N, as in the viewer and the CLI")
     seat = serializers.IntegerField()
     choice = serializers.IntegerField(required=False, help_text="index into the decision's options")
     ms = serializers.IntegerField(required=False)
@@ -100,7 +105,8 @@ class ReplayView(APIView):
         replay = finished_replay(pk, request.user)
         header = shown_header(request.user, replay.header)
         return Response({"match": replay.match_id, "format_version": replay.format_version, "header": header,
-                         "footer": replay.footer, "size": replay.size, "steps": len(replay.action_log())})
+                         "footer": replay.footer, "size": replay.size, "steps": len(replay.action_log()),
+                         "viewer": request.build_absolute_uri(reverse("replays:viewer", args=[replay.match_id]))})
 
 
 class ActionLogView(APIView):
@@ -110,7 +116,8 @@ class ActionLogView(APIView):
                    responses={200: ActionLogSerializer, **errors(404)})
     def get(self, request: Request, pk: int) -> Response:
         replay = finished_replay(pk, request.user)
-        return Response({"match": replay.match_id, "actions": replay.action_log()})
+        actions = [dict(action, step=step_of(index)) for index, action in enumerate(replay.action_log())]
+        return Response({"match": replay.match_id, "actions": actions})
 
 
 def live_document(match: Match) -> dict[str, Any]:

@@ -19,7 +19,8 @@ def test_it_gives_a_finished_matchs_header_and_footer(world: World) -> None:
 
 def test_it_gives_the_action_log(world: World) -> None:
     body = world.client("anonymous").get(f"/api/matches/{world.finished.pk}/replay/actions/").json()
-    assert body["actions"] == world.finished.replay.action_log()
+    # Each action with its step: the Nth decision is step N, as in the viewer and the CLI.
+    assert body["actions"] == [dict(a, step=i + 1) for i, a in enumerate(world.finished.replay.action_log())]
 
 
 def test_it_has_no_replay_before_the_match_is_finished(world: World) -> None:

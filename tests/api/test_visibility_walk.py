@@ -135,6 +135,7 @@ QUERIES = {"api:match-frames": ["", "?seat=0", "?seat=1", "?start=1&stop=4"],
            "api:match-list": ["", "?page_size=100"], "api:bot-list": ["", "?page_size=100"],
            "api:version-list": ["", "?page_size=100"], "api:tournament-list": ["", "?page_size=100"],
            "replays:frames": ["?view=0", "?view=1", "?view=public", "?view=omniscient"],
+           "replays:scores": ["?view=0", "?view=1", "?view=public", "?view=omniscient"],
            "replays:log": ["", "?since=1"]}
 SKIPPED = {"api:not-found"}  # the catch-all: every other path under /api/ is its own 404
 

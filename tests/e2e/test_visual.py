@@ -172,3 +172,52 @@ def test_the_event_log_reads_in_plain_words_and_the_board_marks_what_changed(
     assert marked
     check_a11y(page)
     screenshot(page, f"visual-{game}-changed")
+
+
+def test_the_score_chart_under_the_scrubber_goes_to_the_step_clicked(page: Any, check_a11y: Any) -> None:
+    match = play_match("marine", 2)
+    last = len(Replay.objects.get(match=match).action_log())
+    open_at(page, match, 0)
+    chart = page.locator("#score-chart svg")
+    expect(chart.locator("polyline")).to_have_count(2)
+    box = chart.bounding_box()
+    chart.click(position={"x": box["width"] * 0.75, "y": box["height"] / 2})
+    expect(page.locator("#board")).not_to_have_attribute("data-step", "0")
+    step = int(page.locator("#board").get_attribute("data-step") or 0)
+    assert abs(step - round(last * 0.75)) <= max(2, last // 50), (step, last)
+    expect(page.locator("#step-counter")).to_have_text(f"{step} / {last}")
+    check_a11y(page)
+
+
+def test_the_viewer_links_the_rules_of_its_game(sized: tuple[str, Any], check_a11y: Any, screenshot: Any) -> None:
+    size, page = sized
+    match = play_match("marine", 2)
+    open_at(page, match, 0)
+    page.click("#rules-link")
+    expect(page).to_have_url(re.compile(r"/rules/marine/$"))
+    expect(page.locator("article.rules h1")).to_be_visible()
+    no_sideways_scroll(page)
+    check_a11y(page)
+    screenshot(page, f"rules-marine-{size}")
+
+
+@pytest.mark.parametrize(("game", "players"), [("evolution", 3), ("marine", 2)])
+def test_dark_mode_follows_the_system_and_stays_readable(browser: Any, live_server: Any, problems: Any,
+                                                         check_a11y: Any, screenshot: Any, game: str,
+                                                         players: int) -> None:
+    context = browser.new_context(base_url=live_server.url, viewport=SIZES["desktop"], color_scheme="dark")
+    page = context.new_page()
+    problems.watch(page)
+    try:
+        match = play_match(game, players)
+        open_at(page, match, 30)
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(11, 17, 32)"
+        check_a11y(page)  # contrast included
+        screenshot(page, f"dark-{game}")
+        page.goto(f"/tournaments/{match.tournament_id}/")
+        check_a11y(page)
+        page.goto("/")
+        check_a11y(page)
+    finally:
+        context.close()
+    assert problems.errors == [], "\n".join(problems.errors)

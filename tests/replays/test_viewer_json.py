@@ -121,3 +121,22 @@ def test_anyone_watches_a_live_match_in_the_public_view_that_hides_every_secret(
         assert frame["action"] is None or "choice" not in frame["action"]
         assert frame["decided"] is None or ("choice" not in frame["decided"] and "options" not in frame["decided"])
     assert hidden_seen  # a secret food card was on the table, and the public view showed it face down
+
+
+def test_the_score_series_ends_at_the_outcome_and_respects_the_view(client: Client, evolution_match: Match,
+                                                                     make_tournament: Any) -> None:
+    match = evolution_match
+    assert claim_match(match.pk, "test-runner")
+    document, _ = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    save_progress(match.pk, 1, document["actions"][:20])
+    assert client.get(f"/replays/{match.pk}/scores.json?view=omniscient").status_code == 403  # live: not yet
+    live_scores = client.get(f"/replays/{match.pk}/scores.json?view=public").json()["scores"]
+    assert len(live_scores) == 21 and all(len(row) == 3 for row in live_scores)
+    other = make_tournament(game="evolution", entrants=("greedy", "random", "greedy-2"), players_per_table=3,
+                            name="second cup", seed=11)
+    finished = start_tournament(other, enqueue=False)[0]
+    assert run_match(finished.pk) == "finished"
+    body = client.get(f"/replays/{finished.pk}/scores.json?view=omniscient").json()
+    assert len(body["scores"]) == body["steps"] == len(Replay.objects.get(match=finished).action_log()) + 1
+    assert body["scores"][-1] == [seat.score for seat in finished.seats.order_by("number")]
+    assert client.get(f"/replays/{finished.pk}/scores.json?view=9").status_code == 403

@@ -105,3 +105,16 @@ def test_the_standings_headers_keep_mu_and_sigma_lowercase(client: Client) -> No
     assert '<th scope="col" class="num greek">μ</th>' in page
     css = (Path(__file__).resolve().parents[2] / "tournaments" / "static" / "ludus" / "site.css").read_text()
     assert "th .greek, th.greek { text-transform: none; }" in css
+
+
+def test_each_game_has_its_rules_page_linked_from_home_and_the_viewer(client: Client) -> None:
+    from engine import list_games
+
+    home = client.get("/").content.decode()
+    for game in list_games():
+        page = client.get(f"/rules/{game['name']}/")
+        article = page.content.decode().partition('<article class="rules">')[2].partition("</article>")[0]
+        assert page.status_code == 200 and "<h1>" in article and "<script" not in article
+        assert f'href="/rules/{game["name"]}/"' in home
+    assert client.get("/rules/chess/").status_code == 404
+    assert client.get("/rules/..%2Fsettings/").status_code == 404

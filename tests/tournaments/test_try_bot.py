@@ -93,6 +93,10 @@ def test_faults_are_printed_with_their_step_and_code(builtin_versions: dict[str,
     client = Client()
     log = client.get(f"/replays/{match_id}/log.json").json()["log"]
     assert [str(entry["step"]) for entry in log if entry["fault"] and entry["seat"] == 0] == [s for s, _ in steps]
+    # And the API's action log numbers them the same.
+    actions = client.get(f"/api/matches/{match_id}/replay/actions/").json()["actions"]
+    assert [str(a["step"]) for a in actions if a.get("fault") and a["seat"] == 0] == [s for s, _ in steps]
+    assert client.get(f"/api/matches/{match_id}/replay/").json()["viewer"] == f"http://testserver/replays/{match_id}/"
 
 
 @pytest.mark.django_db

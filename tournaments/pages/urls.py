@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tournaments.pages import views
+from tournaments.pages import rules, views
 
 app_name = "pages"
 
@@ -15,4 +15,5 @@ urlpatterns = [
     path("bots/<int:pk>/", views.bot_detail, name="bot"),
     path("versions/<int:pk>/", views.version_detail, name="version"),
     path("upload/", views.upload, name="upload"),
+    path("rules/<str:game>/", rules.rules, name="rules"),
 ]

@@ -241,6 +241,8 @@
     if (game) game.draw(board, frame, this.ctx);
     else board.appendChild(el("pre", { text: JSON.stringify(frame.view, null, 1) }));
     this.markSeats(board, frame);
+    this.loadScores();
+    this.markScores();
     var before = (this.frames[this.view] || {})[frame.step - 1];
     if (game && game.mark && before) game.mark(board, before.view, frame.view);
     board.setAttribute("aria-busy", "false");
@@ -265,6 +267,55 @@
       if (heading && seat === acted) heading.appendChild(el("span", { class: "seat-tag", text: "just played" }));
       if (heading && seat === next) heading.appendChild(el("span", { class: "seat-tag next", text: "to play" }));
     });
+  };
+
+  /* The score chart under the scrubber: each seat's score after every step in the current view; a click goes there.
+     Fetched once per view (again when a live match ends). */
+  Viewer.prototype.loadScores = function () {
+    var self = this, view = this.view, key = view + ":" + this.finished;
+    if (!view || this.scoresKey === key) return;
+    this.scoresKey = key;
+    fetch(this.cfg.urls.scores + "?view=" + encodeURIComponent(view), { headers: { Accept: "application/json" } })
+      .then(function (r) { if (!r.ok) throw new Error("scores " + r.status); return r.json(); })
+      .then(function (body) { if (self.view === view) { self.scores = body.scores; self.drawScores(); } })
+      .catch(function () { self.scoresKey = null; });
+  };
+
+  var CHART_W = 1000, CHART_H = 90, CHART_PAD = 4;
+  Viewer.prototype.drawScores = function () {
+    var box = this.$("score-chart-svg"), data = this.scores || [], self = this;
+    this.$("score-chart").hidden = data.length < 2;
+    if (data.length < 2) return;
+    var top = Math.max.apply(null, [1].concat(data.map(function (row) { return Math.max.apply(null, row); })));
+    var x = function (step) { return CHART_PAD + step * (CHART_W - 2 * CHART_PAD) / (data.length - 1); };
+    var y = function (v) { return CHART_H - CHART_PAD - Math.max(0, v) * (CHART_H - 2 * CHART_PAD) / top; };
+    var root = svg("svg", { viewBox: "0 0 " + CHART_W + " " + CHART_H, preserveAspectRatio: "none", role: "img",
+      "aria-label": "Scores after each step: " + data[data.length - 1].map(function (v, s) {
+        return seatName(self.ctx, s) + " ends at " + v; }).join(", ") });
+    data[0].forEach(function (_, seat) {
+      root.appendChild(svg("polyline", { class: "score-line seat-" + seat, "data-seat": seat, fill: "none",
+        "vector-effect": "non-scaling-stroke", points: data.map(function (row, step) {
+          return x(step).toFixed(1) + "," + y(row[seat]).toFixed(1); }).join(" ") }));
+    });
+    root.appendChild(svg("line", { id: "score-chart-now", y1: 0, y2: CHART_H, "vector-effect": "non-scaling-stroke" }));
+    root.addEventListener("click", function (e) {
+      var rect = root.getBoundingClientRect();
+      var step = Math.round((e.clientX - rect.left) / rect.width * (data.length - 1));
+      self.pause();
+      self.follow = false;
+      self.go(step);
+    });
+    box.textContent = "";
+    box.appendChild(root);
+    this.markScores();
+  };
+
+  Viewer.prototype.markScores = function () {
+    var line = document.getElementById("score-chart-now"), n = (this.scores || []).length;
+    if (!line || n < 2) return;
+    var at = CHART_PAD + this.step * (CHART_W - 2 * CHART_PAD) / (n - 1);
+    line.setAttribute("x1", at);
+    line.setAttribute("x2", at);
   };
 
   Viewer.prototype.drawWithoutView = function (step) {

@@ -1,0 +1,50 @@
+"""Each seat's score after every step, as the viewer's score chart draws it: from the same view the board shows, so
+it shows no more than the board (Evolution's food bags stay hidden until the end in a seat's or the public view)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.http import Http404, HttpRequest, JsonResponse
+from django.views.decorators.gzip import gzip_page
+
+from replays import live
+from replays.frames import frames, seat_of
+from tournaments import visibility
+
+
+def _evolution(view: dict[str, Any]) -> list[int]:
+    if "scores" in view:
+        return list(view["scores"])
+    return [seat["public_score"] + (seat["bag"] if isinstance(seat["bag"], int) else 0) for seat in view["seats"]]
+
+
+def _marine(view: dict[str, Any]) -> list[int]:
+    return list(view["scores"])
+
+
+SCORES: dict[str, Callable[[dict[str, Any]], list[int]]] = {"evolution": _evolution, "marine": _marine}
+
+
+def score_series(document: dict[str, Any], seat: int | str | None) -> list[list[int]]:
+    """[[score of each seat] at step 0, at step 1, ...] in that view; [] for a game without a score rule here."""
+    of = SCORES.get(document["header"]["game"])
+    return [of(frame["view"]) for frame in frames(document, 0, None, seat)] if of else []
+
+
+@gzip_page
+def scores(request: HttpRequest, pk: int) -> JsonResponse:
+    """GET /replays/<match>/scores.json?view=V: the score series in a view this user may pick now (403 otherwise)."""
+    from replays.views import _match, _no_store
+
+    match = _match(pk)
+    view, over = request.GET.get("view", ""), visibility.is_over(match)
+    if view not in visibility.allowed_views(request.user, match, over):
+        return JsonResponse({"detail": f"view {view!r} is not available for match {match.pk} now"}, status=403)
+    src = live.source(match)
+    if src is None:
+        raise Http404("this match has nothing to show yet")
+    seat = seat_of(view)
+    body = {"match": match.pk, "view": view, "steps": src.steps, "scores": score_series(src.document, seat)}
+    return _no_store(JsonResponse(body), over)  # type: ignore[return-value]
