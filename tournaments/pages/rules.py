@@ -18,7 +18,7 @@ from engine import list_games
 def _rendered(path: Path, mtime: float) -> str:
     # Raw HTML in the file is escaped ("html": False), so the result is safe to mark as such. Wide tables scroll
     # sideways on a phone: focusable, so a keyboard can scroll them too.
-    html = MarkdownIt("commonmark", {"html": False}).enable("table").render(path.read_text(encoding="utf-8"))
+    html: str = MarkdownIt("commonmark", {"html": False}).enable("table").render(path.read_text(encoding="utf-8"))
     return html.replace("<table>", '<table tabindex="0">')
 
 
