@@ -60,7 +60,7 @@ check: $(STAMP) lint typecheck
 
 # The deep Hypothesis profile: more examples, random ones, every step probed (tests/hypothesis_profiles.py).
 test-nightly: $(STAMP) sysdeps
-	HYPOTHESIS_PROFILE=nightly $(PYTEST)
+	HYPOTHESIS_PROFILE=nightly LUDUS_SCHEMATHESIS_SEED=random $(PYTEST)
 
 test-engine: $(STAMP)
 	$(BIN)/python -m pytest tests/engine -m 'not slow'

@@ -119,6 +119,10 @@ class BotVersion(models.Model):
         """`name@number`, for rows read as plain values."""
         return f"{bot_name}@{number}"
 
+    def is_builtin(self) -> bool:
+        """An engine bot (random, greedy) entered as a version; it plays every game."""
+        return bool(self.builtin)
+
     def save(self, *args: Any, **kwargs: Any) -> None:
         source = bytes(self.source or b"")
         if self.pk is not None:

@@ -86,7 +86,9 @@ def test_public_reads_say_authentication_is_optional_and_writes_that_it_is_neede
 
 def test_filters_declare_enums_and_integer_ids_and_no_format_switch(schema: dict[str, Any]) -> None:
     parameters = {p["name"]: p["schema"] for p in operation(schema, "/api/matches/")["parameters"]}
-    assert parameters["game"]["enum"] == ["evolution", "marine"]
+    # The games registered when the API was imported: the two real ones, and the tests' toy game when a test of this
+    # process registered it first.
+    assert [game for game in parameters["game"]["enum"] if game != "tinynim"] == ["evolution", "marine"]
     assert parameters["ladder"] == parameters["bot"] == {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
     upload = schema["components"]["schemas"]["UploadRequest"]["properties"]
     jsonschema.validate("marine", dict(upload["game"], components=schema["components"]))
