@@ -105,8 +105,8 @@ def latency_summary(values: list[float]) -> dict[str, Any]:
 def run_matches(cluster: Cluster, ids: list[int], workers: list[str], deadline_s: float,
                 progress: bool = True) -> dict[str, Any]:
     """Send the matches, wait until none is queued or running; return the wall time and the per-phase shares."""
+    from tournaments.dispatch import dispatch_match
     from tournaments.models import Match
-    from tournaments.services import dispatch_match
 
     pending = Match.objects.filter(pk__in=ids, status__in=["queued", "running"])
     t0 = time.monotonic()

@@ -18,7 +18,7 @@ from engine import InvalidOptions, load_game
 from engine.bots import bot_names, is_bot_name
 from tournaments.builtins import ensure_builtin
 from tournaments.commandline import first_line
-from tournaments.dispatch import runner
+from tournaments.dispatch import dispatch_match, runner
 from tournaments.models import Bot, BotVersion, Match, Tournament
 from tournaments.scheduling import check_entries, create_tournament, start_tournament
 from tournaments.standings import standings_table
@@ -188,8 +188,6 @@ def _dispatch_new_rounds(tournament: Tournament, seen: set[int]) -> None:
     """Embedded mode: a round scheduled inside a pool child is not dispatched from there; send it from here."""
     if settings.CELERY_BROKER_URL:
         return
-    from tournaments.services import dispatch_match
-
     for match_id in tournament.matches.filter(status=Match.Status.QUEUED).exclude(pk__in=seen).values_list(
             "pk", flat=True):
         seen.add(match_id)

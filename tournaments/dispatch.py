@@ -4,16 +4,30 @@
 `lint-imports` in `make lint`). They name what they need here, and settings.LUDUS_RUNNER names the module that
 provides it: `workers.dispatch`, which sends to Celery when a broker is configured and to the embedded process
 pool otherwise. The dependency points from the runners to the apps; the settings module is the composition root.
+
+The match row is the outbox (issue 16): `enqueue_matches` sends after commit, a row is marked sent just before
+its message goes out, and beat's `send_outbox` sends whatever a broker outage left unsent.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from concurrent.futures import Future
+from datetime import timedelta
 from functools import cache
 from importlib import import_module
 from typing import Any, Protocol, cast
 
 from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.db.models.functions import Now
+
+from tournaments.models import Match
+
+logger = logging.getLogger(__name__)
+Status = Match.Status
 
 
 class RunnerUnavailable(RuntimeError):
@@ -52,3 +66,82 @@ def _runner(path: str) -> Runner:
 
 def runner() -> Runner:
     return _runner(settings.LUDUS_RUNNER)
+
+
+# --- the outbox ---------------------------------------------------------------------------------------------------
+
+
+def enqueue_match(match: Match) -> None:
+    """Hand the match id to a runner once the current transaction commits, so the runner sees the rows."""
+    enqueue_matches([match.pk])
+
+
+def enqueue_matches(match_ids: Sequence[int]) -> None:
+    """Send these new matches once the current transaction commits. The row is the outbox: a send that fails (the
+    broker is down) leaves dispatched_at empty, and the beat's send_outbox sends them when the broker is back."""
+    ids = list(match_ids)
+    transaction.on_commit(lambda: send_matches(ids))
+
+
+def dispatch_match(match_id: int, priority: int | None = None) -> None:
+    """Send now, through the dispatch seam (Celery, or the embedded pool). Raises when the broker cannot take it;
+    most callers want send_matches, which records what was sent."""
+    runner().send_match(match_id, PRIORITY_NEW if priority is None else priority)
+
+
+# Redis pops priority 0 first (kombu's priority steps 0, 3, 6, 9): new matches wait at 6, recovered ones go first.
+PRIORITY_RECOVERED, PRIORITY_NEW = 0, 6
+
+
+def send_matches(match_ids: Sequence[int], recovered: bool = False) -> int:
+    """Send the queued matches among these that have no message yet; return how many the broker took. Never
+    raises: what was not sent stays in the outbox. A retried (attempts > 0) or recovered match jumps the queue.
+
+    Each row is marked sent before its message goes out, under a row lock that other senders skip, so no two
+    senders ever send one match; a sender that dies between the two leaves a "sent" match with no message, which
+    the lost-message finder (redispatch_lost) sends again.
+    """
+    ids, sent = list(match_ids), 0
+    for start in range(0, len(ids), SEND_BATCH):  # marked a batch at a time: a mark is never long before its send
+        rows, done = _mark_sent(ids[start:start + SEND_BATCH]), 0
+        try:
+            for match_id, attempts in rows:
+                dispatch_match(match_id, PRIORITY_RECOVERED if recovered or attempts else PRIORITY_NEW)
+                done += 1
+        except Exception as exc:  # the broker is down: the outbox keeps the rest, and the request still succeeds
+            logger.warning("dispatch: %s match(es) not sent, left in the outbox for beat to send: %s",
+                           len(ids) - start - done, exc)
+            Match.objects.filter(pk__in=[pk for pk, _ in rows[done:]], status=Status.QUEUED).update(dispatched_at=None)
+            return sent + done
+        sent += done
+    return sent
+
+
+SEND_BATCH = 200
+
+
+def _mark_sent(match_ids: list[int]) -> list[tuple[int, int]]:
+    """Mark the queued, unsent matches among these as sent; return them (id, attempts). Rows another sender holds
+    are skipped, and once it commits they are no longer unsent."""
+    with transaction.atomic():
+        rows = list(Match.objects.select_for_update(skip_locked=True)
+                    .filter(pk__in=match_ids, status=Status.QUEUED, dispatched_at__isnull=True)
+                    .order_by("-attempts", "pk").values_list("pk", "attempts"))
+        Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(dispatched_at=Now())
+    return rows
+
+
+def send_outbox(limit: int = 1000) -> int:
+    """Beat: send the queued matches that have no message yet (the broker was down, or a retry's back-off is over).
+
+    New matches get OUTBOX_GRACE_SECONDS for their own on-commit send first. What the outbox sends has waited
+    (a retry, a lost message, a broker outage's leftovers), so it jumps the queue.
+    """
+    fresh_due = Q(dispatch_after__isnull=True, queued_at__lt=Now() - timedelta(seconds=OUTBOX_GRACE_SECONDS))
+    due = Q(dispatch_after__isnull=False, dispatch_after__lte=Now()) | fresh_due
+    ids = list(Match.objects.filter(due, status=Status.QUEUED, dispatched_at__isnull=True)
+               .order_by("-attempts", "pk").values_list("pk", flat=True)[:limit])
+    return send_matches(ids, recovered=True)
+
+
+OUTBOX_GRACE_SECONDS = 2

@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
+from tournaments.dispatch import enqueue_match
 from tournaments.formats.ladder import Candidate, Matchmaking, pick_tables
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import BotVersion, Ladder, LadderEntry, Match, Rating, Seat
@@ -81,8 +82,6 @@ def schedule_ladder(ladder_id: int, enqueue: bool = True) -> list[Match]:
         matches = [create_ladder_match(ladder, seats, secret_seed("ladder", ladder.pk, made + i))
                    for i, seats in enumerate(tables)]
         if enqueue:
-            from tournaments.services import enqueue_match
-
             for match in matches:
                 enqueue_match(match)
     return matches

@@ -23,9 +23,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from tournaments import new_matches
+from tournaments.dispatch import enqueue_matches
 from tournaments.formats import elimination, round_robin, swiss
 from tournaments.formats.sets import game_points, set_games, table_seed
 from tournaments.models import Entry, Match, Rating, Seat, Tournament
+from tournaments.ratings import MODEL
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +50,6 @@ def create_table(tournament: Tournament, round_number: int, table: int, seats: S
 
 
 def enqueue(matches: Sequence[Match]) -> None:
-    from tournaments.services import enqueue_matches  # services imports this module lazily, too
-
     enqueue_matches([match.pk for match in matches])
 
 
@@ -74,8 +74,6 @@ def schedule_start(tournament: Tournament) -> list[Match]:
 
 
 def _prior() -> tuple[float, float]:
-    from tournaments.ratings import MODEL
-
     return MODEL.mu, MODEL.sigma
 
 

@@ -11,9 +11,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from engine import load_game
+from tournaments.dispatch import enqueue_matches
 from tournaments.models import BotVersion, Entry, Match, Tournament
 from tournaments.progress import schedule_start
-from tournaments.services import enqueue_matches
 
 
 def check_entries(tournament: Tournament, versions: Sequence[BotVersion]) -> None:

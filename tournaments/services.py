@@ -7,7 +7,7 @@ race on the same match and exactly one result is kept (ARCHITECTURE §5, §9).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -18,8 +18,9 @@ from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from tournaments.dispatch import runner
+from tournaments.dispatch import send_matches
 from tournaments.models import Match, Seat, Tournament
+from tournaments.progress import advance_tournament
 from tournaments.ratings import lock_competition, rate_seats, update_rows
 from tournaments.signals import attempt_ended
 
@@ -30,82 +31,6 @@ Status = Match.Status
 
 class ResultRefused(Exception):
     """A result for a match this runner no longer holds (already finished, cancelled, or re-claimed)."""
-
-
-def enqueue_match(match: Match) -> None:
-    """Hand the match id to a runner once the current transaction commits, so the runner sees the rows."""
-    enqueue_matches([match.pk])
-
-
-def enqueue_matches(match_ids: Sequence[int]) -> None:
-    """Send these new matches once the current transaction commits. The row is the outbox: a send that fails (the
-    broker is down) leaves dispatched_at empty, and the beat's send_outbox sends them when the broker is back."""
-    ids = list(match_ids)
-    transaction.on_commit(lambda: send_matches(ids))
-
-
-def dispatch_match(match_id: int, priority: int | None = None) -> None:
-    """Send now, through the dispatch seam (Celery, or the embedded pool). Raises when the broker cannot take it;
-    most callers want send_matches, which records what was sent."""
-    runner().send_match(match_id, PRIORITY_NEW if priority is None else priority)
-
-
-# Redis pops priority 0 first (kombu's priority steps 0, 3, 6, 9): new matches wait at 6, recovered ones go first.
-PRIORITY_RECOVERED, PRIORITY_NEW = 0, 6
-
-
-def send_matches(match_ids: Sequence[int], recovered: bool = False) -> int:
-    """Send the queued matches among these that have no message yet; return how many the broker took. Never
-    raises: what was not sent stays in the outbox. A retried (attempts > 0) or recovered match jumps the queue.
-
-    Each row is marked sent before its message goes out, under a row lock that other senders skip, so no two
-    senders ever send one match; a sender that dies between the two leaves a "sent" match with no message, which
-    the lost-message finder (redispatch_lost) sends again.
-    """
-    ids, sent = list(match_ids), 0
-    for start in range(0, len(ids), SEND_BATCH):  # marked a batch at a time: a mark is never long before its send
-        rows, done = _mark_sent(ids[start:start + SEND_BATCH]), 0
-        try:
-            for match_id, attempts in rows:
-                dispatch_match(match_id, PRIORITY_RECOVERED if recovered or attempts else PRIORITY_NEW)
-                done += 1
-        except Exception as exc:  # the broker is down: the outbox keeps the rest, and the request still succeeds
-            logger.warning("dispatch: %s match(es) not sent, left in the outbox for beat to send: %s",
-                           len(ids) - start - done, exc)
-            Match.objects.filter(pk__in=[pk for pk, _ in rows[done:]], status=Status.QUEUED).update(dispatched_at=None)
-            return sent + done
-        sent += done
-    return sent
-
-
-SEND_BATCH = 200
-
-
-def _mark_sent(match_ids: list[int]) -> list[tuple[int, int]]:
-    """Mark the queued, unsent matches among these as sent; return them (id, attempts). Rows another sender holds
-    are skipped, and once it commits they are no longer unsent."""
-    with transaction.atomic():
-        rows = list(Match.objects.select_for_update(skip_locked=True)
-                    .filter(pk__in=match_ids, status=Status.QUEUED, dispatched_at__isnull=True)
-                    .order_by("-attempts", "pk").values_list("pk", "attempts"))
-        Match.objects.filter(pk__in=[pk for pk, _ in rows]).update(dispatched_at=Now())
-    return rows
-
-
-def send_outbox(limit: int = 1000) -> int:
-    """Beat: send the queued matches that have no message yet (the broker was down, or a retry's back-off is over).
-
-    New matches get OUTBOX_GRACE_SECONDS for their own on-commit send first. What the outbox sends has waited
-    (a retry, a lost message, a broker outage's leftovers), so it jumps the queue.
-    """
-    fresh_due = Q(dispatch_after__isnull=True, queued_at__lt=Now() - timedelta(seconds=OUTBOX_GRACE_SECONDS))
-    due = Q(dispatch_after__isnull=False, dispatch_after__lte=Now()) | fresh_due
-    ids = list(Match.objects.filter(due, status=Status.QUEUED, dispatched_at__isnull=True)
-               .order_by("-attempts", "pk").values_list("pk", flat=True)[:limit])
-    return send_matches(ids, recovered=True)
-
-
-OUTBOX_GRACE_SECONDS = 2
 
 
 def claim_match(match_id: int, owner: str, worker: str = "") -> bool:
@@ -336,8 +261,6 @@ def finish_tournament_if_done(tournament_id: int) -> bool:
     tournaments/progress.py decides, under a lock on the tournament; a failure here leaves the recorded result as
     it is, and the beat task workers.advance_tournaments tries again.
     """
-    from tournaments.progress import advance_tournament
-
     try:
         return advance_tournament(tournament_id) == "finished"
     except Exception:

@@ -37,7 +37,8 @@ def run_match_task(self: Any, match_id: int) -> str:
 def send_outbox_task() -> int:
     """Beat, every LUDUS_DISPATCH_SECONDS: find lost messages, then send what the outbox holds (retries whose back-off
     is over, matches a broker outage left unsent, lost ones)."""
-    from tournaments.services import redispatch_lost, send_outbox
+    from tournaments.dispatch import send_outbox
+    from tournaments.services import redispatch_lost
     from workers.broker import live_match_ids
 
     try:

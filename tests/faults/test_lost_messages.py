@@ -15,9 +15,9 @@ import pytest
 from django.db.models.functions import Now
 from faultkit import wait_until
 
+from tournaments.dispatch import PRIORITY_NEW, PRIORITY_RECOVERED
 from tournaments.models import Match
 from tournaments.scheduling import create_tournament, start_tournament
-from tournaments.services import PRIORITY_NEW, PRIORITY_RECOVERED
 from workers.broker import live_match_ids, match_ids_of, queue_key
 from workers.tasks import send_outbox_task
 

@@ -36,10 +36,10 @@ from tournaments.api.common import (
     errors,
     limit_choices,
 )
+from tournaments.dispatch import enqueue_match
 from tournaments.models import BotVersion, Ladder, Match, Rating, Seat, Tournament
 from tournaments.new_matches import create_match
 from tournaments.rating_rule import conservative_in_sql, is_provisional
-from tournaments.services import enqueue_match
 from tournaments.standings import Standing, ladder_seat_record, tournament_standings
 from tournaments.visibility import (
     PRIVATE_LABEL,
