@@ -15,8 +15,8 @@ from django.utils.html import format_html
 
 from tournaments import services
 from tournaments.admin_uploads import BotVersionUploadForm
+from tournaments.advancement import cancel_tournament, withdraw_entry
 from tournaments.models import Bot, BotVersion, Entry, Ladder, LadderEntry, Match, Rating, Seat, Tournament
-from tournaments.progress import cancel_tournament, withdraw_entry
 from tournaments.ratings import rating_differences
 from tournaments.scheduling import start_tournament
 from tournaments.visibility import new_seed

@@ -11,9 +11,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from engine import load_game
+from tournaments.advancement import schedule_start
 from tournaments.dispatch import enqueue_matches
 from tournaments.models import BotVersion, Entry, Match, Tournament
-from tournaments.progress import schedule_start
 
 
 def check_entries(tournament: Tournament, versions: Sequence[BotVersion]) -> None:
@@ -68,7 +68,7 @@ def create_tournament(versions: Sequence[BotVersion], **fields: Any) -> Tourname
 def start_tournament(tournament: Tournament, enqueue: bool = True) -> list[Match]:
     """draft → running: create the ratings and schedule round 1 (round robin: every round); enqueue on commit.
 
-    Later rounds are scheduled as rounds end (tournaments/progress.py). enqueue=False leaves the matches queued for
+    Later rounds are scheduled as rounds end (tournaments/advancement.py). enqueue=False leaves the matches queued for
     a caller that runs them itself (tests, tools). Raises ValidationError, and changes nothing, when the
     tournament is not a draft (a second start) or its settings or entries are bad.
     """

@@ -18,9 +18,9 @@ from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 from django.utils import timezone
 
+from tournaments.advancement import advance_tournament
 from tournaments.dispatch import send_matches
 from tournaments.models import Match, Seat, Tournament
-from tournaments.progress import advance_tournament
 from tournaments.ratings import lock_competition, rate_seats, update_rows
 from tournaments.signals import attempt_ended
 
@@ -258,7 +258,7 @@ def requeue_failed(tournament: Tournament) -> int:
 def finish_tournament_if_done(tournament_id: int) -> bool:
     """After a match of the tournament ends: the next round once this one is done, or the end (True when finished).
 
-    tournaments/progress.py decides, under a lock on the tournament; a failure here leaves the recorded result as
+    tournaments/advancement.py decides, under a lock on the tournament; a failure here leaves the recorded result as
     it is, and the beat task workers.advance_tournaments tries again.
     """
     try:

@@ -1,22 +1,26 @@
-"""Thin Celery tasks: they take ids and call the services, which are safe to run twice."""
+"""Thin Celery tasks: they take ids and call the services, which are safe to run twice.
+
+Loaded with Django set up: a worker imports this module (the app's `include`) after Celery's Django fix-up has
+run django.setup(), and the web side reaches it only through workers.dispatch, in a configured process.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-import django
-from django.apps import apps
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
 
-if not apps.ready:
-    django.setup()  # the tasks import models; a worker may load this module before Celery's Django fix-up runs
-
-import logging  # noqa: E402
-
-from django.conf import settings  # noqa: E402
-from django.db import InterfaceError, OperationalError  # noqa: E402
-
-from workers.celery import app  # noqa: E402
-from workers.runner import run_match  # noqa: E402
+from tournaments.advancement import advance_running_tournaments
+from tournaments.bot_lifecycle import flag_faulty_bots, revalidate_stale
+from tournaments.dispatch import send_outbox
+from tournaments.ladders import schedule_ladders
+from tournaments.services import redispatch_lost, requeue_expired
+from workers.broker import live_match_ids
+from workers.celery import app
+from workers.runner import run_match
+from workers.validation import ValidationUnavailable, validate_version
 
 logger = logging.getLogger(__name__)
 
@@ -37,10 +41,6 @@ def run_match_task(self: Any, match_id: int) -> str:
 def send_outbox_task() -> int:
     """Beat, every LUDUS_DISPATCH_SECONDS: find lost messages, then send what the outbox holds (retries whose back-off
     is over, matches a broker outage left unsent, lost ones)."""
-    from tournaments.dispatch import send_outbox
-    from tournaments.services import redispatch_lost
-    from workers.broker import live_match_ids
-
     try:
         redispatch_lost(live_match_ids)
     except Exception:  # the broker is unreadable right now: the next tick looks again; the outbox still goes out
@@ -51,8 +51,6 @@ def send_outbox_task() -> int:
 @app.task(name="workers.requeue_expired")
 def requeue_expired_task() -> int:
     """Beat, the reaper: requeue matches whose lease expired (on the database's clock), then send the outbox."""
-    from tournaments.services import requeue_expired
-
     reaped = requeue_expired()
     send_outbox_task()
     return reaped
@@ -61,8 +59,6 @@ def requeue_expired_task() -> int:
 @app.task(name="workers.validate_version", bind=True, max_retries=5, default_retry_delay=30)
 def validate_version_task(self: Any, version_id: int) -> str:
     """The smoke match of a new bot version; a sandbox failure (not the bot's) is retried."""
-    from workers.validation import ValidationUnavailable, validate_version
-
     try:
         return validate_version(version_id)
     except ValidationUnavailable as exc:
@@ -71,14 +67,12 @@ def validate_version_task(self: Any, version_id: int) -> str:
 
 @app.task(name="workers.revalidate_stale")
 def revalidate_stale_task() -> int:
-    from tournaments.bot_lifecycle import revalidate_stale
 
     return revalidate_stale()
 
 
 @app.task(name="workers.flag_faulty_bots")
 def flag_faulty_bots_task() -> int:
-    from tournaments.bot_lifecycle import flag_faulty_bots
 
     return flag_faulty_bots()
 
@@ -86,16 +80,12 @@ def flag_faulty_bots_task() -> int:
 @app.task(name="workers.schedule_ladders")
 def schedule_ladders_task() -> int:
     """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating."""
-    from tournaments.ladders import schedule_ladders
-
     return schedule_ladders()
 
 
 @app.task(name="workers.advance_tournaments")
 def advance_tournaments_task() -> int:
     """Beat: the safety net for a worker that died between recording a result and advancing its tournament."""
-    from tournaments.progress import advance_running_tournaments
-
     return advance_running_tournaments()
 
 

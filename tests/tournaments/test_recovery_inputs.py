@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from rest_framework.test import APIClient
 
+from tournaments.advancement import advance_tournament
 from tournaments.models import Match, Tournament
-from tournaments.progress import advance_tournament
 from tournaments.scheduling import start_tournament
 from tournaments.services import claim_match, fail_match, requeue_failed
 

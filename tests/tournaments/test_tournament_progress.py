@@ -14,10 +14,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db.models import Q
 
+from tournaments.advancement import advance_tournament, cancel_tournament, played_tables, withdraw_entry
 from tournaments.builtins import ensure_builtin
 from tournaments.formats.swiss import met_counts
 from tournaments.models import Entry, Match, Seat, Tournament
-from tournaments.progress import advance_tournament, cancel_tournament, played_tables, withdraw_entry
 from tournaments.ratings import rating_differences
 from tournaments.scheduling import create_tournament, start_tournament
 from workers.runner import run_match

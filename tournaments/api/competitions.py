@@ -5,7 +5,7 @@
 - `/api/tournaments/` (GET, POST with `entries`), `/api/tournaments/{id}/` (GET, PATCH while a draft),
   `POST /api/tournaments/{id}/start/` and `/cancel/`.
 
-Starting uses tournaments.scheduling.start_tournament; cancelling, tournaments.progress.cancel_tournament (the
+Starting uses tournaments.scheduling.start_tournament; cancelling, tournaments.advancement.cancel_tournament (the
 admin's action too), which cancels the queued and running matches under the tournament's lock.
 """
 
@@ -26,6 +26,7 @@ from rest_framework.response import Response
 
 from engine import InvalidOptions, load_game
 from tournaments import services
+from tournaments.advancement import cancel_tournament
 from tournaments.api.common import (
     GameFilter,
     ReadOnlyOrOrganiser,
@@ -37,7 +38,6 @@ from tournaments.api.common import (
     limit_choices,
 )
 from tournaments.models import BotVersion, Ladder, Tournament
-from tournaments.progress import cancel_tournament
 from tournaments.scheduling import create_tournament, start_tournament
 from tournaments.visibility import can_see_tournament_seed, hidden_versions, new_seed, visible_versions
 
