@@ -36,6 +36,7 @@ from tournaments.services import (
 )
 from workers import health, metrics
 from workers.play import play_game
+from workers.sandbox import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, SeatPlayer
 
 logger = logging.getLogger(__name__)
@@ -324,15 +325,7 @@ def make_seat_player(match: Match, seat: Seat) -> SeatPlayer:
     version = seat.bot_version
     if version.builtin:
         return InProcessSeat(version.builtin, match.game, derive_seed(match.seed, seat.number, version.pk))
-    try:
-        from workers.sandbox import make_sandboxed_seat
-    except ImportError as exc:
-        raise PermanentFailure(
-            f"bot version {version.pk} ({version.label}) is an upload and must run sandboxed, "
-            f"but workers.sandbox.make_sandboxed_seat is not available: {exc}"
-        ) from exc
-    player: SeatPlayer = make_sandboxed_seat(version, match.pk)
-    return player
+    return make_sandboxed_seat(version, match.pk)
 
 
 def _close(player: SeatPlayer) -> None:

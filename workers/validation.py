@@ -31,6 +31,7 @@ from engine.core import Decision
 from tournaments.dispatch import RunnerUnavailable
 from tournaments.models import BotVersion
 from workers.play import PlayResult, play_game
+from workers.sandbox import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, Reply, SeatDied, SeatPlayer
 
 logger = logging.getLogger(__name__)
@@ -161,8 +162,6 @@ def smoke_seed(version: BotVersion) -> int:
 
 def play_smoke_match(version: BotVersion, spec: SmokeMatch) -> tuple[PlayResult, RecordingSeat]:
     """Play it; bot faults end up in the result, anything raised is the infrastructure's."""
-    from workers.sandbox import make_sandboxed_seat
-
     candidate = RecordingSeat(make_sandboxed_seat(version, None))
     players: list[SeatPlayer] = [candidate]
     players += [InProcessSeat(name, spec.game, spec.seed + i + 1) for i, name in enumerate(spec.opponents)]
