@@ -14,7 +14,7 @@ from django.utils import timezone
 from replays.models import Replay
 from replays.progress import MatchProgress
 from replays.verify import verify_document
-from tournaments.models import Bot, BotVersion, Ladder, Match, Rating
+from tournaments.models import Ladder, Match, Rating
 from tournaments.new_matches import create_match
 from tournaments.scheduling import start_tournament
 from tournaments.services import ResultRefused, claim_match, fail_match, record_result, requeue_expired
@@ -114,21 +114,6 @@ def test_it_requeues_an_infrastructure_failure_then_fails_it_unrated(match: Matc
     match.refresh_from_db()
     assert (match.status, match.attempts, match.rating_seq) == ("failed", 2, None)
     assert not match.seats.filter(rating_mu_after__isnull=False).exists()
-
-
-def test_it_fails_an_uploaded_bot_without_retry_when_no_sandbox_is_available(
-    match: Match, alice: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import sys
-
-    monkeypatch.setitem(sys.modules, "workers.sandbox", None)  # as if the sandbox module did not exist
-    bot = Bot.objects.create(owner=alice, name="upload", game="tinynim")
-    version = BotVersion.objects.create(bot=bot, number=1, source=b"print(1)", status="active")
-    match.seats.filter(number=1).update(bot_version=version)
-    assert run_match(match.pk) == "failed"
-    match.refresh_from_db()
-    assert match.status == "failed" and match.rating_seq is None
-    assert "must run sandboxed" in match.error and "upload@1" in match.error
 
 
 def test_the_reaper_requeues_matches_whose_lease_expired(match: Match) -> None:
