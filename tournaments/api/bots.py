@@ -14,6 +14,7 @@ import django_filters
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, mixins, permissions, serializers, viewsets
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -66,6 +67,9 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
     permission_classes = [ReadOnlyOrAuthenticated, IsOwnerOrStaff]
     filterset_class = BotFilter
     http_method_names = ["get", "patch", "head", "options"]
+    # A change is a JSON object: a form or multipart body cannot tell an empty field from one left out (an empty
+    # body or `visibility=` was accepted as "no change"), so those are a 415.
+    parser_classes = [JSONParser]
 
     def get_queryset(self) -> QuerySet[Bot]:
         from django.db.models import Max

@@ -129,7 +129,9 @@ def standings(args: argparse.Namespace) -> int:
 def replay(args: argparse.Namespace) -> int:
     client = api(config.load())
     replay = client.get(f"/api/matches/{args.match}/replay/")
-    actions = client.get(f"/api/matches/{args.match}/replay/actions/")["actions"]
+    # Each action as stored: the API adds its `step` (index + 1, the viewer's numbering), which the file does not hold.
+    actions = [{key: value for key, value in action.items() if key != "step"}
+               for action in client.get(f"/api/matches/{args.match}/replay/actions/")["actions"]]
     document = {"header": replay["header"], "actions": actions, "footer": replay["footer"]}
     path = Path(args.output or f"ludus-match-{args.match}.replay.gz")
     try:
