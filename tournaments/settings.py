@@ -170,6 +170,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "tournaments.api.schema.no_nul_in_text_parameters"],
     "ENUM_NAME_OVERRIDES": {
         "BotVersionStatusEnum": "tournaments.models.BotVersion.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",

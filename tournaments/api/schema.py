@@ -57,3 +57,16 @@ class LudusAutoSchema(AutoSchema):
 
     def _get_format_parameters(self) -> list[dict[str, Any]]:
         return []
+
+
+def no_nul_in_text_parameters(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: Django refuses a NUL character in any text (a 400 naming it), so every
+    free-text query parameter says so with a pattern."""
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            for parameter in operation.get("parameters", []) if isinstance(operation, dict) else []:
+                schema = parameter.get("schema", {})
+                if parameter.get("in") == "query" and schema.get("type") == "string" and not (
+                        {"enum", "format", "pattern"} & set(schema)):
+                    schema["pattern"] = "^[^\\u0000]*$"
+    return result
