@@ -188,6 +188,8 @@ if LUDUS_SANDBOX == "none" and not DEBUG:
 # Uploaded bots need a control group per seat (memory, processes, CPU, freezing; docs/bots.md). A worker that cannot
 # make them refuses uploaded bots, saying why and how to delegate, unless the operator opts out here.
 LUDUS_SANDBOX_WITHOUT_CGROUPS = env_bool("LUDUS_SANDBOX_WITHOUT_CGROUPS", False)
+# The interpreter inside the sandbox (any uid must be able to run it); unset: /usr/bin/python3, then the worker's.
+LUDUS_SANDBOX_PYTHON = env_optional("LUDUS_SANDBOX_PYTHON")
 # The site's address as people open it, for links printed outside a request (try_bot, replay show).
 LUDUS_SITE_URL = env_str("LUDUS_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 if not re.fullmatch(r"https?://[^/\s]+(/\S*)?", LUDUS_SITE_URL):

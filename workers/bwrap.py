@@ -93,7 +93,10 @@ def interpreter_candidates(preferred: str | None) -> list[str]:
     """Where to look for the sandbox's python, best first: the setting, the system python, the worker's base."""
     import sys
 
-    found = [preferred, os.environ.get("LUDUS_SANDBOX_PYTHON"), "/usr/bin/python3",
+    from django.conf import settings  # here: the sandbox also runs where no project is configured
+
+    configured = settings.LUDUS_SANDBOX_PYTHON if settings.configured else None
+    found = [preferred, configured, "/usr/bin/python3",
              getattr(sys, "_base_executable", None), sys.executable]
     return [p for p in found if p]
 
