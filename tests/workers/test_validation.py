@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from replays.links import viewer_url
 from replays.models import Replay
+from replays.verify import verify_document
 from tournaments.bot_lifecycle import revalidate_stale, upload_bot_version
 from tournaments.models import Bot, BotVersion, Ladder, Match
 from tournaments.pages.queries import validation_match_id
@@ -121,7 +122,8 @@ def test_the_smoke_match_is_kept_unrated_with_its_seats_and_verified_replay_and_
     assert [s.bot_version.builtin for s in seats] == ["", "greedy", "random"] and seats[0].bot_version == version
     assert seats[0].forfeited and seats[0].faults == 3 and all(s.rating_mu_after is None for s in seats)
     replay = Replay.objects.get(match=match)
-    assert replay.header["match"] == match.pk and replay.footer["digest"]
+    assert replay.header["match"] == match.pk
+    assert verify_document(replay.document())["digest"] == replay.footer["digest"]  # the runner's document
     _, log = state(version)
     assert f"Watch it: {viewer_url(match.pk, view=0)}\n" in log
     fault_links = re.findall(rf"^    \S+/replays/{match.pk}/#step=(\d+)&view=0$", log, re.MULTILINE)
