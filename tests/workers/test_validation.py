@@ -68,7 +68,8 @@ def test_another_user_sees_no_seat_view_choice_seed_or_source_of_a_private_bots_
     client = as_user(bob if role == "bob" else None)
     base = f"/replays/{match.pk}"
     for view in ("0", "omniscient"):
-        assert client.get(f"{base}/frames.json?view={view}").status_code == 403, view
+        refused = client.get(f"{base}/frames.json?view={view}")
+        assert refused.status_code == 403 and "private bot's validation match" in refused.json()["detail"], view
         assert client.get(f"{base}/scores.json?view={view}").status_code == 403, view
     assert client.get(f"{base}/seats/0/log.json").status_code == 404
     assert client.get(f"{base}/export/").status_code == 404
