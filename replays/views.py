@@ -78,8 +78,9 @@ def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
     view, over = request.GET.get("view", ""), visibility.is_over(match)
     if view not in visibility.allowed_views(request.user, match, over):
         return JsonResponse({"detail": f"view {view!r} is not available for match {match.pk} now: the omniscient "
-                                       "view opens once the match is over, and while it runs a seat's view is for "
-                                       "that seat's bot owner"}, status=403)
+                                       "view opens once the match is over, and while it runs (or, in a private "
+                                       "bot's validation match, ever) a seat's view is for that seat's bot "
+                                       "owner"}, status=403)
     src = live.source(match)
     if src is None:
         raise Http404("this match has nothing to show yet")

@@ -91,23 +91,23 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
             raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
         match.status, match.finished_at, match.lease_expires, match.error = Status.FINISHED, now, None, ""
         match.rating_seq = seq
-        _apply_outcome(match, seats, document, logs or [])
+        apply_outcome(match, seats, document, logs or [])
         if match.rated:
             rate_seats(match, seats, seq)
-        update_rows(Seat, seats, _SEAT_RESULT_FIELDS)
+        update_rows(Seat, seats, SEAT_RESULT_FIELDS)
         attempt_ended.send(Match, match_id=match_id, match=match, document=document)  # replays stores the replay
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match
 
 
-_SEAT_RESULT_FIELDS = [
+SEAT_RESULT_FIELDS = [
     "score", "rank", "faults", "forfeited", "log",
     "rating_mu_before", "rating_mu_after", "rating_sigma_before", "rating_sigma_after",
 ]
 
 
-def _apply_outcome(match: Match, seats: list[Seat], document: dict[str, Any], logs: list[str]) -> None:
+def apply_outcome(match: Match, seats: list[Seat], document: dict[str, Any], logs: list[str]) -> None:
     footer = document["footer"]
     outcome = footer["outcome"]
     logs = logs + [""] * (match.num_players - len(logs))

@@ -13,6 +13,9 @@ The API, the pages, the replay viewer's JSON, the feeds and the admin all ask th
   once it is *over*: finished, and every other match of its competition dealt from the same seed (the other games
   of its set) finished too. Before that, a seat's view and its own choices are for that seat's bot owner, and
   everyone sees the public events. Failed and cancelled matches may be requeued with their seed: not over.
+- **Validation matches** (a new version's smoke match, kept unrated in the system's paused "validation <game>"
+  ladder) of a private bot never open: its seat's view, every seat's choices, the seed and the omniscient view stay
+  with the bot's owner (its own seat) and staff, as if the match were still running.
 - **Tournaments** derive their matches' seeds from theirs: it opens once the tournament is finished.
 """
 
@@ -27,12 +30,14 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Q, QuerySet
 
-from tournaments.models import Bot, BotVersion, Match, Tournament
+from tournaments.builtins import SYSTEM_USER
+from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
 
 PRIVATE_LABEL = "private bot"
 OMNISCIENT = "omniscient"
 PUBLIC = "public"  # the view every seat shares (replays.frames.public_view)
 UNFINISHED = [Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.FAILED, Match.Status.CANCELLED]
+VALIDATION_LADDER = "validation "  # the name's start of the system's validation ladders (workers.validation)
 
 
 def new_seed() -> int:
@@ -143,7 +148,19 @@ def over_ids(rows: list[dict[str, Any]]) -> set[int]:
                   .filter(Q(ladder_id__in={row["ladder"] for row in finished if row["ladder"]})
                           | Q(tournament_id__in={row["tournament"] for row in finished if row["tournament"]}))
                   .values_list("ladder_id", "tournament_id", "seed"))
-    return {row["id"] for row in finished if (row["ladder"], row["tournament"], row["seed"]) not in pending}
+    over = {row["id"] for row in finished if (row["ladder"], row["tournament"], row["seed"]) not in pending}
+    if not any(row["ladder"] for row in finished if row["id"] in over):
+        return over
+    private = Seat.objects.filter(validation_matches("match__"), match_id__in=over,
+                                  bot_version__bot__visibility=Bot.Visibility.PRIVATE)
+    return over - set(private.values_list("match_id", flat=True))
+
+
+def validation_matches(prefix: str = "") -> Q:
+    """The validation matches (a Q on Match, or on a model reaching Match through `prefix`, e.g. "match__"): in a
+    ladder the system user made and named "validation <game>"; an organiser's ladder of that name is not one."""
+    return Q(**{f"{prefix}ladder__created_by__username": SYSTEM_USER,
+                f"{prefix}ladder__name__startswith": VALIDATION_LADDER})
 
 
 def can_see_secrets(user: Any, is_match_over: bool) -> bool:

@@ -35,7 +35,7 @@ from tournaments.services import (
     renew_lease,
 )
 from workers import health, metrics
-from workers.play import play_game
+from workers.play import PlayResult, play_game
 from workers.sandbox import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, SeatPlayer
 
@@ -237,14 +237,21 @@ def play_match(
     finally:
         for player in players:
             _close(player)
+    # Seat logs go to the seats, for their owners only, never into the public replay.
+    return replay_document(match, seats, options, clock, result), result.logs
+
+
+def replay_document(match: Match, seats: list[Seat], options: dict[str, Any], clock: Clock,
+                    result: PlayResult) -> dict[str, Any]:
+    """The replay document of a played match (not yet verified): header, action log, footer."""
+    game = load_game(match.game)
     header = replay_format.make_header(
         game=game.name, rules_version=game.rules_version, options=options, seed=match.seed,
         clock=clock.to_dict(), seats=[_seat_header(seat) for seat in seats], match_id=match.pk,
     )
     assert result.outcome is not None
     footer = replay_format.make_footer(result.outcome.to_dict(), result.faults, result.forfeited)
-    # Seat logs go to the seats, for their owners only, never into the public replay.
-    return {"header": header, "actions": result.actions, "footer": footer}, result.logs
+    return {"header": header, "actions": result.actions, "footer": footer}
 
 
 class TimedSeat:

@@ -7,7 +7,10 @@
   match, against in-process built-in bots;
 - it writes `active` when the bot played the whole game without forfeiting and with at most
   LUDUS_VALIDATION_MAX_FAULTS faults, else `rejected`. Either way the validation log says why: the result, every
-  fault with its step, code and detail, and the bot's captured stderr.
+  fault with its step, code and detail (and the viewer link to it), and the bot's captured stderr;
+- it keeps the smoke match, in the transaction that writes the verdict, like a try-out: an unrated finished Match
+  with its seats and its verified replay in the system's paused "validation <game>" ladder, never rated, never
+  scheduled. The version page and the log link its viewer; tournaments.visibility says who may open what.
 An infrastructure failure (the sandbox cannot start on this host) is not the bot's fault: the version goes back to
 `pending` and `ValidationUnavailable` is raised so the caller can retry.
 """
@@ -18,19 +21,30 @@ import hashlib
 import hmac
 import logging
 import traceback
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from engine import InvalidOptions, load_game
 from engine.core import Decision
+from replays.links import viewer_url
+from replays.models import Replay
+from replays.verify import verify_document
+from tournaments.builtins import ensure_builtin, system_user
 from tournaments.dispatch import RunnerUnavailable
-from tournaments.models import BotVersion
+from tournaments.models import BotVersion, Ladder, Match, Seat
+from tournaments.new_matches import create_match
+from tournaments.ratings import update_rows
+from tournaments.services import SEAT_RESULT_FIELDS, apply_outcome
+from tournaments.visibility import VALIDATION_LADDER
 from workers.play import PlayResult, play_game
+from workers.runner import replay_document
 from workers.sandbox import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, Reply, SeatDied, SeatPlayer
 
@@ -58,6 +72,9 @@ class FaultNote:
 
     def line(self) -> str:
         return f"  step {self.step} ({self.kind}): {self.code}" + (f": {self.detail}" if self.detail else "")
+
+    def link(self, match_id: int) -> str:
+        return f"    {viewer_url(match_id, self.step, CANDIDATE_SEAT)}"
 
 
 @dataclass
@@ -178,8 +195,8 @@ class Verdict:
     log: str
 
 
-def judge(spec: SmokeMatch, result: PlayResult, seat: RecordingSeat, allowed_faults: int) -> Verdict:
-    """active or rejected, and the log the author reads."""
+def judge(spec: SmokeMatch, result: PlayResult, seat: RecordingSeat, allowed_faults: int, match_id: int) -> Verdict:
+    """active or rejected, and the log the author reads, with viewer links into the kept match."""
     assert result.outcome is not None
     faults = result.faults[CANDIDATE_SEAT]
     forfeited = result.forfeited[CANDIDATE_SEAT]
@@ -190,8 +207,8 @@ def judge(spec: SmokeMatch, result: PlayResult, seat: RecordingSeat, allowed_fau
     if seat.start_failure:
         lines.append(f"The bot did not start: {seat.start_failure}")
     if seat.faults:
-        lines.append("Faults (step, decision kind, code, detail):")
-        lines += [note.line() for note in seat.faults]
+        lines.append("Faults (step, decision kind, code, detail; the viewer at that step):")
+        lines += [line for note in seat.faults for line in (note.line(), note.link(match_id))]
     if forfeited:
         status, why = Status.REJECTED, "the bot forfeited the smoke match (it died, or faulted too often)"
     elif faults > allowed_faults:
@@ -200,9 +217,47 @@ def judge(spec: SmokeMatch, result: PlayResult, seat: RecordingSeat, allowed_fau
         status, why = Status.ACTIVE, "the bot played the whole game" + (
             f" with {faults} fault(s), within the {allowed_faults} allowed" if faults else " without a fault")
     lines.append(f"Verdict: {status}: {why}.")
+    lines.append(f"Watch it: {viewer_url(match_id, view=CANDIDATE_SEAT)}")
     stderr = result.logs[CANDIDATE_SEAT] if result.logs else seat.log()
     lines += ["--- the bot's stderr ---", stderr.rstrip("\n") or "(empty)"]
     return Verdict(status=status, log="\n".join(lines) + "\n")
+
+
+# --- keeping the smoke match ------------------------------------------------------------------------------------
+
+
+def validation_ladder(game: str, players: int) -> Ladder:
+    """The system's paused ladder of this game's validation matches, made on first use: never scheduled, never
+    rated. Should an organiser have taken its name, the system's gets a suffix nobody can guess."""
+    system = system_user()
+    ladder = Ladder.objects.filter(created_by=system, name__startswith=VALIDATION_LADDER, game=game).first()
+    if ladder is not None:
+        return ladder
+    defaults = {"game": game, "players_per_match": players, "paused": True,
+                "matchmaking": {"note": "validation smoke matches only; unrated"}}
+    try:
+        return Ladder.objects.get_or_create(name=f"{VALIDATION_LADDER}{game}", created_by=system,
+                                            defaults=defaults)[0]
+    except IntegrityError:  # an organiser's ladder has the name
+        return Ladder.objects.create(name=f"{VALIDATION_LADDER}{game} {uuid.uuid4().hex[:8]}", created_by=system,
+                                     **defaults)
+
+
+def keep_smoke_match(version: BotVersion, spec: SmokeMatch, result: PlayResult) -> Match:
+    """The smoke match as a finished, unrated match of the validation ladder, with its seats' results and its
+    verified replay, the document the runner writes (call it in the verdict's transaction)."""
+    table = [version, *(ensure_builtin(name) for name in spec.opponents)]
+    now = timezone.now()
+    match = create_match(validation_ladder(spec.game, spec.players), table, spec.seed, rated=False, options={},
+                         move_ms=spec.clock.move_ms, bank_ms=spec.clock.bank_ms, max_faults=spec.max_faults,
+                         status=Match.Status.FINISHED, attempts=1, started_at=now, finished_at=now)
+    seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
+    document = replay_document(match, seats, load_game(spec.game).validate_options({}), spec.clock, result)
+    document["footer"]["digest"] = verify_document(document)["digest"]
+    apply_outcome(match, seats, document, result.logs)
+    update_rows(Seat, seats, SEAT_RESULT_FIELDS)
+    Replay.from_document(match, document).save()
+    return match
 
 
 # --- claiming and recording --------------------------------------------------------------------------------------
@@ -254,14 +309,17 @@ def validate_version(version_id: int) -> str:
         return Status.REJECTED
     try:
         result, seat = play_smoke_match(version, spec)
+        with transaction.atomic():  # the verdict and the kept match, or neither
+            match = keep_smoke_match(version, spec, result)
+            verdict = judge(spec, result, seat, settings.LUDUS_VALIDATION_MAX_FAULTS, match.pk)
+            if not record_verdict(version_id, claimed_at, verdict):
+                transaction.set_rollback(True)
+                return "claim lost"
     except Exception as exc:  # the bot's failures are faults inside the result; anything raised is ours
         logger.exception("validating bot version %s failed", version_id)
         release_claim(version_id, claimed_at, f"{type(exc).__name__}: {exc}")
         raise ValidationUnavailable(f"bot version {version_id}: {type(exc).__name__}: {exc}\n"
                                     f"{traceback.format_exc(limit=6)}") from exc
-    verdict = judge(spec, result, seat, settings.LUDUS_VALIDATION_MAX_FAULTS)
-    if not record_verdict(version_id, claimed_at, verdict):
-        return "claim lost"
     return verdict.status
 
 

@@ -165,5 +165,6 @@ class FramesView(APIView):
         if not request.user.is_authenticated:
             raise exceptions.NotAuthenticated("log in as the seat's bot owner to see this seat while the match runs")
         what = "the omniscient view" if seat is None else f"seat {seat}'s view"
-        raise exceptions.PermissionDenied(f"{what} of match {match.pk} is hidden until the match is finished")
+        raise exceptions.PermissionDenied(f"{what} of match {match.pk} is hidden until the match is finished "
+                                          "(a private bot's validation match: for its owner only)")
 

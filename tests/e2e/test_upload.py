@@ -61,6 +61,11 @@ def test_an_author_uploads_a_bot_and_reads_its_validation(
     expect(page.locator("#validation-log")).to_contain_text("Verdict: active")
     check_a11y(page)
 
+    page.click("#validation-match a")  # the smoke match, kept unrated, opens from the bot's seat
+    expect(page).to_have_url(re.compile(r"/replays/\d+/#view=0$"))
+    expect(page.locator("#view-select")).to_have_value("0")
+    check_a11y(page)
+
 
 def test_an_upload_that_does_not_compile_is_rejected_with_its_error(
     page: Any, alice: Any, no_dispatch: list[int]

@@ -10,10 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 
+from replays.links import viewer_url
+from replays.models import Replay
+from replays.verify import verify_document
 from tournaments.bot_lifecycle import revalidate_stale, upload_bot_version
-from tournaments.models import BotVersion
+from tournaments.models import Bot, BotVersion, Ladder, Match
+from tournaments.pages.queries import validation_match_id
 from workers.validation import ValidationUnavailable, claim_version, stale_versions, validate_version
 
 pytestmark = [
@@ -33,6 +38,130 @@ def upload(owner: Any, path: Path, name: str = "candidate") -> BotVersion:
 def state(version: BotVersion) -> tuple[str, str]:
     version.refresh_from_db()
     return version.status, version.validation_log
+
+
+def validated(owner: Any, path: Path, visibility: str = "public", name: str = "candidate") -> tuple[BotVersion, Match]:
+    version = upload(owner, path, name)
+    Bot.objects.filter(pk=version.bot_id).update(visibility=visibility)
+    validate_version(version.pk)
+    match_id = validation_match_id(version.pk)
+    assert match_id is not None
+    return version, Match.objects.get(pk=match_id)
+
+
+def as_user(user: Any) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+# --- the kept smoke match: who may open what (attacks first) -------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["bob", "anonymous"])
+def test_another_user_sees_no_seat_view_choice_seed_or_source_of_a_private_bots_validation(
+    alice: Any, bob: Any, role: str
+) -> None:
+    version, match = validated(alice, FIXTURES / "good_bot.py", visibility="private")
+    client = as_user(bob if role == "bob" else None)
+    base = f"/replays/{match.pk}"
+    for view in ("0", "omniscient"):
+        refused = client.get(f"{base}/frames.json?view={view}")
+        assert refused.status_code == 403 and "private bot's validation match" in refused.json()["detail"], view
+        assert client.get(f"{base}/scores.json?view={view}").status_code == 403, view
+    assert client.get(f"{base}/seats/0/log.json").status_code == 404
+    assert client.get(f"{base}/export/").status_code == 404
+    assert client.get(f"/api/matches/{match.pk}/frames/?seat=0").status_code in (401, 403)
+    assert client.get(f"/api/matches/{match.pk}/replay/").status_code == 404
+    assert client.get(f"/api/matches/{match.pk}/replay/actions/").status_code == 404
+    row = client.get(f"/api/matches/{match.pk}/").json()
+    assert row["seed"] is None and row["seats"][0]["bot_name"] == "private bot" and row["seats"][0]["log"] is None
+    assert client.get(f"/api/versions/{version.pk}/").status_code == 404  # its source and log
+    assert client.get(f"/versions/{version.pk}/").status_code == 404
+    viewer = client.get(f"{base}/").content.decode()
+    assert "candidate" not in viewer and "good bot: ready" not in viewer
+    public = client.get(f"{base}/frames.json?view=public&start=0&stop=40").json()["frames"]
+    assert all("choice" not in (frame.get("decided") or {}) for frame in public)  # no choice of its seat either
+
+
+@pytest.mark.django_db
+def test_the_owner_and_staff_open_a_private_bots_validation_match(alice: Any, admin_user: Any) -> None:
+    version, match = validated(alice, FIXTURES / "good_bot.py", visibility="private")
+    owner, staff, base = as_user(alice), as_user(admin_user), f"/replays/{match.pk}"
+    for client in (owner, staff):
+        assert f'href="/replays/{match.pk}/#view=0"' in client.get(f"/versions/{version.pk}/").content.decode()
+    assert owner.get(f"{base}/frames.json?view=0").status_code == 200
+    assert "good bot: ready" in owner.get(f"{base}/seats/0/log.json").json()["log"]
+    assert owner.get(f"{base}/frames.json?view=1").status_code == 403  # a built-in's seat: not the owner's
+    for view in ("0", "1", "omniscient"):
+        assert staff.get(f"{base}/frames.json?view={view}").status_code == 200, view
+    assert staff.get(f"{base}/export/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_anyone_opens_a_public_bots_validation_match_but_not_its_stderr(alice: Any, bob: Any) -> None:
+    _, match = validated(alice, FIXTURES / "good_bot.py")
+    client, base = as_user(bob), f"/replays/{match.pk}"
+    for view in ("0", "omniscient"):
+        assert client.get(f"{base}/frames.json?view={view}").status_code == 200, view
+    assert client.get(f"{base}/seats/0/log.json").status_code == 404
+    assert client.get(f"{base}/export/").status_code == 200
+
+
+# --- the kept smoke match: what is stored ----------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_smoke_match_is_kept_unrated_with_its_seats_and_verified_replay_and_linked(alice: Any) -> None:
+    version, match = validated(alice, FIXTURES / "out_of_range.py")
+    ladder = Ladder.objects.get(pk=match.ladder_id)
+    assert ladder.name == "validation evolution" and ladder.paused and ladder.created_by.username == "ludus"
+    assert match.status == "finished" and not match.rated and match.rating_seq is None
+    seats = list(match.seats.select_related("bot_version").order_by("number"))
+    assert [s.bot_version.builtin for s in seats] == ["", "greedy", "random"] and seats[0].bot_version == version
+    assert seats[0].forfeited and seats[0].faults == 3 and all(s.rating_mu_after is None for s in seats)
+    replay = Replay.objects.get(match=match)
+    assert replay.header["match"] == match.pk
+    assert verify_document(replay.document())["digest"] == replay.footer["digest"]  # the runner's document
+    _, log = state(version)
+    assert f"Watch it: {viewer_url(match.pk, view=0)}\n" in log
+    fault_links = re.findall(rf"^    \S+/replays/{match.pk}/#step=(\d+)&view=0$", log, re.MULTILINE)
+    fault_steps = re.findall(r"^  step (\d+) ", log, re.MULTILINE)
+    assert fault_links == fault_steps and len(fault_steps) == 3  # each fault opens the viewer at its step
+    faulted = [str(i + 1) for i, a in enumerate(replay.action_log()) if a.get("fault") and a["seat"] == 0]
+    assert fault_steps == faulted  # the steps the log names are the faults in the replay
+
+
+@pytest.mark.django_db
+def test_the_version_page_links_its_validation_match_for_whoever_may_see_the_version(alice: Any, bob: Any) -> None:
+    version, match = validated(alice, FIXTURES / "good_bot.py")
+    link = f"/replays/{match.pk}/#view=0"
+    for user in (alice, bob, None):
+        page = as_user(user).get(f"/versions/{version.pk}/").content.decode()
+        assert f'href="{link}"' in page and "Watch the validation match" in page
+    assert as_user(bob).get(link.split("#")[0]).status_code == 200
+    pending = upload(alice, FIXTURES / "good_bot.py", name="not-yet")
+    assert "Watch the validation match" not in as_user(alice).get(f"/versions/{pending.pk}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_sandbox_failure_keeps_no_match(alice: Any, settings: Any) -> None:
+    version = upload(alice, FIXTURES / "good_bot.py")
+    settings.LUDUS_SANDBOX = "no-such-sandbox"
+    with pytest.raises(ValidationUnavailable):
+        validate_version(version.pk)
+    assert validation_match_id(version.pk) is None and not Match.objects.exists() and not Replay.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_organisers_ladder_named_like_the_validation_ladder_is_left_alone(alice: Any, bob: Any) -> None:
+    squatted = Ladder.objects.create(name="validation evolution", game="evolution", players_per_match=3,
+                                     created_by=bob)
+    _, match = validated(alice, FIXTURES / "good_bot.py", visibility="private")
+    assert match.ladder_id != squatted.pk and match.ladder.name.startswith("validation evolution ")
+    assert as_user(bob).get(f"/replays/{match.pk}/frames.json?view=0").status_code == 403
 
 
 @pytest.mark.django_db

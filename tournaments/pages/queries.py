@@ -19,7 +19,7 @@ from tournaments.standings import (
     ladder_seat_record,
     seat_win_rates,
 )
-from tournaments.visibility import PRIVATE_LABEL, hidden_versions, seat_label, visible_bots
+from tournaments.visibility import PRIVATE_LABEL, hidden_versions, seat_label, validation_matches, visible_bots
 
 
 @dataclass
@@ -237,3 +237,9 @@ def rating_history(bot: Bot) -> list[Series]:
         if labels[item.label] > 1:  # the same name twice: say which is which
             item.label += f" [ladder #{ladder}]" if ladder else f" [tournament #{tournament}]"
     return list(series.values())
+
+
+def validation_match_id(version_id: int) -> int | None:
+    """The version's latest kept smoke match (workers.validation: the upload plays seat 0), if any."""
+    return (Match.objects.filter(validation_matches(), seats__number=0, seats__bot_version_id=version_id)
+            .order_by("-pk").values_list("pk", flat=True).first())

@@ -147,7 +147,7 @@ def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "pages/not_found.html", {"what": "bot version"}, status=404)
     is_owner = _is_owner(request, version.bot)
     return render(request, "pages/version.html", {
-        "version": version, "is_owner": is_owner,
+        "version": version, "is_owner": is_owner, "validation_match": queries.validation_match_id(version.pk),
         "is_settling": version.status in (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING),
     })
 
