@@ -130,7 +130,7 @@ RESOURCE_OBJECTS = {
 # answer the same for any).
 PLAIN_PARAMETERS = {"name": "evolution", "object_id": "1", "id": "1", "app_label": "tournaments",
                     "content_type_id": "1", "uidb64": "MQ", "token": "set-password", "seat": "0",
-                    "version": "1"}
+                    "version": "1", "game": "evolution"}
 QUERIES = {"api:match-frames": ["", "?seat=0", "?seat=1", "?start=1&stop=4"],
            "api:match-list": ["", "?page_size=100"], "api:bot-list": ["", "?page_size=100"],
            "api:version-list": ["", "?page_size=100"], "api:tournament-list": ["", "?page_size=100"],
