@@ -16,10 +16,10 @@ from engine import list_games
 
 @lru_cache(maxsize=8)
 def _rendered(path: Path, mtime: float) -> str:
-    # Raw HTML in the file is escaped ("html": False), so the result is safe to mark as such. Wide tables scroll
-    # sideways on a phone: focusable, so a keyboard can scroll them too.
+    # Raw HTML in the file is escaped ("html": False), so the result is safe to mark as such. Wide tables and code
+    # blocks scroll sideways on a phone: focusable, so a keyboard can scroll them too.
     html: str = MarkdownIt("commonmark", {"html": False}).enable("table").render(path.read_text(encoding="utf-8"))
-    return html.replace("<table>", '<table tabindex="0">')
+    return html.replace("<table>", '<table tabindex="0">').replace("<pre>", '<pre tabindex="0">')
 
 
 def rules(request: HttpRequest, game: str) -> HttpResponse:
