@@ -14,7 +14,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -261,21 +261,26 @@ def match_header(match: Match, seats: list[Seat], options: dict[str, Any], clock
 
 
 def branch_of(match: Match, header: dict[str, Any], players: list[SeatPlayer]) -> Start | None:
-    """Where a branch's bots take over: its prefix replayed (and resampled). Built-in bots are walked through the
-    prefix's steps of their seat first, so their seeded tie-breaks and memory stand where the parent's did and a
-    branch that changes nothing plays on exactly as the parent did (docs/branches.md)."""
+    """Where a branch's bots take over (None for a match that is no branch)."""
     if match.parent_id is None:
         return None
+    try:
+        return start_branch(header, match.branch_prefix, players)
+    except ReplayMismatch as exc:  # the stored prefix no longer replays: no retry can fix that
+        raise PermanentFailure(f"branch {match.pk} cannot reach its branch point: {exc}") from exc
+
+
+def start_branch(header: dict[str, Any], prefix: list[dict[str, Any]], players: Sequence[SeatPlayer]) -> Start:
+    """The prefix replayed (and resampled) from the header's start. Built-in bots are walked through the prefix's
+    steps of their seat first (but a forced one), so their seeded tie-breaks and memory stand where the parent's did
+    and a branch that changes nothing plays on exactly as the parent did (docs/branches.md)."""
 
     def catch_up(index: int, state: Any, decision: Any) -> None:
         bot = getattr(players[decision.seat], "bot", None)  # an in-process seat's engine bot (TimedSeat forwards)
-        if bot is not None and not match.branch_prefix[index].get("forced"):
+        if bot is not None and not prefix[index].get("forced"):
             bot.act(state.view(decision.seat) if bot.needs_view else None, decision)
 
-    try:
-        return Start(branch_start(header, match.branch_prefix, catch_up), list(match.branch_prefix))
-    except ReplayMismatch as exc:  # the stored prefix no longer replays: no retry can fix that
-        raise PermanentFailure(f"branch {match.pk} cannot reach its branch point: {exc}") from exc
+    return Start(branch_start(header, prefix, catch_up), list(prefix))
 
 
 class TimedSeat:
