@@ -12,21 +12,10 @@ from django.core.management.base import CommandError
 
 from replays.models import Replay
 from replays.verify import verify_document
-from tournaments.builtins import ensure_builtin
-from tournaments.models import Ladder, Match, Rating
-from tournaments.new_matches import create_match
+from tournaments.models import Match, Rating
 from workers.runner import run_match
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def parent(alice: Any) -> Match:
-    """A finished marine ladder match, greedy against greedy-2, played by the runner."""
-    ladder = Ladder.objects.create(name="marine duel", game="marine", players_per_match=2, created_by=alice)
-    match = create_match(ladder, [ensure_builtin("greedy"), ensure_builtin("greedy-2", "greedy")], 41)
-    assert run_match(match.pk) == "finished"
-    return Match.objects.get(pk=match.pk)
 
 
 def branch(*args: Any) -> tuple[list[Match], str]:
