@@ -26,6 +26,12 @@ class InvalidState(ValueError):
     """A state dict that does not describe a legal state of the game."""
 
 
+def check_seed(seed: object) -> None:
+    """Raise InvalidOptions unless seed is an integer (a bool is not one)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidOptions(f"seed must be an integer, got {seed!r}")
+
+
 def check_seat(seat: int | None, num_players: int) -> None:
     """Raise ValueError unless seat is None (the omniscient view) or one of the game's seats."""
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players):
@@ -246,6 +252,19 @@ class State(ABC):
 
     def clone(self) -> State:
         return self.game.state_from_dict(self.to_dict())
+
+    def resample(self, seed: int) -> State:
+        """A copy of this state with everything no seat has seen dealt again from a new generator seeded by `seed`,
+        and the state's own later chance reseeded from `seed`; this state is left as it is.
+
+        What any seat has seen stays: hands, boards, discards, face-up and revealed cards, and each seat's own
+        face-down cards, so `view(seat)` is the same for every seat (and `decision()` too) while the future may
+        differ. Only what the games' rules pages list as hidden from every seat changes (Evolution: the order and
+        the split of the deck and the reserve; Marine: the draw pile's order, the Asteroid still among its bottom
+        five, and the Wanderlust tiles below the stacks' tops), and the `seed`. Same state and same seed give the
+        same state, byte for byte: a branch of a game played on from a position with a future of its own.
+        Raises InvalidOptions for a seed that is not an integer."""
+        raise NotImplementedError(f"{self.game.name} states cannot be resampled")
 
     def is_over(self) -> bool:
         return self.decision() is None

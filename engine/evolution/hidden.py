@@ -1,11 +1,30 @@
-"""perturb_hidden: for the conformance suite, a copy of a state dict that differs only in what `seat` cannot see."""
+"""What no seat may see. resample: a state with the unseen cards dealt again (State.resample); perturb_hidden: for
+the conformance suite, a copy of a state dict that differs only in what `seat` cannot see."""
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from engine.core import check_seed
 from engine.evolution.cards import CARD_BIT, EVENT_BITS, FLIGHT, parse_card
+
+if TYPE_CHECKING:
+    from engine.evolution.state import EvolutionState
+
+
+def resample(st: EvolutionState, seed: int) -> EvolutionState:
+    """The deck and the reserve hold the only cards no seat has seen: deal them again between the two (each keeps
+    its size), and reseed the later reshuffles of the discard pile. Hands, food cards and face-down traits have
+    been seen by their seats and stay."""
+    check_seed(seed)
+    other = st.clone()
+    unseen = other.deck + other.reserve
+    random.Random(f"{seed}:resample").shuffle(unseen)
+    size = len(other.deck)
+    other.deck, other.reserve = unseen[:size], unseen[size:]
+    other.seed = seed
+    return other
 
 
 def perturb_hidden(data: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:

@@ -80,6 +80,11 @@ class EvolutionState(StepState):
         other._events = []
         return other
 
+    def resample(self, seed: int) -> EvolutionState:
+        from engine.evolution.hidden import resample
+
+        return resample(self, seed)
+
     def score_parts(self, seat: int) -> dict[str, int]:
         from engine.evolution.scoring import score_parts
 

@@ -127,6 +127,11 @@ class MarineState(StepState):
         other.place_cache = None
         return other
 
+    def resample(self, seed: int) -> MarineState:
+        from engine.marine.hidden import resample
+
+        return resample(self, seed)
+
     def score_parts(self, seat: int) -> dict[str, int]:
         """VP by source; control markers score their target markers' values only at the end."""
         evolution, cards, final = self.vp[seat]
