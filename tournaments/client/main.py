@@ -114,9 +114,12 @@ def match(args: argparse.Namespace) -> int:
 def branch(args: argparse.Namespace) -> int:
     """Branch a finished match (docs/branches.md), follow each branch live, print its result beside the parent's."""
     client = api(config.load(), needs_token=True)
+    wanted = [seat_spec(spec) for spec in args.seat]
     parent = client.get(f"/api/matches/{args.match}/")
-    body = {"step": args.step, "seats": branch_seats(client, args.seat, parent["game"]), "force": args.force,
-            "games": args.games, "resample": args.resample, "seed": args.seed}
+    seats = {number: bot if is_builtin_ref(bot) else str(find_version(client, bot, parent["game"])["id"])
+             for number, bot in wanted}
+    body = {"step": args.step, "seats": seats, "force": args.force, "games": args.games, "resample": args.resample,
+            "seed": args.seed}
     branches = client.post(f"/api/matches/{args.match}/branches/", json=body)["branches"]
     out.print(result_table(parent))
     statuses = []
@@ -128,16 +131,17 @@ def branch(args: argparse.Namespace) -> int:
     return 0 if all(status == "finished" for status in statuses) else 1
 
 
-def branch_seats(client: Api, specs: list[str], game: str) -> dict[str, str]:
-    """["1=greedy", "0=mybot@3"] -> {"1": "greedy", "0": "<version id>"}: built-in names and ids as they are."""
-    seats = {}
-    for spec in specs:
-        number, _, bot = spec.partition("=")
-        if not number.isdigit() or not bot:
-            raise ClientError(f"--seat takes N=BOT, got {spec!r}")
-        builtin = bot.isdigit() or bot in ("greedy", "random") or bot.startswith("greedy_eps")
-        seats[number] = bot if builtin else str(find_version(client, bot, game)["id"])
-    return seats
+def seat_spec(spec: str) -> tuple[str, str]:
+    """"1=greedy" -> ("1", "greedy"); one line for anything else."""
+    number, _, bot = spec.partition("=")
+    if not number.isdigit() or not bot:
+        raise ClientError(f"--seat takes N=BOT, got {spec!r}")
+    return number, bot
+
+
+def is_builtin_ref(bot: str) -> bool:
+    """A version id or a built-in bot's name, which the server takes as they are."""
+    return bot.isdigit() or bot in ("greedy", "random") or bot.startswith("greedy_eps")
 
 
 def standings(args: argparse.Namespace) -> int:
