@@ -34,6 +34,8 @@ INVALID_REPLIES = [
     ('{"seq":1,"choice":Infinity}', 1, 3, "bad_json"),
     (b'{"seq":1,"choice":0}\xff', 1, 3, "bad_json"),
     ('{"seq":1,"seq":1,"choice":0}', 1, 3, "bad_json"),
+    ('{"seq":01,"choice":0}', 1, 3, "bad_json"),
+    ('{"seq":1,"choice":00}', 1, 3, "bad_json"),
     ("[1, 0]", 1, 3, "bad_shape"),
     ("1", 1, 3, "bad_shape"),
     ("null", 1, 3, "bad_shape"),
@@ -72,6 +74,21 @@ def test_it_rejects_a_bad_reply_with_a_typed_fault(line: str | bytes, seq: int, 
     assert caught.value.code == code
     assert isinstance(caught.value, ValueError)
     assert str(caught.value).startswith(code)
+
+
+@pytest.mark.parametrize(("line", "seq", "n", "expected"),
+                         [(line, seq, n, choice) for line, seq, n, choice in VALID_REPLIES]
+                         + [(line, seq, n, code) for line, seq, n, code in INVALID_REPLIES])
+def test_the_fast_path_for_plain_reply_bytes_agrees_with_the_strict_parser(line: str | bytes, seq: int, n: int,
+                                                                           expected: int | str) -> None:
+    """The worker reads bytes and matches the SDK's own reply shape first: every case gives the same answer."""
+    raw = line.encode() if isinstance(line, str) else line
+    if isinstance(expected, int):
+        assert parse_reply(raw, seq, n) == expected
+        return
+    with pytest.raises(ProtocolFault) as caught:
+        parse_reply(raw, seq, n)
+    assert caught.value.code == expected
 
 
 def test_it_quotes_the_offending_input_briefly() -> None:
