@@ -1,7 +1,8 @@
 """The replay format (ARCHITECTURE §6): gzip-compressed canonical JSON. Pure: no Django, no I/O.
 
 A replay document is {"header": ..., "actions": [...], "footer": ...}:
-- header: format, game, rules_version, options (complete), seed, players, clock, seats -> bot versions;
+- header: format, game, rules_version, options (complete), seed, players, clock, seats -> bot versions, and for a
+  branch its branch point (replays/verify.py, docs/branches.md);
 - actions: one record per decision, {"seat", "choice", "ms"} plus "fault" when the seat faulted and "cpu_ms" (the
   CPU time of the move, from the seat's control group) for sandboxed seats;
 - footer: the outcome (forfeited seats ranked last), each seat's faults and forfeit flag, and the digest (sha256)
@@ -17,6 +18,7 @@ from typing import Any
 
 FORMAT = "ludus-replay"
 FORMAT_VERSION = 1
+BRANCH_KEYS = ("parent", "step", "force", "resample")  # header.branch, optional: a branch's point (docs/branches.md)
 
 
 class ReplayFormatError(ValueError):
@@ -63,6 +65,12 @@ def make_header(
     }
 
 
+def with_branch(header: dict[str, Any], branch: dict[str, Any] | None) -> dict[str, Any]:
+    """The header of a branch carries its branch point {"parent", "step", "force", "resample"} (docs/branches.md);
+    other headers are left as they are, so older replays keep their bytes."""
+    return header if branch is None else dict(header, branch=branch)
+
+
 def make_footer(outcome: dict[str, Any], faults: Sequence[int], forfeited: Sequence[bool]) -> dict[str, Any]:
     return {"outcome": outcome, "faults": list(faults), "forfeited": list(forfeited)}
 
@@ -103,6 +111,10 @@ def check_document(document: Any) -> None:
     for key in ("game", "rules_version", "options", "seed", "players", "seats"):
         if key not in header:
             raise ReplayFormatError(f"header has no {key!r}")
+    branch = header.get("branch")
+    if branch is not None and (not isinstance(branch, dict) or set(branch) != set(BRANCH_KEYS)
+                               or not isinstance(branch["step"], int) or branch["step"] < 0):
+        raise ReplayFormatError(f"header.branch must be an object with exactly {', '.join(BRANCH_KEYS)}")
     if not isinstance(document["actions"], list):
         raise ReplayFormatError("actions must be a list")
     for index, record in enumerate(document["actions"]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import Decision
-from replays.verify import initial_state, step
+from replays.verify import Resimulation
 
 PUBLIC = "public"
 HIDDEN = "?"
@@ -25,12 +25,13 @@ def frames(
     public, own = seat == PUBLIC, seat if isinstance(seat, int) else None
     actions = document["actions"]
     last = len(actions) + 1 if stop is None else min(stop, len(actions) + 1)
-    state = initial_state(document["header"])
+    sim = Resimulation(document["header"])
     result = []
     events: list[Any] = []
     for index in range(last):
         if index > 0:
-            events = step(state, index - 1, actions[index - 1])
+            events = sim.step(index - 1, actions[index - 1])
+        state = sim.state
         if index >= start:
             decision = state.decision()
             result.append({

@@ -13,7 +13,7 @@ from engine import load_game
 from replays import format as replay_format
 from replays.models import Replay
 from replays.progress import live_actions
-from replays.verify import initial_state, step
+from replays.verify import Resimulation
 from tournaments.models import Match
 
 
@@ -46,17 +46,18 @@ def live_header(match: Match) -> dict[str, Any]:
     seats = [{"bot_version": s.bot_version_id, "bot": s.bot_version.bot.name, "version": s.bot_version.number}
              for s in match.seats.select_related("bot_version__bot").order_by("number")]
     clock = {"move_ms": match.move_ms, "bank_ms": match.bank_ms}
-    return replay_format.make_header(game.name, game.rules_version, game.validate_options(match.options), match.seed,
-                                     clock, seats, match.pk)
+    header = replay_format.make_header(game.name, game.rules_version, game.validate_options(match.options),
+                                       match.seed, clock, seats, match.pk)
+    return replay_format.with_branch(header, match.branch_point())
 
 
 def event_log(document: dict[str, Any], since: int = 0) -> list[dict[str, Any]]:
     """Per step after `since`: who decided what kind of decision, how long it took, any fault, the public events."""
-    state = initial_state(document["header"])
+    sim = Resimulation(document["header"])
     log = []
     for index, record in enumerate(document["actions"]):
-        decision = state.decision()
-        events = step(state, index, record)
+        decision = sim.state.decision()
+        events = sim.step(index, record)
         if index + 1 > since:
             log.append({"step": index + 1, "seat": record["seat"], "ms": record.get("ms"),
                         "fault": record.get("fault"), "kind": decision.kind if decision else None, "events": events})

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from replays import scores, seat_logs, views
+from replays import branch_pages, scores, seat_logs, views
 
 app_name = "replays"
 
@@ -13,4 +13,6 @@ urlpatterns = [
     path("<int:pk>/export/", views.export, name="export"),
     path("<int:pk>/scores.json", scores.scores, name="scores"),
     path("<int:pk>/seats/<int:seat>/log.json", seat_logs.seat_log, name="seat_log"),
+    path("<int:pk>/branch/", branch_pages.branch, name="branch"),
+    path("<int:pk>/compare/", branch_pages.compare, name="compare"),
 ]

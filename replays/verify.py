@@ -1,14 +1,21 @@
 """Verification by re-simulation: the action log must reproduce the recorded outcome (ARCHITECTURE §6).
 
 Needs only the engine, so replays verify offline and before a result is committed.
+
+A branch's header carries `"branch": {"parent", "step", "force", "resample"}` (docs/branches.md). Its action log
+holds every step from the start: the parent's first steps (K, or K - 1 when step K is forced), the forced option if
+any, then the branch's own. With `resample` set, the state right after the kept parent steps is replaced by
+`state.resample(resample)`. Verification, frames, the live log and the runner all walk a log with `Resimulation`,
+so a branch replays exactly as it was played.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine import IllegalAction, InvalidOptions, State, load_game
+from engine import Decision, IllegalAction, InvalidOptions, State, load_game
 from replays.format import ReplayFormatError, canonical_json, check_document
 
 
@@ -45,6 +52,48 @@ def step(state: State, index: int, record: dict[str, Any]) -> list[Any]:
         raise ReplayMismatch(f"action {index}: {exc}") from exc
 
 
+def kept_steps(branch: dict[str, Any]) -> int:
+    """How many of the parent's steps a branch keeps: K, or K - 1 when it forces step K."""
+    return int(branch["step"]) - (branch.get("force") is not None)
+
+
+class Resimulation:
+    """A replay's position, one action record at a time; `state` is the position after the records stepped so far
+    (resampled at the branch point, if the header says so)."""
+
+    def __init__(self, header: dict[str, Any]) -> None:
+        self.state = initial_state(header)
+        branch = header.get("branch") or {}
+        self._seed = branch.get("resample")
+        self._resample_after = kept_steps(branch) if self._seed is not None else None
+        self._maybe_resample(0)
+
+    def step(self, index: int, record: dict[str, Any]) -> list[Any]:
+        """Apply action record number index (ReplayMismatch when it does not fit); its events."""
+        events = step(self.state, index, record)
+        self._maybe_resample(index + 1)
+        return events
+
+    def _maybe_resample(self, stepped: int) -> None:
+        if stepped == self._resample_after:
+            self.state = self.state.resample(int(self._seed))  # type: ignore[attr-defined, arg-type, unused-ignore]
+
+
+def branch_start(header: dict[str, Any], prefix: Sequence[dict[str, Any]],
+                 watch: Callable[[int, State, Decision], None] | None = None) -> State:
+    """The position a branch's bots play on from: the prefix stepped (and resampled) from the header's start.
+
+    watch(index, state, decision), if given, sees each prefix step before it is taken (the runner walks its built-in
+    bots through the parent's steps with it)."""
+    sim = Resimulation(header)
+    for index, record in enumerate(prefix):
+        decision = sim.state.decision()
+        if watch is not None and decision is not None:
+            watch(index, sim.state, decision)
+        sim.step(index, record)
+    return sim.state
+
+
 def verify_document(document: dict[str, Any]) -> dict[str, Any]:
     """Re-simulate the whole log; return the outcome, or raise ReplayMismatch naming the first difference.
 
@@ -56,10 +105,11 @@ def verify_document(document: dict[str, Any]) -> dict[str, Any]:
     except ReplayFormatError as exc:
         raise ReplayMismatch(str(exc)) from exc
     header, actions, footer = document["header"], document["actions"], document["footer"]
-    state = initial_state(header)
+    sim = Resimulation(header)
     digest = hashlib.sha256()
     for index, record in enumerate(actions):
-        digest.update(canonical_json(step(state, index, record)))
+        digest.update(canonical_json(sim.step(index, record)))
+    state = sim.state
     if state.decision() is not None:
         raise ReplayMismatch(f"the action log ends after {len(actions)} action(s) but the game is not over")
     engine_outcome = state.outcome()

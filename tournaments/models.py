@@ -294,6 +294,17 @@ class Match(Clocked):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A branch (docs/branches.md): an unrated try-out that replays `branch_prefix` (the parent's first steps, then
+    # the forced option if any) and plays on from there, in the system's paused "branches <game>" ladder.
+    parent = models.ForeignKey("self", on_delete=models.CASCADE, null=True, blank=True, related_name="branches",
+                               help_text="the match this one branches from")
+    branch_step = models.PositiveIntegerField(null=True, blank=True, help_text="the parent's step it branches at")
+    branch_force = models.PositiveIntegerField(null=True, blank=True,
+                                               help_text="the option index played as step branch_step, if forced")
+    branch_resample = models.BigIntegerField(null=True, blank=True,
+                                             help_text="the seed that re-dealt what no seat had seen, if resampled")
+    branch_prefix = models.JSONField(default=list, blank=True, editable=False,
+                                     help_text="the action records replayed before the bots play")
 
     class Meta:
         verbose_name_plural = "matches"
@@ -305,6 +316,9 @@ class Match(Clocked):
                 name="match_in_exactly_one_competition",
             ),
             models.CheckConstraint(condition=Q(num_players__gte=1), name="match_players_positive"),
+            models.CheckConstraint(condition=Q(parent__isnull=True, branch_step__isnull=True)
+                                   | Q(parent__isnull=False, branch_step__isnull=False),
+                                   name="match_branch_has_parent_and_step"),
             models.UniqueConstraint(fields=["tournament", "rating_seq"], condition=Q(rating_seq__isnull=False),
                                     name="match_rating_seq_unique_per_tournament"),
             models.UniqueConstraint(fields=["ladder", "rating_seq"], condition=Q(rating_seq__isnull=False),
@@ -327,6 +341,13 @@ class Match(Clocked):
 
     def is_done(self) -> bool:
         return self.status in (self.Status.FINISHED, self.Status.FAILED, self.Status.CANCELLED)
+
+    def branch_point(self) -> dict[str, Any] | None:
+        """The replay header's "branch" entry (replays/branchpoint.py), or None for a match that is no branch."""
+        if self.parent_id is None:
+            return None
+        return {"parent": self.parent_id, "step": self.branch_step, "force": self.branch_force,
+                "resample": self.branch_resample}
 
 
 class Seat(models.Model):

@@ -16,6 +16,9 @@ The API, the pages, the replay viewer's JSON, the feeds and the admin all ask th
 - **Validation matches** (a new version's smoke match, kept unrated in the system's paused "validation <game>"
   ladder) of a private bot never open: its seat's view, every seat's choices, the seed and the omniscient view stay
   with the bot's owner (its own seat) and staff, as if the match were still running.
+- **Branches** (docs/branches.md) show nobody more than their parent: a branch is over only once it is finished and
+  its parent is over, so a branch of a match that is not over (only staff may make one) keeps its secrets, and a
+  private validation match's branches never open.
 - **Tournaments** derive their matches' seeds from theirs: it opens once the tournament is finished.
 """
 
@@ -32,12 +35,12 @@ from django.db.models import Q, QuerySet
 
 from tournaments.builtins import SYSTEM_USER
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
+from tournaments.system_ladders import VALIDATION_LADDER
 
 PRIVATE_LABEL = "private bot"
 OMNISCIENT = "omniscient"
 PUBLIC = "public"  # the view every seat shares (replays.frames.public_view)
 UNFINISHED = [Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.FAILED, Match.Status.CANCELLED]
-VALIDATION_LADDER = "validation "  # the name's start of the system's validation ladders (workers.validation)
 
 
 def new_seed() -> int:
@@ -136,11 +139,25 @@ def shown_header(user: Any, header: dict[str, Any]) -> dict[str, Any]:
 def is_over(match: Match) -> bool:
     """Finished, and no other match of its competition dealt from its seed is still to be played."""
     return match.pk in over_ids([{"id": match.pk, "status": match.status, "seed": match.seed,
-                                  "ladder": match.ladder_id, "tournament": match.tournament_id}])
+                                  "ladder": match.ladder_id, "tournament": match.tournament_id,
+                                  "parent": match.parent_id}])
 
 
 def over_ids(rows: list[dict[str, Any]]) -> set[int]:
-    """The ids of the matches (rows with id, status, seed, ladder, tournament) that are over, in one query."""
+    """The ids of the matches (rows with id, status, seed, ladder, tournament, parent) that are over, in one query
+    (a few more for validation matches and branches)."""
+    over = _over_alone(rows)
+    branches = [row for row in rows if row["id"] in over and row["parent"] is not None]
+    if not branches:
+        return over
+    parents: list[dict[str, Any]] = [dict(row) for row in Match.objects.filter(
+        pk__in={row["parent"] for row in branches}).values("id", "status", "seed", "ladder", "tournament", "parent")]
+    open_parents = over_ids(parents)  # a branch of a branch: up the chain
+    return over - {row["id"] for row in branches if row["parent"] not in open_parents}
+
+
+def _over_alone(rows: list[dict[str, Any]]) -> set[int]:
+    """over_ids without looking at parents."""
     finished = [row for row in rows if row["status"] == Match.Status.FINISHED]
     if not finished:
         return set()

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import load_game, protocol
+from engine import State, load_game, protocol
 from engine.core import Outcome
 from workers.metrics import count_fault
 from workers.seats import Clock, Reply, SeatDied, SeatPlayer, finish_seats, hand_turn, start_seats
@@ -26,6 +26,14 @@ class PlayResult:
     logs: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Start:
+    """Where a branch's bots take over (docs/branches.md): the position, and the action records that led there."""
+
+    state: State
+    prefix: list[dict[str, Any]]
+
+
 def play_game(
     game_name: str,
     num_players: int,
@@ -35,15 +43,18 @@ def play_game(
     clock: Clock = DEFAULT_CLOCK,
     max_faults: int = 3,
     on_action: Callable[[list[dict[str, Any]]], None] | None = None,
+    start: Start | None = None,
 ) -> PlayResult:
     """Play one game to the end. Bot faults never raise: the seat plays the default, then forfeits.
 
     on_action, if given, is called with the action log so far after each action (the runner's live progress).
+    start, for a branch: the bots play on from start.state, and the action log begins with start.prefix.
     """
     game = load_game(game_name)
     full_options = game.validate_options(options)
-    state = game.new_state(num_players, seed, full_options)
-    result = PlayResult(faults=[0] * num_players, forfeited=[False] * num_players)
+    state = start.state if start else game.new_state(num_players, seed, full_options)
+    result = PlayResult(actions=list(start.prefix) if start else [], faults=[0] * num_players,
+                        forfeited=[False] * num_players)
     banks = [clock.bank_ms] * num_players
     hellos = [protocol.hello(game.name, game.rules_version, seat, num_players, full_options, clock.to_dict())
               for seat in range(num_players)]

@@ -14,7 +14,7 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -23,7 +23,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from engine import load_game
 from replays import format as replay_format
 from replays.progress import is_watched, save_progress
-from replays.verify import ReplayMismatch, verify_document
+from replays.verify import ReplayMismatch, branch_start, verify_document
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
 from tournaments.services import (
@@ -35,7 +35,7 @@ from tournaments.services import (
     renew_lease,
 )
 from workers import health, metrics
-from workers.play import PlayResult, play_game
+from workers.play import PlayResult, Start, play_game
 from workers.sandbox import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, SeatPlayer
 
@@ -232,8 +232,9 @@ def play_match(
         with_timing("spawn", lambda: players.extend(TimedSeat(make_seat_player(match, seat), timings)
                                                     for seat in seats))
         recorder = ProgressRecorder(match, heartbeat=heartbeat, owner=heartbeat.owner if heartbeat else "")
+        start = branch_of(match, match_header(match, seats, options, clock), players)
         result = with_timing("play", lambda: play_game(match.game, match.num_players, match.seed, options, players,
-                                                       clock, match.max_faults, on_action=recorder))
+                                                       clock, match.max_faults, on_action=recorder, start=start))
     finally:
         for player in players:
             _close(player)
@@ -244,14 +245,42 @@ def play_match(
 def replay_document(match: Match, seats: list[Seat], options: dict[str, Any], clock: Clock,
                     result: PlayResult) -> dict[str, Any]:
     """The replay document of a played match (not yet verified): header, action log, footer."""
+    assert result.outcome is not None
+    footer = replay_format.make_footer(result.outcome.to_dict(), result.faults, result.forfeited)
+    return {"header": match_header(match, seats, options, clock), "actions": result.actions, "footer": footer}
+
+
+def match_header(match: Match, seats: list[Seat], options: dict[str, Any], clock: Clock) -> dict[str, Any]:
+    """The replay header of the match: a branch's carries its branch point."""
     game = load_game(match.game)
     header = replay_format.make_header(
         game=game.name, rules_version=game.rules_version, options=options, seed=match.seed,
         clock=clock.to_dict(), seats=[_seat_header(seat) for seat in seats], match_id=match.pk,
     )
-    assert result.outcome is not None
-    footer = replay_format.make_footer(result.outcome.to_dict(), result.faults, result.forfeited)
-    return {"header": header, "actions": result.actions, "footer": footer}
+    return replay_format.with_branch(header, match.branch_point())
+
+
+def branch_of(match: Match, header: dict[str, Any], players: list[SeatPlayer]) -> Start | None:
+    """Where a branch's bots take over (None for a match that is no branch)."""
+    if match.parent_id is None:
+        return None
+    try:
+        return start_branch(header, match.branch_prefix, players)
+    except ReplayMismatch as exc:  # the stored prefix no longer replays: no retry can fix that
+        raise PermanentFailure(f"branch {match.pk} cannot reach its branch point: {exc}") from exc
+
+
+def start_branch(header: dict[str, Any], prefix: list[dict[str, Any]], players: Sequence[SeatPlayer]) -> Start:
+    """The prefix replayed (and resampled) from the header's start. Built-in bots are walked through the prefix's
+    steps of their seat first (but a forced one), so their seeded tie-breaks and memory stand where the parent's did
+    and a branch that changes nothing plays on exactly as the parent did (docs/branches.md)."""
+
+    def catch_up(index: int, state: Any, decision: Any) -> None:
+        bot = getattr(players[decision.seat], "bot", None)  # an in-process seat's engine bot (TimedSeat forwards)
+        if bot is not None and not prefix[index].get("forced"):
+            bot.act(state.view(decision.seat) if bot.needs_view else None, decision)
+
+    return Start(branch_start(header, prefix, catch_up), list(prefix))
 
 
 class TimedSeat:

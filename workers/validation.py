@@ -21,13 +21,12 @@ import hashlib
 import hmac
 import logging
 import traceback
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -36,13 +35,13 @@ from engine.core import Decision
 from replays.links import viewer_url
 from replays.models import Replay
 from replays.verify import verify_document
-from tournaments.builtins import ensure_builtin, system_user
+from tournaments.builtins import ensure_builtin
 from tournaments.dispatch import RunnerUnavailable
 from tournaments.models import BotVersion, Ladder, Match, Seat
 from tournaments.new_matches import create_match
 from tournaments.ratings import update_rows
 from tournaments.services import SEAT_RESULT_FIELDS, apply_outcome
-from tournaments.visibility import VALIDATION_LADDER
+from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
 from workers.play import PlayResult, play_game
 from workers.runner import replay_document
 from workers.sandbox import make_sandboxed_seat
@@ -228,19 +227,8 @@ def judge(spec: SmokeMatch, result: PlayResult, seat: RecordingSeat, allowed_fau
 
 def validation_ladder(game: str, players: int) -> Ladder:
     """The system's paused ladder of this game's validation matches, made on first use: never scheduled, never
-    rated. Should an organiser have taken its name, the system's gets a suffix nobody can guess."""
-    system = system_user()
-    ladder = Ladder.objects.filter(created_by=system, name__startswith=VALIDATION_LADDER, game=game).first()
-    if ladder is not None:
-        return ladder
-    defaults = {"game": game, "players_per_match": players, "paused": True,
-                "matchmaking": {"note": "validation smoke matches only; unrated"}}
-    try:
-        return Ladder.objects.get_or_create(name=f"{VALIDATION_LADDER}{game}", created_by=system,
-                                            defaults=defaults)[0]
-    except IntegrityError:  # an organiser's ladder has the name
-        return Ladder.objects.create(name=f"{VALIDATION_LADDER}{game} {uuid.uuid4().hex[:8]}", created_by=system,
-                                     **defaults)
+    rated."""
+    return system_ladder(VALIDATION_LADDER, game, players, "validation smoke matches only; unrated")
 
 
 def keep_smoke_match(version: BotVersion, spec: SmokeMatch, result: PlayResult) -> Match:

@@ -94,8 +94,10 @@ class MatchSerializer(RowModelSerializer):
         model = Match
         fields = ["id", "game", "ladder", "tournament", "round", "num_players", "seed", "options", "status",
                   "rated", "attempts", "move_ms", "bank_ms", "max_faults", "created_at", "started_at",
-                  "finished_at", "seats", "has_replay"]
+                  "finished_at", "parent", "branch_step", "seats", "has_replay"]
         read_only_fields = fields
+        extra_kwargs = {"parent": {"help_text": "for a branch, the match it branches from (docs/branches.md)"},
+                        "branch_step": {"help_text": "for a branch, the parent's step it branches at"}}
 
     def get_has_replay(self, row: dict[str, Any]) -> bool:
         return bool(row["status"] == Match.Status.FINISHED)

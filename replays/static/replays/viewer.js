@@ -250,6 +250,7 @@
     board.setAttribute("data-view", this.view);
     this.shownStep = frame.step;
     this.drawDecision(frame);
+    this.drawBranchForm(frame);
     this.drawStderr(frame.step);
     this.syncLog();
     this.drawFinal();
@@ -361,6 +362,23 @@
     var next = frame.decision;
     box.appendChild(el("p", { class: "next" }, next ? ["Next: ", el("strong", { text: seatName(ctx, next.seat) }),
       " — " + humanize(next.kind)] : [el("strong", { text: "Game over." })]));
+  };
+
+  /* "Branch from here" (docs/branches.md): the form branches at the shown step; its move may be replaced by any
+     option of the decision that made it, when this view shows them. */
+  Viewer.prototype.drawBranchForm = function (frame) {
+    var step = this.$("branch-step"), force = this.$("branch-force");
+    if (!step || !force) return;
+    step.value = frame.step;
+    force.textContent = "";
+    var d = frame.decided;
+    force.appendChild(el("option", { value: "", text: d ? "as played (#" + d.choice + ")" : "as played" }));
+    (d && d.options ? d.options : []).forEach(function (option, i) {
+      force.appendChild(el("option", { value: String(i), text: "#" + i + " " + short(option) }));
+    });
+    force.disabled = !(d && d.options);
+    this.$("branch-what").textContent = "Keeps steps 1 to " + frame.step + " (or replaces step " + frame.step +
+      " by the move chosen below); the bots play on from there, unrated.";
   };
 
   /* The seat logs this user may read (their own bots', or all for staff): the lines written at the shown step. */

@@ -1,0 +1,73 @@
+"""manage.py branch, and branches run by the real runner on PostgreSQL (docs/branches.md): unrated, linked to the
+parent, their replays verify, and a branch that changes nothing replays the parent's remaining moves."""
+
+from __future__ import annotations
+
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from replays.models import Replay
+from replays.verify import verify_document
+from tournaments.models import Match, Rating
+from workers.runner import run_match
+
+pytestmark = pytest.mark.django_db
+
+
+def branch(*args: Any) -> tuple[list[Match], str]:
+    out = StringIO()
+    before = set(Match.objects.values_list("pk", flat=True))
+    call_command("branch", *[str(a) for a in args], "--no-wait", stdout=out)
+    return list(Match.objects.exclude(pk__in=before).order_by("pk")), out.getvalue()
+
+
+def moves(match: Match) -> list[tuple[int, int]]:
+    return [(r["seat"], r["choice"]) for r in Replay.objects.get(match=match).action_log()]
+
+
+def test_a_branch_that_changes_nothing_plays_on_as_the_parent_did(parent: Match) -> None:
+    [child], out = branch(parent.pk, "--step", 12)
+    assert f"branch match {child.pk} of match {parent.pk} at step 12: queued" in out
+    assert run_match(child.pk) == "finished"
+    child.refresh_from_db()
+    assert (child.rated, child.parent_id, child.branch_step, child.ladder.name) == (False, parent.pk, 12,
+                                                                                     "branches marine")
+    assert moves(child) == moves(parent)
+    replay = Replay.objects.get(match=child)
+    assert replay.header["branch"] == {"parent": parent.pk, "step": 12, "force": None, "resample": None}
+    assert verify_document(replay.document())["digest"] == replay.footer["digest"] == \
+        Replay.objects.get(match=parent).footer["digest"]
+    assert not Rating.objects.filter(ladder=child.ladder).exists()  # never rated: no standings either
+
+
+def test_other_bots_and_a_forced_option_play_a_branch_that_verifies(parent: Match) -> None:
+    [child], _ = branch(parent.pk, "--step", 5, "--force", 1, "--seat", "1=random")
+    assert run_match(child.pk) == "finished"
+    replay = Replay.objects.get(match=child)
+    assert moves(child)[:4] == moves(parent)[:4]
+    assert replay.action_log()[4]["forced"] is True and replay.action_log()[4]["choice"] == 1
+    assert replay.header["seats"][1]["bot"] == "random"
+    verify_document(replay.document())
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--step", "-1"), "--step: step -1 is not a step to branch from"),
+    (("--step", "3", "--seat", "one=greedy"), "--seat takes N=BOT (a seat number, a built-in bot or a bot version "
+                                              "id), got 'one=greedy'"),
+    (("--step", "3", "--games", "3"), "--games: more than one game needs resample"),
+    (("--step", "3", "--as", "nobody"), "--as: no user 'nobody'"),
+])
+def test_each_bad_argument_gets_one_line(parent: Match, args: tuple[str, ...], message: str) -> None:
+    with pytest.raises(CommandError) as raised:
+        call_command("branch", str(parent.pk), *args, "--no-wait", stdout=StringIO())
+    assert str(raised.value).startswith(message)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_missing_match_is_named() -> None:
+    with pytest.raises(CommandError, match="no match 987654"):
+        call_command("branch", "987654", "--step", "1")
