@@ -272,6 +272,12 @@ class State(ABC):
     def clone(self) -> State:
         return self.game.state_from_dict(self.to_dict())
 
+    def options_at(self, step: JSON) -> list[JSON]:
+        """The legal actions of a decision in this position, whether or not it is the pending one: `step` is the
+        decision step as JSON, [name, seat, *args] (the games' rules pages list each decision kind's step). The
+        state is not changed. Raises InvalidState naming a step the game does not have or that does not fit."""
+        raise NotImplementedError(f"{self.game.name} states cannot list the options of other decisions")
+
     def resample(self, seed: int) -> State:
         """A copy of this state with everything no seat has seen dealt again from a new generator seeded by `seed`,
         and the state's own later chance reseeded from `seed`; this state is left as it is.
