@@ -129,6 +129,11 @@ class MarineState(StepState):
         other.place_cache = None
         return other
 
+    def step_arg_ok(self, kind: str, arg: Any) -> bool:
+        from engine.marine.serial import arg_ok
+
+        return arg_ok(self, kind, arg)
+
     def resample(self, seed: int) -> MarineState:
         from engine.marine.hidden import resample
 
