@@ -18,7 +18,7 @@ from django.db import transaction
 from engine import Decision
 from engine.bots import bot_names, is_bot_name
 from replays.models import Replay
-from replays.verify import Resimulation, kept_steps
+from replays.verify import Resimulation, branch_start, kept_steps
 from tournaments.builtins import ensure_builtin
 from tournaments.dispatch import enqueue_matches
 from tournaments.formats.round_robin import derive_seed
@@ -62,6 +62,7 @@ def create_branches(parent: Match, user: Any, request: BranchRequest) -> list[Ma
     prefix = branch_prefix(document, request.step, request.force)
     versions = seat_versions(parent, user, request.seats)
     resamples = resample_seeds(request)
+    check_resample(document, request, prefix, resamples[0])
     fields = {"options": parent.options, "move_ms": parent.move_ms, "bank_ms": parent.bank_ms,
               "max_faults": parent.max_faults, "parent": parent, "branch_step": request.step,
               "branch_force": request.force, "branch_prefix": prefix}
@@ -165,6 +166,18 @@ def seatable(user: Any, game: str, number: int, bot: str) -> BotVersion:
     if version.status != BotVersion.Status.ACTIVE or not (version.bot.game == game or version.is_builtin()):
         raise BranchRefused("seats", f"seat {number}: {version.label} is not an active {game} bot")
     return version
+
+
+def check_resample(document: dict[str, Any], request: BranchRequest, prefix: list[dict[str, Any]],
+                   seed: int | None) -> None:
+    """A game whose states cannot be re-dealt is refused now, not failed on a worker later."""
+    if seed is None:
+        return
+    branch = {"parent": None, "step": request.step, "force": request.force, "resample": seed}
+    try:
+        branch_start(dict(document["header"], branch=branch), prefix)
+    except NotImplementedError as exc:
+        raise BranchRefused("resample", str(exc)) from exc
 
 
 def resample_seeds(request: BranchRequest) -> list[int | None]:

@@ -76,7 +76,7 @@ class Resimulation:
 
     def _maybe_resample(self, stepped: int) -> None:
         if stepped == self._resample_after:
-            self.state = self.state.resample(int(self._seed))  # type: ignore[attr-defined, arg-type, unused-ignore]
+            self.state = self.state.resample(int(self._seed))  # type: ignore[arg-type]
 
 
 def branch_start(header: dict[str, Any], prefix: Sequence[dict[str, Any]],

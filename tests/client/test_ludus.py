@@ -96,6 +96,11 @@ def test_an_author_logs_in_uploads_plays_a_match_and_downloads_its_replay(
     assert "scout@1" in played.out and "greedy@1" in played.out
     assert f"finished; watch it at {site.url}/replays/{match_id}/" in played.out
 
+    branched = site.ludus("branch", str(match_id), "--step", "6", "--seat", "1=random")
+    assert branched.code == 0, (branched.out, branched.err)
+    assert f"branch match {match_id + 1} of match {match_id} at step 6: queued" in branched.out
+    assert "random@1" in branched.out and f"{site.url}/replays/{match_id + 1}/compare/" in branched.out
+
     standings = site.ludus("standings", "evo")
     assert standings.code == 0 and "scout@1" in standings.out and "greedy@1" in standings.out
 
@@ -138,6 +143,9 @@ BAD = {
     "unknown bot": (["match", "ghost", "--ladder", "evo", "--vs", "greedy"], True,
                     ["no evolution bot is called 'ghost'"]),
     "no replay yet": (["replay", "999999"], True, ["answered 404"]),
+    "no such match to branch": (["branch", "999999", "--step", "1"], True, ["answered 404"]),
+    "a bad seat to branch": (["branch", "1", "--step", "1", "--seat", "one=greedy"], True,
+                             ["--seat takes N=BOT, got 'one=greedy'"]),
     "unknown standings": (["standings", "999999"], True, ["answered 404"]),
 }
 

@@ -54,6 +54,27 @@ def test_other_bots_and_a_forced_option_play_a_branch_that_verifies(parent: Matc
     verify_document(replay.document())
 
 
+def test_resampled_games_play_on_workers_and_verify(parent: Match) -> None:
+    children, out = branch(parent.pk, "--step", 15, "--resample", "--games", 3, "--seed", 5)
+    assert len(children) == 3 and out.count("resampled with seed") == 3
+    for child in children:
+        assert run_match(child.pk) == "finished"
+        replay = Replay.objects.get(match=child)
+        assert replay.header["branch"]["resample"] == child.branch_resample
+        assert moves(child)[:15] == moves(parent)[:15]
+        assert verify_document(replay.document())["digest"] == replay.footer["digest"]
+    assert len({child.branch_resample for child in children}) == 3
+
+
+def test_a_game_that_cannot_be_resampled_is_refused_at_once(tinynim: Any, make_tournament: Any) -> None:
+    from tournaments.scheduling import start_tournament
+
+    match = start_tournament(make_tournament())[0]
+    assert run_match(match.pk) == "finished"
+    with pytest.raises(CommandError, match="^--resample: tinynim states cannot be resampled$"):
+        call_command("branch", str(match.pk), "--step", "1", "--resample", "--no-wait", stdout=StringIO())
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (("--step", "-1"), "--step: step -1 is not a step to branch from"),
     (("--step", "3", "--seat", "one=greedy"), "--seat takes N=BOT (a seat number, a built-in bot or a bot version "

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from engine import load_game
 from replays import format as replay_format
 from replays.branches import branch_prefix
+from replays.frames import frames
 from replays.verify import ReplayMismatch, verify_document
 from workers.play import play_game
 from workers.runner import start_branch
@@ -52,10 +53,10 @@ def stored(game: str) -> dict[str, Any]:
 
 
 def branch(parent: dict[str, Any], step: int, force: int | None = None,
-           bots: tuple[str, ...] = ("greedy", "greedy")) -> dict[str, Any]:
+           bots: tuple[str, ...] = ("greedy", "greedy"), resample: int | None = None) -> dict[str, Any]:
     """Play the branch as the runner does: the prefix, then the bots from there; its replay document, verified."""
     game = parent["header"]["game"]
-    header = dict(parent["header"], match=2, branch={"parent": 1, "step": step, "force": force, "resample": None})
+    header = dict(parent["header"], match=2, branch={"parent": 1, "step": step, "force": force, "resample": resample})
     prefix = branch_prefix(parent, step, force)
     seats = players(bots, game)
     start = start_branch(header, prefix, seats)
@@ -128,6 +129,26 @@ def test_a_branch_header_that_is_not_a_branch_point_is_named() -> None:
     with pytest.raises(ReplayMismatch, match="header.branch must be an object with exactly parent, step, force, "
                                              "resample"):
         verify_document(child)
+
+
+@pytest.mark.parametrize("game", sorted(PARENTS))
+@settings(max_examples=4, deadline=None)
+@given(data=st.data())
+def test_a_resampled_branch_shows_every_seat_what_it_saw_and_verifies(game: str, data: st.DataObject) -> None:
+    parent = stored(game)
+    step = data.draw(st.integers(0, len(parent["actions"]) - 1), label="step")
+    seed = data.draw(st.integers(0, 2**62), label="seed")
+    child = branch(parent, step, resample=seed)
+    assert moves(child)[:step] == moves(parent)[:step]
+    at_step = [frames(document, step, step + 1, seat)[0]["view"] for document in (parent, child) for seat in (0, 1)]
+    assert at_step[:2] == at_step[2:]  # each seat's view at the branch point: what it had seen, unchanged
+    assert moves(branch(parent, step, resample=seed)) == moves(child)  # the same seed, the same game
+
+
+def test_resampling_changes_the_hidden_future() -> None:
+    parent = stored("marine")
+    omniscient = [frames(branch(parent, 30, resample=seed), 30, 31)[0]["view"] for seed in (1, 2)]
+    assert omniscient[0] != omniscient[1] != frames(parent, 30, 31)[0]["view"]
 
 
 def regenerate() -> None:

@@ -18,7 +18,7 @@ from rich.table import Table
 from replays.format import encode_replay
 from tournaments.client import config
 from tournaments.client.http import Api, ClientError
-from tournaments.client.matches import find_ladder, follow, request_match, result_table
+from tournaments.client.matches import find_ladder, find_version, follow, request_match, result_table
 
 VALIDATED = ("active", "rejected", "retired")
 out = Console(highlight=False, soft_wrap=True)
@@ -111,6 +111,39 @@ def match(args: argparse.Namespace) -> int:
     return 0 if status == "finished" else 1
 
 
+def branch(args: argparse.Namespace) -> int:
+    """Branch a finished match (docs/branches.md), follow each branch live, print its result beside the parent's."""
+    client = api(config.load(), needs_token=True)
+    wanted = [seat_spec(spec) for spec in args.seat]
+    parent = client.get(f"/api/matches/{args.match}/")
+    seats = {number: bot if is_builtin_ref(bot) else str(find_version(client, bot, parent["game"])["id"])
+             for number, bot in wanted}
+    body = {"step": args.step, "seats": seats, "force": args.force, "games": args.games, "resample": args.resample,
+            "seed": args.seed}
+    branches = client.post(f"/api/matches/{args.match}/branches/", json=body)["branches"]
+    out.print(result_table(parent))
+    statuses = []
+    for child in branches:
+        out.print(f"branch match {child['id']} of match {args.match} at step {args.step}: {child['status']}")
+        statuses.append(follow(client, child["id"], err, args.timeout))
+        out.print(result_table(client.get(f"/api/matches/{child['id']}/")))
+        out.print(f"beside its parent: {client.url}/replays/{child['id']}/compare/")
+    return 0 if all(status == "finished" for status in statuses) else 1
+
+
+def seat_spec(spec: str) -> tuple[str, str]:
+    """"1=greedy" -> ("1", "greedy"); one line for anything else."""
+    number, _, bot = spec.partition("=")
+    if not number.isdigit() or not bot:
+        raise ClientError(f"--seat takes N=BOT, got {spec!r}")
+    return number, bot
+
+
+def is_builtin_ref(bot: str) -> bool:
+    """A version id or a built-in bot's name, which the server takes as they are."""
+    return bot.isdigit() or bot in ("greedy", "random") or bot.startswith("greedy_eps")
+
+
 def standings(args: argparse.Namespace) -> int:
     client = api(config.load())
     ladder = find_ladder(client, args.ladder)
@@ -170,6 +203,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rated", action="store_true", help="a rated match (the ladder's organiser and staff only)")
     p.add_argument("--timeout", type=float, default=900, help="seconds to follow the match (default 900)")
     p.set_defaults(run=match)
+    p = commands.add_parser("branch", help="play a finished match on from a step: other bots, another move "
+                                           "(docs/branches.md)")
+    p.add_argument("match", type=int)
+    p.add_argument("--step", type=int, required=True, help="keep the first K steps (with --force: K - 1)")
+    p.add_argument("--seat", action="append", default=[], metavar="N=BOT", help="seat N takes BOT (repeatable)")
+    p.add_argument("--force", type=int, help="play this option (an index into step K's options) as step K")
+    p.add_argument("--games", type=int, default=1, help="games (more than 1 needs --resample)")
+    p.add_argument("--resample", action="store_true", help="re-deal what no seat has seen, per game")
+    p.add_argument("--seed", type=int, help="the seed the re-dealt futures derive from")
+    p.add_argument("--timeout", type=float, default=900, help="seconds to follow each branch (default 900)")
+    p.set_defaults(run=branch)
     p = commands.add_parser("ladders", help="the ladders")
     p.add_argument("--game")
     p.set_defaults(run=ladders)
