@@ -127,10 +127,10 @@ class Driver:
         self.decide_bytes: list[int] = []
         send = sandbox.SandboxedSeat._send
 
-        def counted_send(seat: Any, data: bytes, deadline: float) -> bool:
+        def counted_send(seat: Any, data: bytes, *args: Any, **kwargs: Any) -> bool:
             if data.startswith(b'{"type":"decide"'):
                 driver.decide_bytes.append(len(data))
-            return bool(send(seat, data, deadline))
+            return bool(send(seat, data, *args, **kwargs))
 
         setattr(sandbox.SandboxedSeat, "_send", counted_send)  # noqa: B010
         self.run_match = runner.run_match

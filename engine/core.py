@@ -213,17 +213,35 @@ class Game(ABC):
 
 
 class State(ABC):
-    """A mutable game position. All chance comes from the seed, in a fixed order."""
+    """A mutable game position. All chance comes from the seed, in a fixed order.
+
+    A state is settled when it waits for a real decision (two options or more, or one the game always offers) or
+    the game is over. Between an action and the next decision a game may have forced steps to take (an attack with
+    one target, an extinction, the next round's deal); a state stopped before them is not settled: `decision()` is
+    None, `is_over()` is False, and `advance()` takes them. `new_state` and `apply` (by default) return settled
+    states; `Game.state_from_dict` gives exactly the position written, settled or not."""
 
     game: Game  # set on the class; a state of an older rules version sets its own (Game.at_rules_version)
 
     @abstractmethod
     def decision(self) -> Decision | None:
-        """The pending decision, or None when the game is over."""
+        """The pending decision; None when the game is over, or while forced steps are pending (not `settled`)."""
 
     @abstractmethod
-    def apply(self, action: JSON) -> list[JSON]:
-        """Play one of decision().options; return the public events it caused. Raises IllegalAction."""
+    def apply(self, action: JSON, *, advance: bool = True) -> list[JSON]:
+        """Play one of decision().options; return the public events it caused. With advance=False stop right
+        after the action's answer, before any forced step (the events of the answer only; see `advance`).
+        Raises IllegalAction, also while forced steps are pending."""
+
+    def advance(self) -> list[JSON]:
+        """Take the pending forced steps until a real decision or the end; return their public events (none on a
+        settled state). A game without forced steps is always settled."""
+        return []
+
+    @property
+    def settled(self) -> bool:
+        """True when a real decision is pending or the game is over; False while forced steps are pending."""
+        return True
 
     @abstractmethod
     def view(self, seat: int | None) -> dict[str, JSON]:
@@ -242,7 +260,8 @@ class State(ABC):
         """Apply the option at index of the pending decision. Raises IllegalAction when out of range."""
         decision = self.decision()
         if decision is None:
-            raise IllegalAction(f"choice {index!r}: the game is over")
+            raise IllegalAction(f"choice {index!r}: " + ("the game is over" if self.settled else
+                                                        "forced steps are pending; advance() takes them first"))
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(decision.options):
             raise IllegalAction(
                 f"choice {index!r} is out of range for {decision.kind} of seat {decision.seat}: "
@@ -252,6 +271,12 @@ class State(ABC):
 
     def clone(self) -> State:
         return self.game.state_from_dict(self.to_dict())
+
+    def options_at(self, step: JSON) -> list[JSON]:
+        """The legal actions of a decision in this position, whether or not it is the pending one: `step` is the
+        decision step as JSON, [name, seat, *args] (the games' rules pages list each decision kind's step). The
+        state is not changed. Raises InvalidState naming a step the game does not have or that does not fit."""
+        raise NotImplementedError(f"{self.game.name} states cannot list the options of other decisions")
 
     def resample(self, seed: int) -> State:
         """A copy of this state with everything no seat has seen dealt again from a new generator seeded by `seed`,
@@ -267,7 +292,8 @@ class State(ABC):
         raise NotImplementedError(f"{self.game.name} states cannot be resampled")
 
     def is_over(self) -> bool:
-        return self.decision() is None
+        """The game has ended (a state with pending forced steps has not)."""
+        return self.decision() is None and self.settled
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.to_dict() == other.to_dict()

@@ -45,6 +45,7 @@ class Steps(Generic[S]):
         self.names: dict[type, str] = {}
         self.types: dict[str, type] = {}
         self.signatures: dict[str, tuple[str, ...]] = {}
+        self.kinds: dict[str, str] = {}  # a decision kind -> the name of the first ask step of that kind
 
     def _name(self, step: type[Task], name: str, signature: tuple[str, ...]) -> None:
         """Record the step type's JSON name and signature; ValueError if they do not fit or are taken."""
@@ -74,6 +75,7 @@ class Steps(Generic[S]):
             raise ValueError(f"step {name}: the first field of {step.__name__} must be seat")
         self._name(step, name, ("seat", *signature))
         self.asks[step] = Ask(kind, prompt, options, answer, always)
+        self.kinds.setdefault(kind, name)
 
     def load(self, t: Any, where: str, arg_ok: Callable[[str, Any], bool], hint: str = "") -> Task:
         """A step read from a state dict: a known name with arguments of its signature's kinds, as its type."""
@@ -126,6 +128,13 @@ def get_key(d: Mapping[str, Any], key: str, where: str, kind: type | tuple[type,
     return value
 
 
+def check_keys(d: Mapping[str, Any], where: str, known: tuple[str, ...]) -> None:
+    """InvalidState naming the keys of d that are not known (a misspelt optional key would silently default)."""
+    unknown = [k for k in d if k not in known]
+    if unknown:
+        raise InvalidState(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(known)}")
+
+
 def _decision(task: Any, ask: Ask[Any], options: list[Any]) -> Decision:
     """A Decision built without the frozen dataclass's __init__, which is slow on this hot path."""
     d: Decision = object.__new__(Decision)
@@ -147,9 +156,23 @@ class StepState(State):
     def decision(self) -> Decision | None:
         return self._decision
 
-    def apply(self, action: JSON) -> list[JSON]:
+    @property
+    def settled(self) -> bool:
+        """A decision is pending or no step is left: after run() one of the two holds; after an exact load or
+        apply(advance=False) forced steps may be on top of the stack."""
+        return self._decision is not None or not self.stack
+
+    def advance(self) -> list[JSON]:
+        events: list[JSON] = []
+        self._events = events
+        self.run()
+        return events
+
+    def apply(self, action: JSON, *, advance: bool = True) -> list[JSON]:
         d = self._decision
         if d is None:
+            if self.stack:
+                raise IllegalAction(f"action {action!r}: forced steps are pending; advance() takes them first")
             raise IllegalAction(f"action {action!r}: the game is over")
         if type(action) is tuple:
             action = list(action)
@@ -167,8 +190,23 @@ class StepState(State):
         self._decision = None
         task = self.stack.pop()
         self.steps.asks[type(task)].answer(self, task, chosen)
-        self.run()
+        if advance:
+            self.run()
+        else:
+            self.settle()
         return events
+
+    def settle(self) -> None:
+        """Set the pending decision from the top step without taking any step: a real decision if the top step is
+        one (as run() would stop there), else None (forced steps are pending, or none are left)."""
+        self._decision = None
+        if self.stack:
+            task = self.stack[-1]
+            ask = self.steps.asks.get(type(task))
+            if ask is not None:
+                options = ask.options(self, task)
+                if len(options) > 1 or (options and ask.always is not None and ask.always(self, task)):
+                    self._decision = _decision(task, ask, options)
 
     def run(self) -> None:
         """Run steps until a decision with two or more options is pending (forced ones are taken) or the end."""
@@ -189,6 +227,26 @@ class StepState(State):
             if options or answer_empty:
                 ask.answer(self, task, options[0] if options else None)
         self._decision = None
+
+    def options_at(self, step: JSON) -> list[JSON]:
+        """The options the decision step `step` would offer in this position, however many (a forced step's one,
+        or none): `step` is [name, seat, *args] as in the state dict's stack, where name is the step's name or its
+        decision kind ("ask_target" or "attack_target"). The state is not changed. Raises InvalidState naming the
+        step when it is not a decision step of this game, or its arguments do not fit the position."""
+        if isinstance(step, list) and step and isinstance(step[0], str) and step[0] in self.steps.kinds:
+            step = [self.steps.kinds[step[0]], *step[1:]]
+        task = self.steps.load(step, "step", self.step_arg_ok)
+        ask = self.steps.asks.get(type(task))
+        if ask is None:
+            raise InvalidState(f"step {step!r} is not a decision step; decision kinds: {', '.join(self.steps.kinds)}")
+        try:
+            return deep(ask.options(self, task))  # type: ignore[no-any-return]
+        except (KeyError, IndexError, ValueError, TypeError, AssertionError) as exc:
+            raise InvalidState(f"step {step!r} does not fit this position: {exc!r}") from None
+
+    def step_arg_ok(self, kind: str, arg: Any) -> bool:
+        """Whether arg is a valid argument of that kind (a step signature's) in this position; games override."""
+        return False
 
     def event(self, **fields: JSON) -> None:
         self._events.append(fields)

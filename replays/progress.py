@@ -1,17 +1,59 @@
 """A running match's action log so far, for spectators' live feeds (ARCHITECTURE §6, §8).
 
-The runner writes it every so often while it plays (workers.runner.ProgressRecorder); the feed re-simulates it to
-send the public events. It holds only action records (seat, choice, ms, fault), never a seat's view.
+The runner writes it every so often while it plays (workers.runner.ProgressRecorder), and only while somebody
+watches: every read of a running match's progress (the live feed, the viewer's pages, the live frames) marks the
+match as watched for WATCH_SECONDS, in the cache. A match nobody follows costs one cache read a second and no
+database write; a viewer who arrives sees the actions so far within a second. The marks need a cache that the web
+processes and the workers share (Redis, CACHE_URL); without one (a per-process memory cache) the runner cannot see
+them and writes regardless. The feed re-simulates the progress to send the public events. It holds only action
+records (seat, choice, ms, fault), never a seat's view; once the match ends, its replay is the record.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import models, transaction
 from django.utils import timezone
 
 from tournaments.models import Match
+
+logger = logging.getLogger(__name__)
+WATCH_SECONDS = 60  # how long one read of a running match's progress keeps it watched
+
+
+def _watch_key(match_id: int) -> str:
+    return f"ludus:watched:{match_id}"
+
+
+def marks_are_shared() -> bool:
+    """Whether a watch mark set by a web process reaches the runner: the cache is Redis (CACHE_URL)."""
+    return str(settings.CACHES["default"]["BACKEND"]).endswith("RedisCache")
+
+
+def mark_watched(match_id: int) -> None:
+    """Somebody reads the match's live progress: the runner keeps it current for WATCH_SECONDS. Best effort: a
+    cache that is down costs the viewer nothing but freshness."""
+    try:
+        cache.set(_watch_key(match_id), 1, WATCH_SECONDS)
+    except Exception:  # the cache's own errors differ by backend (redis.ConnectionError, OSError...)
+        logger.warning("marking match %s as watched failed", match_id, exc_info=True)
+
+
+def is_watched(match_id: int) -> bool:
+    """Whether the runner should write the match's progress now: somebody read it lately, or the runner cannot
+    know (no shared cache, or the cache is down)."""
+    if not marks_are_shared():
+        return True
+    try:
+        return cache.get(_watch_key(match_id)) is not None
+    except Exception:
+        logger.warning("reading the watch mark of match %s failed", match_id, exc_info=True)
+        return True
+
 
 
 class MatchProgress(models.Model):
@@ -45,6 +87,7 @@ def save_progress(match_id: int, attempt: int, actions: list[dict[str, Any]], ow
 
 
 def live_actions(match: Match) -> list[dict[str, Any]]:
-    """The actions recorded so far for a running match (empty when none were written yet)."""
+    """The actions recorded so far for a running match (empty when none were written yet); marks it watched."""
+    mark_watched(match.pk)
     actions = MatchProgress.objects.filter(match_id=match.pk).values_list("actions", flat=True).first()
     return list(actions or [])

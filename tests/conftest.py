@@ -6,7 +6,7 @@ The suite runs in parallel (`make test` is `pytest -n auto --dist loadfile --no-
 runs on one xdist worker, so a module-scoped fixture (a Celery worker, a browser) starts once. What keeps the xdist
 workers apart:
 - each has its own test database (test_<name>_gw0, ...) and its own Celery queues, LUDUS_QUEUE=ludus-test-gw0
-  (tournaments/testing.py), on the one Redis database of TEST_BROKER_URL. A test that starts a Celery worker passes
+  (tests/testenv.py), on the one Redis database of TEST_BROKER_URL. A test that starts a Celery worker passes
   it `subprocess_env(CELERY_BROKER_URL=celery_broker_url)`, which carries both; it never flushes the Redis
   database (`clear_queues` empties this worker's queues), and waits for its own workers by name (`ping_workers`):
   a bare `app.control.ping()` also hears the other xdist workers' Celery workers.

@@ -55,7 +55,7 @@ def start_celery_worker(name: str, env: dict[str, str], log_path: Path, concurre
 
 
 def queue_names() -> list[str]:
-    """The Celery queues of this process: under xdist, this worker's own (LUDUS_QUEUE, see tournaments/testing.py)."""
+    """The Celery queues of this process: under xdist, this worker's own (LUDUS_QUEUE, see tests/testenv.py)."""
     from django.conf import settings
 
     return [queue.name for queue in settings.CELERY_TASK_QUEUES]

@@ -22,7 +22,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 
 from engine import load_game
 from replays import format as replay_format
-from replays.progress import save_progress
+from replays.progress import is_watched, save_progress
 from replays.verify import ReplayMismatch, branch_start, verify_document
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
@@ -316,12 +316,13 @@ class TimedSeat:
 
 
 class ProgressRecorder:
-    """Writes the action log so far to MatchProgress at most every `interval` seconds, for live feeds; only while
-    `owner` holds the match's lease (a thawed zombie writes nothing).
+    """Writes the action log so far to MatchProgress at most every `interval` seconds, for live feeds, while
+    somebody watches (replays.progress.is_watched: a cache read); only while `owner` holds the match's lease (a
+    thawed zombie writes nothing).
 
-    A match shorter than the interval writes nothing (a feed shows a running match without a row as no actions
-    yet); the replay is the record once it ends. Each write costs a round trip or two, and at 0.25 s they took a
-    tenth of a built-in match.
+    A match shorter than the interval, or that nobody follows, writes nothing (a feed shows a running match without
+    a row as no actions yet); the replay is the record once it ends. Each write costs a round trip or two, and at
+    0.25 s they took a tenth of a built-in match.
     """
 
     def __init__(self, match: Match, interval: float = 1.0, heartbeat: Heartbeat | None = None,
@@ -336,7 +337,8 @@ class ProgressRecorder:
         if self.heartbeat is not None:
             self.heartbeat.check()
         if time.monotonic() - self.last >= self.interval:
-            self._save(actions)
+            if is_watched(self.match_id):
+                self._save(actions)
             self.last = time.monotonic()
 
     def _save(self, actions: list[dict[str, Any]]) -> None:

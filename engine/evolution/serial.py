@@ -25,9 +25,15 @@ from engine.evolution.step_registry import (
     SetPhase,
     StartFeeding,
 )
-from engine.steps import Task, get_key
+from engine.steps import Task, check_keys, get_key
 
 PHASES = ("food_card", "play", "before_reveal", "feeding", "over")
+# The keys a state dict may hold (docs/rules/evolution.md lists each, required or with its default; a test checks).
+STATE_KEYS = ("game", "options", "seed", "num_players", "round", "phase", "first_player", "last_round",
+              "watering_hole", "cliff", "deck", "reserve", "reserve_used", "discard", "shuffles", "seats",
+              "next_species_id", "passes", "acted", "negated", "stack", "turn")
+SEAT_KEYS = ("hand", "bag", "food_card", "species")
+SPECIES_KEYS = ("id", "traits", "face_down", "body_size", "population", "food", "fat", "upkeep", "avian")
 SOURCE_NAMES = ("watering_hole", "cliff", "bank", "meat")
 
 
@@ -105,6 +111,7 @@ def _cards(d: Mapping[str, Any], key: str, where: str, default: Any = ..., board
 def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
     if not isinstance(data, Mapping):
         raise InvalidState(f"a state must be an object, got {type(data).__name__}")
+    check_keys(data, "state", STATE_KEYS)
     if get_key(data, "game", "state", str, "evolution") != "evolution":
         raise InvalidState(f"state.game must be 'evolution', got {data['game']!r}")
     try:
@@ -118,22 +125,23 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
     if get_key(data, "num_players", "state", int, n) != n:
         raise InvalidState(f"state.num_players is {data['num_players']!r} but there are {n} seats")
     st = EvolutionState(options, get_key(data, "seed", "state", int), n)
-    st.round = _int(data, "round", "state", 1, 10_000)
+    st.round = _int(data, "round", "state", 1, 10_000, 1)
     st.phase = get_key(data, "phase", "state", str)
     if st.phase not in PHASES:
         raise InvalidState(f"state.phase must be one of {', '.join(PHASES)}, got {st.phase!r}")
-    st.first = _int(data, "first_player", "state", 0, n - 1)
+    st.first = _int(data, "first_player", "state", 0, n - 1, 0)
     last = get_key(data, "last_round", "state", (int, type(None)), None)
     st.last_round = None if last is None else _int(data, "last_round", "state", 1, 10_000)
-    st.wh = _int(data, "watering_hole", "state", 0, 10_000)
+    st.wh = _int(data, "watering_hole", "state", 0, 10_000, 0)
     st.cliff = _int(data, "cliff", "state", 0, 10_000, 0)
-    st.deck = _cards(data, "deck", "state")[::-1]
+    st.deck = _cards(data, "deck", "state", [])[::-1]
     st.reserve = _cards(data, "reserve", "state", [])[::-1]
     st.reserve_used = get_key(data, "reserve_used", "state", bool, False)
-    st.discard = _cards(data, "discard", "state")
+    st.discard = _cards(data, "discard", "state", [])
     st.shuffles = _int(data, "shuffles", "state", 0, 1_000_000, 0)
+    ids = [1 + max(_given_ids(seats), default=-1)]  # species without an id get the ids above every given one
     for seat, seat_data in enumerate(seats):
-        _load_seat(st, seat, seat_data)
+        _load_seat(st, seat, seat_data, ids)
     ids = sorted(st.by_sid)
     st.next_sid = _int(data, "next_species_id", "state", (ids[-1] + 1) if ids else 0, 1 << 30,
                        (ids[-1] + 1) if ids else 0)
@@ -144,42 +152,54 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
         if not isinstance(name, str) or name not in KIND:
             raise InvalidState(f"state.negated: unknown trait {name!r}")
     if "stack" in data:
-        st.stack = [STEPS.load(t, f"state.stack[{i}]", lambda kind, arg: _arg_ok(st, kind, arg))
+        st.stack = [STEPS.load(t, f"state.stack[{i}]", lambda kind, arg: arg_ok(st, kind, arg))
                     for i, t in enumerate(get_key(data, "stack", "state", list))]
     else:
         st.stack = default_stack(st, _int(data, "turn", "state", 0, n - 1, st.first))
     try:
-        st.run()
+        st.settle()
+        if not st.settled:  # the forced steps are taken on a copy, so that one that does not fit fails here
+            st.clone().advance()
     except (KeyError, IndexError, ValueError, TypeError) as exc:
         raise InvalidState(f"state.stack does not fit the board: {exc!r}") from None
     return st
 
 
-def _load_seat(st: EvolutionState, seat: int, d: Any) -> None:
+def _given_ids(seats: list[Any]) -> list[int]:
+    rows = [seat.get("species") for seat in seats if isinstance(seat, Mapping)]
+    return [sp["id"] for row in rows if isinstance(row, list) for sp in row
+            if isinstance(sp, Mapping) and isinstance(sp.get("id"), int)]
+
+
+def _load_seat(st: EvolutionState, seat: int, d: Any, ids: list[int]) -> None:
     where = f"seats[{seat}]"
     if not isinstance(d, Mapping):
         raise InvalidState(f"{where} must be an object")
-    st.hands[seat] = sorted(_cards(d, "hand", where))
+    check_keys(d, where, SEAT_KEYS)
+    st.hands[seat] = sorted(_cards(d, "hand", where, []))
     st.bags[seat] = _int(d, "bag", where, 0, 1_000_000, 0)
     food_card = get_key(d, "food_card", where, (str, type(None)), None)
     if food_card is not None:
         st.food_cards[seat] = _cards({"c": [food_card]}, "c", f"{where}.food_card")[0]
-    for i, sp_data in enumerate(get_key(d, "species", where, list)):
-        sp = _load_species(st, seat, sp_data, f"{where}.species[{i}]")
+    for i, sp_data in enumerate(get_key(d, "species", where, list, [])):
+        sp = _load_species(st, seat, sp_data, f"{where}.species[{i}]", ids)
         st.rows[seat].append(sp)
         st.by_sid[sp.sid] = sp
 
 
-def _load_species(st: EvolutionState, seat: int, d: Any, where: str) -> Species:
+def _load_species(st: EvolutionState, seat: int, d: Any, where: str, ids: list[int]) -> Species:
     if not isinstance(d, Mapping):
         raise InvalidState(f"{where} must be an object")
-    sid = _int(d, "id", where, 0, 1 << 30, max(st.by_sid, default=-1) + 1)
+    check_keys(d, where, SPECIES_KEYS)
+    sid = _int(d, "id", where, 0, 1 << 30, ids[0])
+    if "id" not in d:
+        ids[0] += 1
     if sid in st.by_sid:
         raise InvalidState(f"{where}.id {sid} is used twice")
     avian = get_key(d, "avian", where, bool, False)
-    body = _int(d, "body_size", where, 1, 3 if avian else 6)
-    pop = _int(d, "population", where, 1, MAX_POPULATION)
-    sp = Species(sid, seat, avian, _cards(d, "traits", where, board=True), _cards(d, "face_down", where, [], True),
+    body = _int(d, "body_size", where, 1, 3 if avian else 6, 1)
+    pop = _int(d, "population", where, 1, MAX_POPULATION, 1)
+    sp = Species(sid, seat, avian, _cards(d, "traits", where, [], board=True), _cards(d, "face_down", where, [], True),
                  body, pop, _int(d, "food", where, 0, pop, 0), _int(d, "fat", where, 0, body, 0),
                  _int(d, "upkeep", where, 0, body if avian else 0, 0))
     kinds = [CARD_BIT[c] for c in sp.cards + sp.hidden]
@@ -192,7 +212,7 @@ def _load_species(st: EvolutionState, seat: int, d: Any, where: str) -> Species:
     return sp
 
 
-def _arg_ok(st: EvolutionState, kind: str, arg: Any) -> bool:
+def arg_ok(st: EvolutionState, kind: str, arg: Any) -> bool:
     is_int = isinstance(arg, int) and not isinstance(arg, bool)
     if kind == "seat":
         return is_int and 0 <= arg < st.n
@@ -214,7 +234,7 @@ def _arg_ok(st: EvolutionState, kind: str, arg: Any) -> bool:
         return isinstance(arg, str) and arg in KIND
     if kind == "triggers":
         return isinstance(arg, list) and all(
-            isinstance(x, list) and len(x) == 2 and _arg_ok(st, "sid", x[0]) and _arg_ok(st, "trait", x[1])
+            isinstance(x, list) and len(x) == 2 and arg_ok(st, "sid", x[0]) and arg_ok(st, "trait", x[1])
             for x in arg)
     return False
 

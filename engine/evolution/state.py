@@ -80,6 +80,11 @@ class EvolutionState(StepState):
         other._events = []
         return other
 
+    def step_arg_ok(self, kind: str, arg: Any) -> bool:
+        from engine.evolution.serial import arg_ok
+
+        return arg_ok(self, kind, arg)
+
     def resample(self, seed: int) -> EvolutionState:
         from engine.evolution.hidden import resample
 

@@ -20,6 +20,8 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
     check_seat(seat, st.n)
     d = st.decision()
     parts = [st.score_parts(s) for s in range(st.n)]
+    values, leaders = st.dominance()
+    terrain, species, thriving = st.terrain, st.species, st.thriving
     view: dict[str, JSON] = {
         "game": "marine",
         "you": seat,
@@ -28,10 +30,10 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
         "phase": st.phase,
         "first_player": st.first,
         "animals": [ANIMALS[a] for a in st.animals],
-        "tiles": [_tile_view(st, h) for h in st.tile_order],
+        "tiles": [{"hex": [h[0], h[1]], "terrain": TERRAINS[terrain[h]], "species": species[h][:],
+                   "thriving": thriving(h)[:]} for h in st.tile_order],
         "elements": [[c[0], c[1], c[2], ELEMENTS[st.elements[c]]] for c in sorted(st.elements)],
-        "dominance": {ELEMENTS[e]: {"values": st.domination_values(e), "dominant": st.dominant(e)}
-                      for e in range(len(ELEMENTS))},
+        "dominance": {name: {"values": values[e][:], "dominant": leaders[e]} for e, name in enumerate(ELEMENTS)},
         "special_pawns": {ELEMENTS[e]: sp.to_dict() for e, sp in enumerate(st.special)},
         "pawns": st.pawns[:],
         "species_supply": [st.supply(s) for s in range(st.n)],
@@ -59,8 +61,3 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
     if outcome is not None:
         view["outcome"] = outcome.to_dict()
     return view
-
-
-def _tile_view(st: MarineState, h: tuple[int, int]) -> JSON:
-    return {"hex": [h[0], h[1]], "terrain": TERRAINS[st.terrain[h]], "species": st.species[h][:],
-            "thriving": [st.is_thriving(s, h) for s in range(st.n)]}

@@ -31,9 +31,15 @@ from engine.marine.data import (
 )
 from engine.marine.state import DISPLAY, READY, SETUP, MarineState, SpecialPawn
 from engine.marine.step_registry import STEPS, Placement
-from engine.steps import get_key
+from engine.steps import check_keys, get_key
 
 PHASES = ("play", "over")
+# The keys a state dict may hold (docs/rules/marine.md lists each, required or with its default; a test checks).
+STATE_KEYS = ("game", "options", "seed", "num_players", "round", "phase", "first_player", "animals", "tiles",
+              "elements", "vp", "pawns", "display", "markers", "deck", "slots", "discard", "asteroid_taken",
+              "asteroid_discarded", "tile_stacks", "special_pawns", "stack", "turn")
+TILE_KEYS = ("hex", "terrain", "species")
+SPECIAL_KEYS = ("controller", "place", "target")
 VP_PARTS = ("evolution", "cards", "final")
 BIG = 1_000_000
 
@@ -100,6 +106,7 @@ def _hex(value: Any, where: str) -> tuple[int, int]:
 def state_from_dict(game: Any, data: Mapping[str, Any]) -> MarineState:
     if not isinstance(data, Mapping):
         raise InvalidState(f"a state must be an object, got {type(data).__name__}")
+    check_keys(data, "state", STATE_KEYS)
     if get_key(data, "game", "state", str, "marine") != "marine":
         raise InvalidState(f"state.game must be 'marine', got {data['game']!r}")
     try:
@@ -122,23 +129,27 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> MarineState:
         raise InvalidState(f"state.phase must be one of {', '.join(PHASES)}, got {st.phase!r}")
     st.first = _int(get_key(data, "first_player", "state", int, 0), "state.first_player", 0, n - 1)
     _load_tiles(st, get_key(data, "tiles", "state", list))
-    _load_elements(st, get_key(data, "elements", "state", list))
+    _load_elements(st, get_key(data, "elements", "state", list, []))
     _load_seats(st, data)
     _load_cards(st, data)
     _load_specials(st, get_key(data, "special_pawns", "state", dict, {}))
     _load_display(st, get_key(data, "display", "state", dict, {}))
     if "stack" in data:
-        st.stack = [STEPS.load(t, f"state.stack[{i}]", lambda kind, arg: _arg_ok(st, kind, arg),
+        st.stack = [STEPS.load(t, f"state.stack[{i}]", lambda kind, arg: arg_ok(st, kind, arg),
                                " (state.tile_stacks, state.tiles)")
                     for i, t in enumerate(get_key(data, "stack", "state", list))]
     else:
         turn = _int(get_key(data, "turn", "state", int, st.first), "state.turn", 0, n - 1)
         st.stack = [] if st.phase == "over" else [Placement(turn, 0)]
     try:
-        st.run()
+        st.settle()
+        probe = st
+        if not st.settled:  # the forced steps are taken on a copy, so that one that does not fit fails here
+            probe = st.clone()
+            probe.advance()
     except (KeyError, IndexError, ValueError, TypeError, AssertionError) as exc:
         raise InvalidState(f"state.stack does not fit the board: {exc!r}") from None
-    if st.phase == "play" and st.decision() is None:
+    if probe.phase == "play" and probe.decision() is None:
         raise InvalidState("state.stack: the game runs (phase 'play') but no step is left")
     return st
 
@@ -150,6 +161,7 @@ def _load_tiles(st: MarineState, tiles: list[Any]) -> None:
         where = f"state.tiles[{i}]"
         if not isinstance(d, Mapping):
             raise InvalidState(f"{where} must be an object")
+        check_keys(d, where, TILE_KEYS)
         h = _hex(get_key(d, "hex", where, list), f"{where}.hex")
         if h in st.terrain:
             raise InvalidState(f"{where}.hex {list(h)} is used twice")
@@ -180,6 +192,7 @@ def _load_seats(st: MarineState, data: Mapping[str, Any]) -> None:
     for s, v in enumerate(vps):
         if not isinstance(v, Mapping):
             raise InvalidState(f"state.vp[{s}] must be an object")
+        check_keys(v, f"state.vp[{s}]", VP_PARTS)
         st.vp[s] = [_int(get_key(v, k, f"state.vp[{s}]", int, 0), f"state.vp[{s}].{k}", 0, BIG) for k in VP_PARTS]
     full = PAWNS_PER_PLAYER[st.n]
     pawns = _list(get_key(data, "pawns", "state", list, [full] * st.n), "state.pawns", st.n)
@@ -189,10 +202,9 @@ def _load_seats(st: MarineState, data: Mapping[str, Any]) -> None:
 
 
 def _load_cards(st: MarineState, data: Mapping[str, Any]) -> None:
-    def cards(key: str, nullable: bool = False) -> list[Any]:
+    def cards(key: str, default: Any = ..., nullable: bool = False) -> list[Any]:
         out: list[Any] = []
-        for i, c in enumerate(get_key(data, key, "state", list) if key != "discard"
-                              else get_key(data, key, "state", list, [])):
+        for i, c in enumerate(get_key(data, key, "state", list, default)):
             out.append(None if c is None and nullable else _name(c, f"state.{key}[{i}]", CARD_INDEX))
         return out
 
@@ -200,7 +212,7 @@ def _load_cards(st: MarineState, data: Mapping[str, Any]) -> None:
     st.slots = cards("slots", nullable=True)
     if len(st.slots) != SLOTS:
         raise InvalidState(f"state.slots must have {SLOTS} items, got {len(st.slots)}")
-    st.discard = cards("discard")
+    st.discard = cards("discard", [])
     every = st.deck + [c for c in st.slots if c is not None] + st.discard
     if len(set(every)) != len(every):
         raise InvalidState("state.deck, state.slots and state.discard hold a card twice")
@@ -223,6 +235,7 @@ def _load_specials(st: MarineState, specials: Mapping[str, Any]) -> None:
         where = f"state.special_pawns.{name}"
         if not isinstance(d, Mapping):
             raise InvalidState(f"{where} must be an object")
+        check_keys(d, where, SPECIAL_KEYS)
         controller = get_key(d, "controller", where, (int, type(None)), None)
         if controller is not None:
             controller = _int(controller, f"{where}.controller", 0, st.n - 1)
@@ -252,7 +265,7 @@ def _load_display(st: MarineState, display: Mapping[str, Any]) -> None:
         raise InvalidState("state.display and state.special_pawns disagree on the special pawns on the display")
 
 
-def _arg_ok(st: MarineState, kind: str, arg: Any) -> bool:
+def arg_ok(st: MarineState, kind: str, arg: Any) -> bool:
     is_int = isinstance(arg, int) and not isinstance(arg, bool)
     if kind == "seat":
         return is_int and 0 <= arg < st.n

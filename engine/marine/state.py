@@ -74,6 +74,7 @@ class MarineState(StepState):
         self._values: list[list[int]] | None = None  # a cache: see dominance()
         self._leaders: list[int | None] | None = None
         self._types: dict[Hex, tuple[int, ...]] = {}
+        self._thriving: dict[Hex, list[bool]] = {}  # a cache: see thriving()
         self._adjacent: dict[Hex, tuple[Hex, ...]] = {}
         self.place_cache: list[Any] | None = None  # see placement.placement
 
@@ -123,9 +124,15 @@ class MarineState(StepState):
         other._events = []
         other._values = other._leaders = None
         other._types = {}
+        other._thriving = {}
         other._adjacent = {}
         other.place_cache = None
         return other
+
+    def step_arg_ok(self, kind: str, arg: Any) -> bool:
+        from engine.marine.serial import arg_ok
+
+        return arg_ok(self, kind, arg)
 
     def resample(self, seed: int) -> MarineState:
         from engine.marine.hidden import resample
@@ -151,10 +158,20 @@ class MarineState(StepState):
         self.tile_order.append(h)
         self.tile_order.sort()
         self._types.pop(h, None)  # no species yet: the domination values stay
+        self._thriving.pop(h, None)
         self._adjacent = {}
 
     def is_thriving(self, seat: int, h: Hex) -> bool:
-        return self.species[h][seat] > 0 and is_thriving(self.animals[seat], self.types_at(h))
+        return self.thriving(h)[seat]
+
+    def thriving(self, h: Hex) -> list[bool]:
+        """Per seat, whether it thrives on a tile: it has species there and its animal matches a type touching it
+        (board.is_thriving). Cached until the tile's species or types change; the list is shared, not changed."""
+        found = self._thriving.get(h)
+        if found is None:
+            types, counts = self.types_at(h), self.species[h]
+            found = self._thriving[h] = [counts[s] > 0 and is_thriving(a, types) for s, a in enumerate(self.animals)]
+        return found
 
     def supply(self, seat: int) -> int:
         return SPECIES_SUPPLY - self.on_board[seat]
@@ -186,7 +203,7 @@ class MarineState(StepState):
         """Put an element on a corner; the tiles it touches now count towards that type's domination values."""
         if corner in self.elements:
             self._values = self._leaders = None
-            self._types = {}
+            self._types, self._thriving = {}, {}
         values = self._values
         for h in corner_hexes(corner):
             if h in self.terrain:
@@ -194,6 +211,7 @@ class MarineState(StepState):
                     for s, count in enumerate(self.species[h]):
                         values[element][s] += count
                 self._types.pop(h, None)
+                self._thriving.pop(h, None)
         self.elements[corner] = element
         self._leaders = None
 
@@ -240,6 +258,7 @@ class MarineState(StepState):
         return types
 
     def _changed(self, h: Hex, seat: int, delta: int) -> None:
+        self._thriving.pop(h, None)
         values = self._values
         if values is not None:
             for e in self.types_at(h):

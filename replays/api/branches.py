@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from replays.branches import MAX_GAMES, BranchForbidden, BranchRefused, BranchRequest, create_branches
 from tournaments.api.common import ReadOnlyOrAuthenticated, StrictSerializer, errors
-from tournaments.api.matches import MatchCreateThrottle, MatchSerializer, match_rows, match_values
+from tournaments.api.matches import MatchCreateThrottle, MatchSerializer, match_data, match_values
 from tournaments.models import Match
 
 
@@ -73,10 +73,10 @@ class BranchesView(APIView):
             raise exceptions.ValidationError({exc.field: [str(exc)]}) from exc
         except BranchForbidden as exc:
             raise exceptions.PermissionDenied(str(exc)) from exc
-        rows = match_rows(list(match_values(Match.objects.filter(pk__in=[m.pk for m in matches]))), request.user)
+        rows = match_data(list(match_values(Match.objects.filter(pk__in=[m.pk for m in matches]))), request.user)
         return Response({"branches": rows}, status=status.HTTP_201_CREATED)
 
 
 def branch_rows(user: Any, parent: Match) -> list[dict[str, Any]]:
     """The match's branches as the API shows them to this user."""
-    return match_rows(list(match_values(Match.objects.filter(parent=parent).order_by("-pk"))), user)
+    return match_data(list(match_values(Match.objects.filter(parent=parent).order_by("-pk"))), user)

@@ -45,6 +45,7 @@ from rest_framework.views import APIView
 from engine import State, load_game
 from replays.api.feedcaps import Lease, open_feed
 from replays.models import Replay
+from replays.progress import mark_watched
 from tournaments.api.common import errors, to_utc
 from tournaments.api.feedlines import LADDER_FEED, MATCH_FEED
 from tournaments.models import Ladder, Match, Seat
@@ -111,6 +112,8 @@ def read_snapshot(match_id: int) -> Snapshot:
     replay = Replay.objects.filter(match_id=match_id).first() if row["status"] == Match.Status.FINISHED else None
     if replay is not None:
         return Snapshot(time.monotonic(), row["status"], replay.action_log(), replay.footer["outcome"])
+    if row["status"] == Match.Status.RUNNING:
+        mark_watched(match_id)  # the runner keeps the progress current while a feed follows it
     return Snapshot(time.monotonic(), row["status"], list(row["progress__actions"] or []), None)
 
 

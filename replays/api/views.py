@@ -13,7 +13,7 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import exceptions, permissions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,7 +24,7 @@ from replays.frames import frames
 from replays.links import step_of
 from replays.models import Replay
 from replays.progress import live_actions
-from tournaments.api.common import StrictSerializer, errors
+from tournaments.api.common import RowSerializer, StrictSerializer, errors
 from tournaments.models import Match
 from tournaments.visibility import can_see_seat, can_see_secrets, is_over, seat_frames, shown_header
 
@@ -32,30 +32,46 @@ MAX_FRAMES = 100
 
 
 class ReplaySerializer(serializers.Serializer):
-    match = serializers.IntegerField()
+    """A replay's header and footer; the header's hidden seats keep only their number (tournaments.visibility)."""
+
+    match = serializers.IntegerField(source="match_id")
     format_version = serializers.IntegerField()
     header = serializers.JSONField(help_text="format, game, rules_version, options, seed, players, clock, seats")
     footer = serializers.JSONField(help_text="outcome, faults, forfeited, digest")
     size = serializers.IntegerField(help_text="bytes of the compressed action log")
-    steps = serializers.IntegerField(help_text="number of actions; frames run from 0 to steps")
-    viewer = serializers.URLField(help_text="the replay viewer; add #step=N&view=SEAT to open a step")
+    steps = serializers.SerializerMethodField(help_text="number of actions; frames run from 0 to steps")
+    viewer = serializers.SerializerMethodField(help_text="the replay viewer; add #step=N&view=SEAT to open a step")
+
+    def get_steps(self, replay: Replay) -> int:
+        return len(replay.action_log())
+
+    @extend_schema_field(serializers.URLField())
+    def get_viewer(self, replay: Replay) -> str:
+        return str(self.context["request"].build_absolute_uri(reverse("replays:viewer", args=[replay.match_id])))
+
+    def to_representation(self, replay: Replay) -> dict[str, Any]:
+        data: dict[str, Any] = super().to_representation(replay)
+        data["header"] = shown_header(self.context["request"].user, data["header"])
+        return data
 
 
-class ActionSerializer(serializers.Serializer):
+# An action record as stored (replays/format.py): its keys in their stored order (sorted), then `step`.
+class ActionSerializer(RowSerializer):
+    choice = serializers.IntegerField(required=False, help_text="index into the decision's options")
+    cpu_ms = serializers.IntegerField(required=False, help_text="the move's CPU time, for a sandboxed seat")
+    fault = serializers.CharField(required=False)
+    ms = serializers.IntegerField(required=False)
+    seat = serializers.IntegerField()
     step = serializers.IntegerField(required=False, help_text="the step this decision makes: the Nth decision of the "
                                                               "game is step N, as in the viewer and the CLI")
-    seat = serializers.IntegerField()
-    choice = serializers.IntegerField(required=False, help_text="index into the decision's options")
-    ms = serializers.IntegerField(required=False)
-    fault = serializers.CharField(required=False)
 
 
-class ActionLogSerializer(serializers.Serializer):
+class ActionLogSerializer(RowSerializer):
     match = serializers.IntegerField()
     actions = ActionSerializer(many=True)
 
 
-class FrameSerializer(serializers.Serializer):
+class FrameSerializer(RowSerializer):
     step = serializers.IntegerField()
     action = ActionSerializer(allow_null=True)
     events = serializers.ListField(child=serializers.JSONField())
@@ -63,7 +79,7 @@ class FrameSerializer(serializers.Serializer):
     decision = serializers.JSONField(allow_null=True)
 
 
-class FramePageSerializer(serializers.Serializer):
+class FramePageSerializer(RowSerializer):
     match = serializers.IntegerField()
     status = serializers.CharField()
     seat = serializers.IntegerField(allow_null=True, help_text="null: the omniscient view")
@@ -103,10 +119,7 @@ class ReplayView(APIView):
                    responses={200: ReplaySerializer, **errors(404)})
     def get(self, request: Request, pk: int) -> Response:
         replay = finished_replay(pk, request.user)
-        header = shown_header(request.user, replay.header)
-        return Response({"match": replay.match_id, "format_version": replay.format_version, "header": header,
-                         "footer": replay.footer, "size": replay.size, "steps": len(replay.action_log()),
-                         "viewer": request.build_absolute_uri(reverse("replays:viewer", args=[replay.match_id]))})
+        return Response(ReplaySerializer(replay, context={"request": request}).data)
 
 
 class ActionLogView(APIView):
@@ -117,7 +130,7 @@ class ActionLogView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         replay = finished_replay(pk, request.user)
         actions = [dict(action, step=step_of(index)) for index, action in enumerate(replay.action_log())]
-        return Response({"match": replay.match_id, "actions": actions})
+        return Response(ActionLogSerializer({"match": replay.match_id, "actions": actions}).data)
 
 
 def live_document(match: Match) -> dict[str, Any]:
@@ -155,8 +168,9 @@ class FramesView(APIView):
         replay = Replay.objects.filter(match_id=pk).first()
         document = replay.document() if replay is not None else live_document(match)
         page = frames(document, start, stop, seat) if start <= len(document["actions"]) else []
-        return Response({"match": match.pk, "status": match.status, "seat": seat,
-                         "steps": len(document["actions"]), "frames": seat_frames(page, seat, over)})
+        return Response(FramePageSerializer({"match": match.pk, "status": match.status, "seat": seat,
+                                             "steps": len(document["actions"]),
+                                             "frames": seat_frames(page, seat, over)}).data)
 
     def _check_access(self, request: Request, match: Match, seat: int | None, over: bool) -> None:
         user = request.user

@@ -8,7 +8,9 @@ from typing import Any
 
 import jsonschema
 import pytest
-from apiworld import World, body_text
+from apiworld import World, body_text, make_match
+
+from tournaments.models import Entry, Match, Rating
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +77,26 @@ def test_a_version_has_the_owners_shape_for_the_owner_and_the_public_one_for_oth
     shapes = operation(schema, "/api/versions/{id}/")["responses"]["200"]["content"]["application/json"]["schema"]
     assert shapes == {"anyOf": [{"$ref": "#/components/schemas/OwnerVersion"},
                                 {"$ref": "#/components/schemas/Version"}]}
+
+
+def test_a_private_bots_seat_and_standing_fit_the_schema_as_others_see_them(world: World,
+                                                                            schema: dict[str, Any]) -> None:
+    """A hidden bot's seat or standing is mostly nulls: the schema must allow each null the API writes."""
+    match = make_match(ladder=world.ladder, seed=21, versions=(world.private_version, world.other_version),
+                       status=Match.Status.FINISHED)
+    Rating.objects.create(ladder=world.ladder, bot_version=world.private_version, mu=30.0, sigma=2.0, games=9)
+    Entry.objects.create(tournament=world.tournament, bot_version=world.private_version)
+    for role in ("author", "owner"):
+        client = world.client(role)
+        hidden_seat = client.get(f"/api/matches/{match.pk}/").json()["seats"][0]
+        assert (hidden_seat["bot_name"] == "private bot") == (role == "author")
+        check(schema, "PaginatedMatchList", client.get("/api/matches/").json())
+        ladder = client.get(f"/api/ladders/{world.ladder.pk}/standings/").json()
+        assert (ladder["results"][0]["bot_version"] is None) == (role == "author")
+        check(schema, "PaginatedLadderStandingList", ladder)
+        table = client.get(f"/api/tournaments/{world.tournament.pk}/standings/").json()
+        assert (None in [row["bot_version"] for row in table["results"]]) == (role == "author")
+        check(schema, "PaginatedTournamentStandingList", table)
 
 
 def test_public_reads_say_authentication_is_optional_and_writes_that_it_is_needed(schema: dict[str, Any]) -> None:

@@ -173,6 +173,7 @@ def test_a_state_missing_a_key_is_refused_naming_it_or_gets_a_working_default(ga
     finally:
         assert bad == before, "state_from_dict changed its input"
     assert load_game(game_name).state_from_dict(state.to_dict()) == state
+    state.advance()
     rng = random.Random(0)
     for _ in range(50_000):
         decision = state.decision()

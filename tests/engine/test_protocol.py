@@ -34,6 +34,8 @@ INVALID_REPLIES = [
     ('{"seq":1,"choice":Infinity}', 1, 3, "bad_json"),
     (b'{"seq":1,"choice":0}\xff', 1, 3, "bad_json"),
     ('{"seq":1,"seq":1,"choice":0}', 1, 3, "bad_json"),
+    ('{"seq":01,"choice":0}', 1, 3, "bad_json"),
+    ('{"seq":1,"choice":00}', 1, 3, "bad_json"),
     ("[1, 0]", 1, 3, "bad_shape"),
     ("1", 1, 3, "bad_shape"),
     ("null", 1, 3, "bad_shape"),
@@ -72,6 +74,21 @@ def test_it_rejects_a_bad_reply_with_a_typed_fault(line: str | bytes, seq: int, 
     assert caught.value.code == code
     assert isinstance(caught.value, ValueError)
     assert str(caught.value).startswith(code)
+
+
+@pytest.mark.parametrize(("line", "seq", "n", "expected"),
+                         [(line, seq, n, choice) for line, seq, n, choice in VALID_REPLIES]
+                         + [(line, seq, n, code) for line, seq, n, code in INVALID_REPLIES])
+def test_the_fast_path_for_plain_reply_bytes_agrees_with_the_strict_parser(line: str | bytes, seq: int, n: int,
+                                                                           expected: int | str) -> None:
+    """The worker reads bytes and matches the SDK's own reply shape first: every case gives the same answer."""
+    raw = line.encode() if isinstance(line, str) else line
+    if isinstance(expected, int):
+        assert parse_reply(raw, seq, n) == expected
+        return
+    with pytest.raises(ProtocolFault) as caught:
+        parse_reply(raw, seq, n)
+    assert caught.value.code == expected
 
 
 def test_it_quotes_the_offending_input_briefly() -> None:
@@ -194,6 +211,18 @@ def test_a_view_patch_turns_the_old_view_into_the_new(old: object, new: object) 
     assert (patch == []) == (old == new)
 
 
+@given(JSON_VALUES, JSON_VALUES)
+def test_a_patched_copy_is_the_patched_view_and_leaves_the_old_one_alone(old: object, new: object) -> None:
+    patch = json.loads(protocol.encode({"patch": protocol.view_patch(old, new)}))["patch"]
+    before = json.loads(json.dumps(old))
+    kept = json.dumps(before)
+    copied = sdk.patched_copy(before, patch)
+    assert copied == new
+    assert json.dumps(before) == kept  # the view act had is untouched
+    assert json.dumps(patch) == json.dumps(json.loads(protocol.encode({"patch": protocol.view_patch(old, new)}))[
+        "patch"])  # and so is the patch (the SDK's own view takes its values)
+
+
 @pytest.mark.parametrize("game", ["evolution", "marine"])
 def test_every_seat_rebuilds_every_view_of_a_whole_game_from_patches(game: str) -> None:
     state = load_game(game).new_state(3, 11, None)
@@ -234,6 +263,49 @@ def test_the_sdk_rebuilds_views_from_patches_and_gives_act_its_own_copy() -> Non
 
     sdk.run(act, stdin=stdin, stdout=io.BytesIO())
     assert seen == [first, second]
+
+
+@pytest.mark.parametrize("game", ["evolution", "marine"])
+def test_a_bot_that_keeps_or_changes_its_views_sees_every_view_of_a_whole_game(game: str) -> None:
+    """Hostile to the SDK's copy-on-patch: one bot keeps every view it gets, another changes deep parts of some.
+    Each must see exactly the engine's views, and the kept ones must stay as they were."""
+    state = load_game(game).new_state(3, 5, None)
+    clock = {"move_ms": 100, "bank_ms": 1000}
+    rng = random.Random(5)
+    sent: dict[int, object] = {}
+    messages: dict[int, list[dict[str, object]]] = {seat: [protocol.hello(game, "1", seat, 3, {}, clock)]
+                                                      for seat in range(3)}
+    expected: dict[int, list[str]] = {seat: [] for seat in range(3)}
+    while (decision := state.decision()) is not None:
+        seat, view = decision.seat, state.view(decision.seat)
+        patch = protocol.view_patch(sent[seat], view) if seat in sent else None
+        messages[seat].append(json.loads(protocol.encode(protocol.decide(len(expected[seat]) + 1, view, decision,
+                                                                         clock, patch))))
+        expected[seat].append(json.dumps(view, sort_keys=True))
+        sent[seat] = view
+        state.choose(rng.randrange(len(decision.options)))
+
+    class Bot:
+        def __init__(self, changes: bool) -> None:
+            self.changes, self.seen, self.kept = changes, [], []  # type: ignore[var-annotated]
+
+        def act(self, view: dict[str, object], decision: dict[str, object]) -> int:
+            self.seen.append(json.dumps(view, sort_keys=True))
+            self.kept.append(view)
+            if self.changes and len(self.seen) % 3 == 0:
+                for value in view.values():  # changes inside nested lists and objects, then the top level
+                    if isinstance(value, list) and value and isinstance(value[0], dict):
+                        value[0]["vandal"] = True
+                        value.append({"vandal": 1})
+                view["vandal"] = len(self.seen)
+            return 0
+
+    for seat in range(3):
+        for bot in (Bot(changes=False), Bot(changes=True)):
+            sdk.run(bot.act, stdin=_lines(*messages[seat]), stdout=io.BytesIO())
+            assert bot.seen == expected[seat]
+            if not bot.changes:
+                assert [json.dumps(view, sort_keys=True) for view in bot.kept] == expected[seat]
 
 
 @pytest.mark.parametrize(("line", "views", "reuse"), [

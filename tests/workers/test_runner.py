@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.db.models.functions import Now
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from replays.api.feeds import read_snapshot
 from replays.models import Replay
-from replays.progress import MatchProgress
+from replays.progress import MatchProgress, is_watched, live_actions, mark_watched
 from replays.verify import verify_document
 from tournaments.models import Ladder, Match, Rating
 from tournaments.new_matches import create_match
 from tournaments.scheduling import start_tournament
 from tournaments.services import ResultRefused, claim_match, fail_match, record_result, requeue_expired
+from workers import runner
 from workers.runner import ProgressRecorder, play_match, run_match
 
 pytestmark = pytest.mark.django_db
@@ -246,3 +251,62 @@ def test_progress_is_written_on_a_coarse_interval_and_a_retry_starts_it_afresh(m
     match.refresh_from_db()
     ProgressRecorder(match)  # the retry's feed starts empty
     assert MatchProgress.objects.get(match=match).actions == []
+
+
+# --- live progress only while somebody watches (issue 17) --------------------------------------------------------
+
+
+@pytest.fixture
+def shared_cache(settings: Any, celery_broker_url: str) -> Iterator[None]:
+    """The cache on Redis, as with CACHE_URL: watch marks set by a web process reach the runner. The keys carry a
+    prefix of this test process and are deleted one by one (the Redis database is never flushed)."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": celery_broker_url, "KEY_PREFIX": f"test-{os.getpid()}"}}
+    yield
+    cache.delete_many([f"ludus:watched:{pk}" for pk in Match.objects.values_list("pk", flat=True)])
+
+
+def test_progress_is_written_only_while_somebody_watches(match: Match, shared_cache: None) -> None:
+    actions = [{"seat": 0, "choice": 0, "ms": 1}]
+    recorder = ProgressRecorder(match, interval=0)
+    recorder(actions)
+    assert not is_watched(match.pk) and not MatchProgress.objects.filter(match=match).exists()
+    assert live_actions(match) == []  # a viewer reads the (empty) progress: from now on the match is watched
+    recorder(actions)
+    assert is_watched(match.pk) and MatchProgress.objects.get(match=match).actions == actions
+    cache.delete(f"ludus:watched:{match.pk}")  # the viewer left and its mark ran out
+    recorder([*actions, *actions])
+    assert MatchProgress.objects.get(match=match).actions == actions
+
+
+def test_a_live_feed_marks_a_running_match_watched_and_a_finished_one_not(match: Match, shared_cache: None) -> None:
+    read_snapshot(match.pk)  # queued: nothing to watch yet
+    assert not is_watched(match.pk)
+    assert claim_match(match.pk, "worker-a")
+    read_snapshot(match.pk)
+    assert is_watched(match.pk)
+
+
+def test_without_a_shared_cache_the_runner_writes_progress_regardless(match: Match, settings: Any) -> None:
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert is_watched(match.pk)  # a mark set in a web process could not reach this runner
+
+
+class EveryAction(ProgressRecorder):
+    """The runner's recorder with no interval: every action is a chance to write."""
+
+    def __init__(self, match: Match, interval: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(match, 0.0, **kwargs)
+
+
+@pytest.mark.parametrize("watched", [False, True])
+def test_a_match_nobody_watches_writes_no_progress(match: Match, shared_cache: None, watched: bool,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "ProgressRecorder", EveryAction)
+    if watched:
+        mark_watched(match.pk)
+    with CaptureQueriesContext(connection) as queries:
+        assert run_match(match.pk) == "finished"
+    writes = [q["sql"] for q in queries.captured_queries
+              if '"replays_matchprogress"' in q["sql"] and q["sql"].startswith(("UPDATE", "INSERT"))]
+    assert (len(writes) > 1) if watched else (writes == []), writes[:3]

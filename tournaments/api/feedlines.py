@@ -40,6 +40,7 @@ class ActionLine(serializers.Serializer):
     step = serializers.IntegerField(help_text="1 for the first action")
     seat = serializers.IntegerField()
     ms = serializers.IntegerField(required=False, help_text="the seat's thinking time")
+    cpu_ms = serializers.IntegerField(required=False, help_text="the move's CPU time, for a sandboxed seat")
     fault = serializers.CharField(required=False, help_text="set when the seat faulted and played the default")
     events = serializers.ListField(child=serializers.JSONField(), help_text="the public events the action caused")
 

@@ -38,7 +38,7 @@ class GameListView(APIView):
 
     @extend_schema(tags=["games"], summary="The registered games", responses={200: GameSerializer(many=True)})
     def get(self, request: Request) -> Response:
-        return Response(list_games())
+        return Response(GameSerializer(list_games(), many=True).data)
 
 
 class GameDetailView(APIView):
@@ -51,4 +51,4 @@ class GameDetailView(APIView):
             game: Any = load_game(name)
         except (InvalidOptions, ImportError) as exc:
             raise NotFound(str(exc)) from None
-        return Response(game.metadata())
+        return Response(GameSerializer(game.metadata()).data)

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
 from typing import Any, cast
 
 import django_filters
@@ -31,6 +30,8 @@ from tournaments.api.common import (
     IdFilter,
     Pagination,
     ReadOnlyOrAuthenticated,
+    RowModelSerializer,
+    RowSerializer,
     StrictSerializer,
     UtcDateTimeFilter,
     errors,
@@ -57,34 +58,37 @@ from tournaments.visibility import (
 User = get_user_model()
 
 
-class SeatSerializer(serializers.ModelSerializer):
+HIDDEN_HELP = "null for a private bot the reader may not see (tournaments.visibility)"
+
+
+# The match list is the API's hot path (benchmarks/api.py): its serializers write rows of plain column values
+# (`shown_matches`), never model instances.
+class SeatSerializer(RowModelSerializer):
     """A seat; a private bot's seat shows others only `bot_name: "private bot"` and nulls (tournaments.visibility)."""
 
-    bot_version = serializers.IntegerField(source="bot_version_id", read_only=True)
-    bot = serializers.IntegerField(source="bot_version.bot_id", read_only=True)
-    bot_name = serializers.CharField(source="bot_version.bot.name", read_only=True)
-    version = serializers.IntegerField(source="bot_version.number", read_only=True)
-    owner = serializers.CharField(source="bot_version.bot.owner.get_username", read_only=True)
+    bot_version = serializers.IntegerField(read_only=True, allow_null=True, help_text=HIDDEN_HELP)
+    bot = serializers.IntegerField(read_only=True, allow_null=True, help_text=HIDDEN_HELP)
+    bot_name = serializers.CharField(read_only=True)
+    version = serializers.IntegerField(read_only=True, allow_null=True, help_text=HIDDEN_HELP)
+    owner = serializers.CharField(read_only=True, allow_null=True, help_text=HIDDEN_HELP)
     log = serializers.CharField(read_only=True, allow_null=True,
                                 help_text="the seat's stderr: only for the bot's owner and staff, null for others")
 
     class Meta:
         model = Seat
-        fields = ["number", "bot_version", "bot", "bot_name", "version", "owner", "score", "rank", "faults",
-                  "forfeited", "rating_mu_before", "rating_mu_after", "rating_sigma_before", "rating_sigma_after",
-                  "log"]
+        fields = ["number", "bot_version", "score", "rank", "faults", "forfeited", "rating_mu_before",
+                  "rating_mu_after", "rating_sigma_before", "rating_sigma_after", "bot", "bot_name", "version",
+                  "owner", "log"]
         read_only_fields = fields
 
 
-class MatchSerializer(serializers.ModelSerializer):
-    """The shape of a match, for the OpenAPI schema. The views build the rows with `match_rows`, from plain column
-    values: lists of 100 matches are the API's hot path (benchmarks/api.py), and model instances for a match, its
-    seats, their versions, bots and owners cost most of a request."""
+class MatchSerializer(RowModelSerializer):
+    """A match with its seats."""
 
     seats = SeatSerializer(many=True, read_only=True)
     seed = serializers.IntegerField(read_only=True, allow_null=True,
                                     help_text="null until the match is over (and the rest of its set), but for staff")
-    has_replay = serializers.BooleanField(read_only=True, help_text="the match finished and its replay is kept")
+    has_replay = serializers.SerializerMethodField(help_text="the match finished and its replay is kept")
 
     class Meta:
         model = Match
@@ -95,41 +99,46 @@ class MatchSerializer(serializers.ModelSerializer):
         extra_kwargs = {"parent": {"help_text": "for a branch, the match it branches from (docs/branches.md)"},
                         "branch_step": {"help_text": "for a branch, the parent's step it branches at"}}
 
+    def get_has_replay(self, row: dict[str, Any]) -> bool:
+        return bool(row["status"] == Match.Status.FINISHED)
+
 
 _MATCH_COLUMNS = [name for name in MatchSerializer.Meta.fields if name not in ("seats", "has_replay")]
-_DATETIMES = ("created_at", "started_at", "finished_at")
-# Seat fields by their API names; `log` is chosen per reader in `_visible_log`.
-_SEAT_COLUMNS = {"bot": F("bot_version__bot_id"), "bot_name": F("bot_version__bot__name"),
-                 "version": F("bot_version__number"), "owner": F(f"bot_version__bot__owner__{User.USERNAME_FIELD}"),
-                 "bot_visibility": F("bot_version__bot__visibility"), "owner_id": F("bot_version__bot__owner_id")}
-_SEAT_PLAIN = ["match", "number", "bot_version", "score", "rank", "faults", "forfeited", "rating_mu_before",
-               "rating_mu_after", "rating_sigma_before", "rating_sigma_after"]
+# The seat fields that are not Seat's own columns, by their API names.
+_SEAT_JOINED = {"bot": F("bot_version__bot_id"), "bot_name": F("bot_version__bot__name"),
+                "version": F("bot_version__number"), "owner": F(f"bot_version__bot__owner__{User.USERNAME_FIELD}")}
+_SEAT_OWN = [name for name in SeatSerializer.Meta.fields if name not in _SEAT_JOINED and name != "log"]
+_SEAT_VISIBILITY = {"bot_visibility": F("bot_version__bot__visibility"), "owner_id": F("bot_version__bot__owner_id")}
 
 
 def match_values(matches: QuerySet[Match]) -> QuerySet[Match, dict[str, Any]]:
-    """The matches' own columns, as dicts keyed by API name (`ladder`, not `ladder_id`), for `match_rows`."""
+    """The matches' own columns, as dicts keyed by API name (`ladder`, not `ladder_id`), for `shown_matches`."""
     rows: QuerySet[Match, dict[str, Any]] = matches.values(*_MATCH_COLUMNS)
     return rows
 
 
-def match_rows(rows: list[dict[str, Any]], user: Any) -> list[dict[str, Any]]:
-    """The API's rows for these matches (from `match_values`), with their seats in one more query whatever their
-    number, as tournaments.visibility shows them to this user. A seat's captured stderr (`log`) is read only where
-    this user may see it: staff, or the bot's owner."""
+def shown_matches(rows: list[dict[str, Any]], user: Any) -> list[dict[str, Any]]:
+    """These matches (rows of `match_values`) with their seats, in one more query whatever their number, as
+    tournaments.visibility shows them to this user: MatchSerializer's rows. A seat's captured stderr (`log`) is read
+    only where this user may see it: staff, or the bot's owner."""
     seats: dict[int, list[dict[str, Any]]] = {row["id"]: [] for row in rows}
-    columns = dict(_SEAT_COLUMNS, seat_log=_visible_log(user))
+    columns = dict(_SEAT_JOINED, **_SEAT_VISIBILITY, seat_log=_visible_log(user))
     for seat in (Seat.objects.filter(match_id__in=seats).order_by("match_id", "number")
-                 .values(*_SEAT_PLAIN, **columns)):
-        seat["log"] = seat.pop("seat_log")
+                 .values("match", *_SEAT_OWN, **columns)):
+        seat["log"] = seat.pop("seat_log")  # an annotation may not take the name of the model's `log` column
         shown = is_shown(user, seat.pop("bot_visibility"), seat.pop("owner_id"))
         seats[seat.pop("match")].append(shown_seat(seat, shown))
     over = set() if is_staff(user) else over_ids(rows)
     for row in rows:
-        row.update({name: _when(row[name]) for name in _DATETIMES},
-                   seats=seats[row["id"]], has_replay=row["status"] == Match.Status.FINISHED)
+        row["seats"] = seats[row["id"]]
         if not can_see_secrets(user, row["id"] in over):
             row["seed"] = None
     return rows
+
+
+def match_data(rows: list[dict[str, Any]], user: Any) -> list[dict[str, Any]]:
+    """The API's answer for these matches (rows of `match_values`), as this user may see them."""
+    return cast(list[dict[str, Any]], MatchSerializer(shown_matches(rows, user), many=True).data)
 
 
 def _visible_log(user: Any) -> Any:
@@ -138,11 +147,6 @@ def _visible_log(user: Any) -> Any:
     if not user.is_authenticated:
         return Value(None, output_field=TextField())
     return Case(When(bot_version__bot__owner_id=user.pk, then=F("log")), default=None, output_field=TextField())
-
-
-def _when(value: datetime | None) -> str | None:
-    """What DRF's DateTimeField gives (ISO 8601 in UTC, the project's zone, with `Z`) at a tenth of its cost."""
-    return None if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class MatchFilter(django_filters.FilterSet):
@@ -240,18 +244,18 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(match_values(self.filter_queryset(self.get_queryset())))
         assert page is not None, "the match list is always paginated"
-        return self.get_paginated_response(match_rows(page, request.user))
+        return self.get_paginated_response(match_data(page, request.user))
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         row = generics.get_object_or_404(match_values(self.get_queryset()), pk=kwargs["pk"])  # type: ignore[type-var]
-        return Response(match_rows([cast(dict[str, Any], row)], request.user)[0])
+        return Response(match_data([cast(dict[str, Any], row)], request.user)[0])
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         form = MatchRequestSerializer(data=request.data, context={"request": request})
         form.is_valid(raise_exception=True)
         match = request_match(form.validated_data["ladder"], form.validated_data["seats"],
                               form.validated_data["rated"])
-        rows = match_rows(list(match_values(Match.objects.filter(pk=match.pk))), request.user)
+        rows = match_data(list(match_values(Match.objects.filter(pk=match.pk))), request.user)
         return Response(rows[0], status=status.HTTP_201_CREATED)
 
 
@@ -271,7 +275,6 @@ class SeatCountSerializer(serializers.Serializer):
     wins = serializers.IntegerField()
 
 
-HIDDEN_HELP = "null for a private bot the reader may not see (tournaments.visibility)"
 SEAT_COUNTS_HELP = "games and wins by seat number (\"0\" is the first player), to show any first-player advantage"
 
 
@@ -307,32 +310,31 @@ class StandingsPagination(Pagination):
 PROVISIONAL_HELP = "no rated game yet, or sigma still above the provisional threshold (LUDUS_PROVISIONAL_SIGMA)"
 
 
-class LadderStandingSerializer(serializers.Serializer):
-    bot_version = serializers.IntegerField(source="bot_version_id", allow_null=True, help_text=HIDDEN_HELP)
-    bot = serializers.IntegerField(source="bot_version.bot_id", allow_null=True)
-    name = serializers.CharField(source="bot_version.label", help_text=f'"{PRIVATE_LABEL}" for a hidden bot')
-    owner = serializers.CharField(source="bot_version.bot.owner.get_username", allow_null=True)
-    rating = serializers.FloatField(source="conservative", help_text="mu - 3 sigma")
+# Rows of `LadderStandingsView.get_queryset` joined with their versions' names: a hot path, like the match list.
+class LadderStandingSerializer(RowSerializer):
+
+    bot_version = serializers.IntegerField(allow_null=True, help_text=HIDDEN_HELP)
+    bot = serializers.IntegerField(source="bot_id", allow_null=True)
+    name = serializers.SerializerMethodField(help_text=f'"{PRIVATE_LABEL}" for a hidden bot')
+    owner = serializers.CharField(allow_null=True)
+    rating = serializers.FloatField(source="rank_key", help_text="mu - 3 sigma")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
-    provisional = serializers.BooleanField(help_text=PROVISIONAL_HELP)
+    provisional = serializers.SerializerMethodField(help_text=PROVISIONAL_HELP)
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
-    seats = serializers.DictField(child=SeatCountSerializer(), help_text="rated " + SEAT_COUNTS_HELP)
+    seats = serializers.SerializerMethodField(help_text="rated " + SEAT_COUNTS_HELP)
 
-    def to_representation(self, row: dict[str, Any]) -> dict[str, Any]:
-        """The declared fields, built directly from a row of `LadderStandingsView.get_queryset` (a hot path; see
-        match_rows)."""
-        return {"bot_version": row["bot_version"], "bot": row["bot_pk"],
-                "name": _label(row), "owner": row["owner"],
-                "rating": row["rank_key"], "mu": row["mu"], "sigma": row["sigma"],
-                "provisional": is_provisional(row["sigma"], row["games"]), "games": row["games"],
-                "wins": row["wins"], "seats": seat_counts(row["seat_record"], self.context["seats"])}
+    def get_name(self, row: dict[str, Any]) -> str:
+        number = row["version"]
+        return PRIVATE_LABEL if number is None else BotVersion.label_of(row["bot_name"], number)
 
+    def get_provisional(self, row: dict[str, Any]) -> bool:
+        return is_provisional(row["sigma"], row["games"])
 
-def _label(row: dict[str, Any]) -> str:
-    number = row["version_number"]
-    return PRIVATE_LABEL if number is None else BotVersion.label_of(row["bot_name"], number)
+    @extend_schema_field(serializers.DictField(child=SeatCountSerializer()))
+    def get_seats(self, row: dict[str, Any]) -> dict[str, dict[str, int]]:
+        return seat_counts(row["seat_record"], self.context["seats"])
 
 
 class StandingsView(generics.GenericAPIView):
@@ -355,8 +357,8 @@ class LadderStandingsView(StandingsView):
         # The names of the page's versions in a query of their own: joined into the ratings, they would join into
         # the page's COUNT too.
         names = {row["bot_version"]: row for row in BotVersion.objects.filter(pk__in=[r["bot_version"] for r in page])
-                 .values(bot_version=F("pk"), bot_name=F("bot__name"), version_number=F("number"),
-                         bot_pk=F("bot_id"), owner=F(f"bot__owner__{User.USERNAME_FIELD}"))}
+                 .values("bot_id", bot_version=F("pk"), bot_name=F("bot__name"), version=F("number"),
+                         owner=F(f"bot__owner__{User.USERNAME_FIELD}"))}
         hidden = hidden_versions(request.user, names)
         rows = [dict(row, **(_hidden_standing(names[v]) if v in hidden else names[v]))
                 for row in page for v in [row["bot_version"]]]
@@ -375,7 +377,7 @@ class LadderStandingsView(StandingsView):
 
 
 def _hidden_standing(names: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(names, bot_version=None, bot_pk=None, bot_name=PRIVATE_LABEL, version_number=None, owner=None)
+    return dict(names, bot_version=None, bot_id=None, bot_name=PRIVATE_LABEL, version=None, owner=None)
 
 
 class TournamentStandingSerializer(serializers.Serializer):
@@ -398,6 +400,13 @@ class TournamentStandingSerializer(serializers.Serializer):
     def get_seats(self, standing: Standing) -> dict[str, dict[str, int]]:
         return seat_counts(standing.seat_record, self.context["seats"])
 
+    def to_representation(self, standing: Standing) -> dict[str, Any]:
+        """The line, with a bot the reader may not see (its version in the context's `hidden`) as a private one."""
+        data: dict[str, Any] = super().to_representation(standing)
+        if standing.version_id in self.context["hidden"]:
+            data.update(bot_version=None, name=PRIVATE_LABEL)
+        return data
+
 
 class TournamentStandingsView(StandingsView):
     serializer_class = TournamentStandingSerializer
@@ -408,11 +417,10 @@ class TournamentStandingsView(StandingsView):
         tournament = get_object_or_404(Tournament, pk=pk)
         standings = tournament_standings(tournament)
         page = self.paginate_queryset(standings)
+        assert page is not None, "standings are always paginated"
         seats = tournament.players_per_table
-        rows = self.get_serializer(page, many=True, context=dict(self.get_serializer_context(), seats=seats)).data
-        hidden = hidden_versions(request.user, [row["bot_version"] for row in rows])
-        rows = [dict(row, bot_version=None, name=PRIVATE_LABEL) if row["bot_version"] in hidden else row
-                for row in rows]
-        response = self.get_paginated_response(rows)
+        hidden = hidden_versions(request.user, [standing.version_id for standing in page])
+        context = dict(self.get_serializer_context(), seats=seats, hidden=hidden)
+        response = self.get_paginated_response(self.get_serializer(page, many=True, context=context).data)
         response.data["seat_win_rates"] = seat_totals((standing.seat_record for standing in standings), seats)
         return response

@@ -52,7 +52,9 @@ def make(*seats: dict[str, Any], phase: str = "feeding", wh: int = 0, cliff: int
     }
     if turn is not None:
         data["turn"] = turn
-    return GAME.state_from_dict(data)
+    state = GAME.state_from_dict(data)
+    state.advance()  # the forced steps of the position written: the helpers give a state to act on
+    return state
 
 
 def kind(state: EvolutionState) -> str | None:

@@ -6,7 +6,6 @@ import pytest
 from evo_helpers import avian, do, kind, make, options, row, seat, sp, species
 
 from engine.core import IllegalAction
-from engine.evolution.attacks import targets as legal_targets
 
 WAIT = seat(species(pop=6), species(pop=6))
 
@@ -20,8 +19,8 @@ def carnivore_vs(defender: dict, *attacker_traits: str, body: int = 3, pop: int 
 
 
 def targets(s) -> list:
-    """The legal targets of seat 0's first species."""
-    return legal_targets(s, s.rows[0][0])
+    """The legal targets of seat 0's first species, asked through the contract whatever the pending decision."""
+    return s.options_at(["attack_target", 0, sp(s, 0, 0)["id"]])
 
 
 def test_it_attacks_a_smaller_species_and_takes_meat_equal_to_its_body_size() -> None:

@@ -204,8 +204,6 @@ def test_it_plays_on_to_the_next_round() -> None:
 
 
 def test_it_never_forces_a_player_to_pay_a_card_to_feed() -> None:
-    from engine.evolution.feeding import normal_feed_options
-
     s = make(seat(species("Carnivore", "Intelligence", body=3, pop=2), hand=["Horns:1"]),
              seat(species("Climbing", pop=2)), phase="play", wh=0)
-    assert normal_feed_options(s, 0) == [[0, "attack"], "pass"]  # the only target needs a negation card
+    assert s.options_at(["feed", 0, False]) == [[0, "attack"], "pass"]  # the only target needs a negation card

@@ -35,10 +35,8 @@ def test_it_returns_upkeep_to_the_bank_and_does_not_score_it() -> None:
 
 
 def test_it_lets_avian_species_feed_from_the_cliff_but_not_land_species() -> None:
-    from engine.evolution.feeding import normal_feed_options
-
     s = make(seat(avian(pop=2), species(pop=2), hand=["Horns:1"]), WAIT, phase="play", wh=0, cliff=3)
-    assert normal_feed_options(s, 0) == [[0, "cliff"]]
+    assert s.options_at(["feed", 0, False]) == [[0, "cliff"]]
     s = make(seat(avian(pop=2), species(pop=2)), WAIT, wh=1, cliff=3)
     assert options(s) == [[0, "watering_hole"], [0, "cliff"], [1, "watering_hole"]]
 
@@ -193,11 +191,10 @@ def test_it_dive_bombs_with_a_carnivore_and_attacks_with_scavengers_fed() -> Non
 
 
 def test_it_keeps_camouflage_from_being_attacked_and_good_eyesight_sees_it() -> None:
-    from engine.evolution.attacks import targets
-
     s = make(seat(species("Carnivore", body=3, pop=2), species("Carnivore", "Good Eyesight", body=3, pop=2),
                   species(pop=6)), seat(species("Camouflage", pop=2), *STOP), wh=3)
-    assert [1, 0] not in targets(s, s.rows[0][0]) and [1, 0] in targets(s, s.rows[0][1])
+    first, second = (s.options_at(["attack_target", 0, sp(s, 0, i)["id"]]) for i in (0, 1))
+    assert [1, 0] not in first and [1, 0] in second
 
 
 def test_it_makes_a_species_land_for_good_when_flight_is_replaced() -> None:

@@ -41,7 +41,9 @@ def make(tile_specs: list[Tile], *, animals: tuple[str, ...] = ("Reptiles", "Cep
     }
     if stack is not None:
         data["stack"] = [["placement", 0, 0], *stack] if stack and stack[0][0] != "placement" else stack
-    return GAME.state_from_dict(data)
+    state = GAME.state_from_dict(data)
+    state.advance()  # the forced steps of the position written: the helpers give a state to act on
+    return state
 
 
 def vp(state: MarineState, part: str = "evolution") -> list[int]:

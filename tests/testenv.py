@@ -1,4 +1,7 @@
-"""A pytest plugin (`-p tournaments.testing` in pyproject) that runs before pytest-django reads the settings.
+"""A pytest plugin (`-p testenv` in pyproject) that runs before pytest-django reads the settings. A conftest.py,
+even at the root, would load too late: pytest loads conftests in its `trylast` pytest_load_initial_conftests, after
+pytest-django's has set Django up. The `pythonpath = ["tests"]` ini option puts this directory on sys.path before
+`-p` plugins are imported, so it loads under `python -m pytest`, `pytest` and in every xdist worker alike.
 
 Tests are a development setting: DEBUG on gives SECRET_KEY its dev default, so `pytest tests/engine` works with no
 environment at all. A developer's var/local.env never leaks into a test (LUDUS_ENV_FILE empty). Under pytest-xdist
