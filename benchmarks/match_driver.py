@@ -133,6 +133,20 @@ class Driver:
             return bool(send(seat, data, *args, **kwargs))
 
         setattr(sandbox.SandboxedSeat, "_send", counted_send)  # noqa: B010
+        # The seats' own CPU, from their control groups around each decide (a seat is frozen while another decides).
+        self.seats_cpu_ns = 0
+        decide = sandbox.SandboxedSeat.decide
+
+        def measured_decide(seat: Any, *args: Any, **kwargs: Any) -> Any:
+            group = seat.group
+            before = group.cpu_ns() if group is not None and not group.removed else None
+            try:
+                return decide(seat, *args, **kwargs)
+            finally:
+                if before is not None and not group.removed:
+                    driver.seats_cpu_ns += group.cpu_ns() - before
+
+        setattr(sandbox.SandboxedSeat, "decide", measured_decide)  # noqa: B010
         self.run_match = runner.run_match
 
     def timed(self, phase: str, operation: Callable[..., Any]) -> Callable[..., Any]:
@@ -149,6 +163,7 @@ class Driver:
         """Seconds for the whole game, of which building views; the number of decisions."""
         state = self.game.new_state(self.players, seed, self.options)
         views, decisions = 0.0, 0
+        c0 = time.process_time()
         t0 = time.perf_counter()
         while (decision := state.decision()) is not None:
             view = None
@@ -160,7 +175,8 @@ class Driver:
                      if as_json else decision)
             state.choose(acts[decision.seat](view, asked))
             decisions += 1
-        return {"seconds": time.perf_counter() - t0, "view_seconds": views, "decisions": decisions}
+        return {"seconds": time.perf_counter() - t0, "view_seconds": views, "decisions": decisions,
+                "cpu_seconds": time.process_time() - c0}
 
     def builtin_bots(self, seed: int) -> tuple[list[Callable[[Any, Any], int]], list[bool]]:
         from engine.bots import make_bot
@@ -179,15 +195,19 @@ class Driver:
                                      options=self.options)
         Seat.objects.bulk_create([Seat(match=match, number=n, bot_version=v) for n, v in enumerate(versions)])
         self.counter.counts, self.counter.locks = {}, 0
-        self.seats_ms = {}
+        self.seats_ms, self.seats_cpu_ns = {}, 0
         with connection.execute_wrapper(self.counter):
+            c0 = time.process_time()
             t0 = time.perf_counter()
             outcome = self.run_match(match.pk)
             seconds = time.perf_counter() - t0
+            cpu = time.process_time() - c0
         if outcome != "finished":
             raise RuntimeError(f"match {match.pk} (seed {seed}): {outcome}")
+        seats_cpu = self.seats_cpu_ns / 1e9  # with the worker's CPU: a cost a busy machine does not inflate
         return {"seconds": seconds, "phases": {**self.timings[-1].ms, **self.seats_ms},
-                "statements": dict(self.counter.counts), "competition_locks": self.counter.locks}
+                "statements": dict(self.counter.counts), "competition_locks": self.counter.locks,
+                "cpu_seconds": cpu, "seats_cpu_seconds": seats_cpu}
 
     def play(self, seed: int) -> dict[str, Any]:
         acts, needs = self.builtin_bots(seed)
