@@ -138,7 +138,7 @@ class Driver:
         decide = sandbox.SandboxedSeat.decide
 
         def measured_decide(seat: Any, *args: Any, **kwargs: Any) -> Any:
-            group = seat.group
+            group = getattr(seat, "group", None)  # None: an older checkout, or a seat without a control group
             before = group.cpu_ns() if group is not None and not group.removed else None
             try:
                 return decide(seat, *args, **kwargs)
