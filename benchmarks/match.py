@@ -21,7 +21,8 @@ The figures (JSON keys):
   costs, views included;
 - decide_bytes_median: the decide lines sent to the sandboxes, newline included;
 - cpu: the same in CPU time instead of wall time (the worker process with all its threads, plus the seats' own
-  CPU while they decide, read from their control groups around each decide): sandboxed_over_engine, builtin_over_engine,
+  CPU while they decide, read from their control groups around each decide; for the protocol, the worker's CPU in
+  the game loop only): sandboxed_over_engine, builtin_over_engine,
   protocol_us_per_decision, and sandboxed_ms / seats_ms per match. On a machine that other work keeps busy, wall
   time measures the queue for the CPU as much as the code; CPU time does not (cgroups off: seats_ms is 0);
 - result_statements (median; _max), competition_locks: the result write (tournaments.services.record_result) of
@@ -119,8 +120,9 @@ def figures(samples: list[dict[str, Any]]) -> dict[str, Any]:
     sandboxed = [s["sandboxed"]["seconds"] for s in samples]
     # CPU seconds: the worker process (all its threads) plus, for the sandboxed match, its seats' moves.
     cpu_sandboxed = [s["sandboxed"]["cpu_seconds"] + s["sandboxed"]["seats_cpu_seconds"] for s in samples]
-    cpu_protocol = [(c - s["engine_example"]["cpu_seconds"] + s["engine_example"]["view_seconds"])
-                    / s["engine_example"]["decisions"] * 1e6 for s, c in zip(samples, cpu_sandboxed, strict=True)]
+    cpu_protocol = [(s["sandboxed"]["play_cpu_seconds"] + s["sandboxed"]["seats_cpu_seconds"]
+                     - s["engine_example"]["cpu_seconds"] + s["engine_example"]["view_seconds"])
+                    / s["engine_example"]["decisions"] * 1e6 for s in samples]
     phases = sorted({p for s in samples for way in ("builtin", "sandboxed") for p in s[way]["phases"]})
     decide_bytes = [n for s in samples for n in s["decide_bytes"]]
     return {

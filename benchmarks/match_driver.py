@@ -124,6 +124,17 @@ class Driver:
         for name, phase in (("start_seats", "seats_start"), ("finish_seats", "seats_stop")):
             if hasattr(play, name):
                 setattr(play, name, self.timed(phase, getattr(play, name)))
+        self.play_cpu = 0.0  # the worker's CPU seconds in the game loop (the runner's play phase)
+        play_game = getattr(runner, "play_game")  # noqa: B009 (the checkout's own name, patched below)
+
+        def cpu_timed_play(*args: Any, **kwargs: Any) -> Any:
+            c0 = time.process_time()
+            try:
+                return play_game(*args, **kwargs)
+            finally:
+                driver.play_cpu += time.process_time() - c0
+
+        setattr(runner, "play_game", cpu_timed_play)  # noqa: B010
         self.decide_bytes: list[int] = []
         send = sandbox.SandboxedSeat._send
 
@@ -138,12 +149,12 @@ class Driver:
         decide = sandbox.SandboxedSeat.decide
 
         def measured_decide(seat: Any, *args: Any, **kwargs: Any) -> Any:
-            group = getattr(seat, "group", None)  # None: an older checkout, or a seat without a control group
+            group: Any = getattr(seat, "group", None)  # None: an older checkout, or a seat without a control group
             before = group.cpu_ns() if group is not None and not group.removed else None
             try:
                 return decide(seat, *args, **kwargs)
             finally:
-                if before is not None and not group.removed:
+                if group is not None and before is not None and not group.removed:
                     driver.seats_cpu_ns += group.cpu_ns() - before
 
         setattr(sandbox.SandboxedSeat, "decide", measured_decide)  # noqa: B010
@@ -195,7 +206,7 @@ class Driver:
                                      options=self.options)
         Seat.objects.bulk_create([Seat(match=match, number=n, bot_version=v) for n, v in enumerate(versions)])
         self.counter.counts, self.counter.locks = {}, 0
-        self.seats_ms, self.seats_cpu_ns = {}, 0
+        self.seats_ms, self.seats_cpu_ns, self.play_cpu = {}, 0, 0.0
         with connection.execute_wrapper(self.counter):
             c0 = time.process_time()
             t0 = time.perf_counter()
@@ -207,7 +218,7 @@ class Driver:
         seats_cpu = self.seats_cpu_ns / 1e9  # with the worker's CPU: a cost a busy machine does not inflate
         return {"seconds": seconds, "phases": {**self.timings[-1].ms, **self.seats_ms},
                 "statements": dict(self.counter.counts), "competition_locks": self.counter.locks,
-                "cpu_seconds": cpu, "seats_cpu_seconds": seats_cpu}
+                "cpu_seconds": cpu, "play_cpu_seconds": self.play_cpu, "seats_cpu_seconds": seats_cpu}
 
     def play(self, seed: int) -> dict[str, Any]:
         acts, needs = self.builtin_bots(seed)
