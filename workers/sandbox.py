@@ -32,6 +32,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+import orjson
+
 from engine import protocol
 from engine.core import Decision
 from workers.bot_files import BadBotSource, unpack_bot, write_file
@@ -104,6 +106,20 @@ class SandboxConfig:
 
     def group_limits(self) -> Limits:
         return Limits(self.group_memory_bytes, self.group_processes, self.cpu_cores)
+
+
+def encode_line(message: dict[str, Any]) -> bytes:
+    """protocol.encode, by orjson: the same bytes for the plain JSON of views, in a tenth of the time (20 us a
+    decide in the standard library). Anything orjson refuses (a key that is not a string, an integer over 64 bits)
+    or a line over MAX_LINE goes to protocol.encode, which converts it or words the error. Views never hold NaN,
+    which orjson would write as null where protocol.encode refuses it."""
+    try:
+        data = orjson.dumps(message)
+    except TypeError:
+        return protocol.encode(message)
+    if len(data) > protocol.MAX_LINE:
+        return protocol.encode(message)
+    return data + b"\n"
 
 
 # --- the seat -----------------------------------------------------------------------------------------------------
@@ -231,7 +247,7 @@ class SandboxedSeat:
         clock = {"move_ms": self.move_ms, "bank_ms": bank_ms}
         allowance = self.config.startup_ms if self._first else 0
         self._first = False
-        line_out = protocol.encode(self._decide_message(seq, view, decision, clock))  # the engine's time
+        line_out = encode_line(self._decide_message(seq, view, decision, clock))  # the engine's time
         self._log.mark(seq)
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
@@ -403,7 +419,8 @@ class SandboxedSeat:
         if group is None or group.removed:
             return None
         used = group.cpu_ns()
-        ms, self._cpu_ns = (used - self._cpu_ns) // 1_000_000, used
+        ms = (used - self._cpu_ns) // 1_000_000
+        self._cpu_ns += ms * 1_000_000  # the part of a millisecond left counts toward the next move: sums are exact
         return int(ms)
 
     def _die(self, note: str, kill: str, cause: str | None = None, code: str = "died") -> None:
