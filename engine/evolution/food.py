@@ -43,10 +43,10 @@ def push_take(st: EvolutionState, sp: Species, amount: int, src: str, forage: bo
 def take(st: EvolutionState, t: Take) -> None:
     """A species takes food from a source, as far as it has room (ruling 25): upkeep, then Population, then fat
     by the owner's choice. Foraging adds 1 to plant takes (ruling 26). A real take triggers Cooperation."""
-    sp = st.by_sid.get(t.sid)
+    sid, amount, src, forage, store = t
+    sp = st.by_sid.get(sid)
     if sp is None:
         return
-    amount, src, forage, store = t.amount, t.src, t.forage, t.store
     mask = sp.mask
     if src != "meat":
         if mask & CARNIVORE:
@@ -76,7 +76,7 @@ def take(st: EvolutionState, t: Take) -> None:
         else:
             st.stack.append(AskFat(sp.owner, sp.sid, src, most, main > 0))  # ruling 14, 29
             return
-    if main > 0:
+    if main > 0 and mask & COOPERATION:  # a Coop step is queued only where it acts (see coop)
         st.stack.append(Coop(sp.sid, src))
 
 
@@ -111,7 +111,7 @@ def fat_answer(st: EvolutionState, t: AskFat, amount: Any) -> None:
         return
     if amount:
         _store(st, sp, amount, t.src)
-    if amount or t.fed:
+    if (amount or t.fed) and sp.mask & COOPERATION:
         st.stack.append(Coop(sp.sid, t.src))
 
 
@@ -122,7 +122,9 @@ ask(AskFat, "ask_fat",
 
 @task(Coop, "coop", "sid", "src")
 def coop(st: EvolutionState, t: Coop) -> None:
-    """Cooperation: the right neighbour takes 1 from the same source; the Cliff too, even for land (ruling 15)."""
+    """Cooperation: the right neighbour takes 1 from the same source; the Cliff too, even for land (ruling 15).
+    Queued last by a take, so it runs at once, never under a decision: skipping it for a species without
+    Cooperation changes no state, event or stored stack."""
     sp = st.by_sid.get(t.sid)
     if sp is None or not sp.mask & COOPERATION:
         return
