@@ -209,7 +209,8 @@ class Game(ABC):
 
     @abstractmethod
     def state_from_dict(self, data: Mapping[str, JSON]) -> State:
-        """Rebuild a state from to_dict() output; raises InvalidState when it is malformed."""
+        """The state a dict describes (to_dict() output, or a hand-written position), exactly: forced steps stay
+        pending (State.settled, State.advance). Raises InvalidState when it is malformed."""
 
 
 class State(ABC):

@@ -40,7 +40,8 @@ def documented(game_name: str) -> dict[str, bool]:
     text = (DOCS / f"{game_name}.md").read_text(encoding="utf-8")
     section = text[text.index("## The state dict"):]
     section = section[:section.find("\n## ", 1)] if "\n## " in section[1:] else section
-    return {key: default.strip() == "required" for key, default in ROW.findall(section)}
+    tables = [t for t in section.split("\n\n") if t.startswith("| key | default | meaning |")]
+    return {key: default.strip() == "required" for table in tables for key, default in ROW.findall(table)}
 
 
 def test_every_rules_page_has_examples() -> None:
@@ -117,3 +118,17 @@ def test_a_key_the_docs_do_not_name_is_refused_naming_it(game_name: str) -> None
         where["watering_hol"] = 1
         with pytest.raises(InvalidState, match="unknown key.*'watering_hol'"):
             game.state_from_dict(data)
+
+
+@pytest.mark.parametrize("game_name", ["evolution", "marine"])
+def test_the_docs_table_of_steps_names_every_step_with_its_arguments(game_name: str) -> None:
+    """Every point of a round can be written: each step a stack may hold is documented, with its arguments."""
+    from engine.steps import StepState
+
+    state = load_game(game_name).new_state(2, 1)
+    assert isinstance(state, StepState)
+    text = (DOCS / f"{game_name}.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([a-z_]+)` \| ((?:`[a-z_]+`(?:, )?)+|none) \| .* \|$", text, re.M)
+    documented = {name: tuple(re.findall(r"`([a-z_]+)`", args)) for name, args in rows
+                  if name in state.steps.types or name.startswith(("ask_", "end_"))}
+    assert documented == {name: step._fields for name, step in state.steps.types.items()}
