@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
+from rest_framework.throttling import ScopedRateThrottle
 
 from replays import live
 from replays.branches import MAX_GAMES, BranchForbidden, BranchRefused, BranchRequest, create_branches
@@ -58,6 +59,9 @@ def branch(request: HttpRequest, pk: int) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(viewer)
     form = request.POST
+    if not _throttle_allows(request):
+        messages.error(request, "No branch: too many match requests for now (LUDUS_MATCH_REQUEST_RATE); try later")
+        return redirect(f"{viewer}#step={form.get('step', '0')}")
     try:
         step = _number(form.get("step"), "step")
         seats = {n: form[f"seat_{n}"] for n in range(parent.num_players) if form.get(f"seat_{n}")}
@@ -69,6 +73,14 @@ def branch(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, f"No branch: {exc}")
         return redirect(f"{viewer}#step={form.get('step', '0')}")
     return redirect("replays:compare", branches[0].pk)
+
+
+class _Scope:
+    throttle_scope = "matches"  # the API's bucket: the form and POST /api/matches/ID/branches/ share one rate
+
+
+def _throttle_allows(request: HttpRequest) -> bool:
+    return bool(ScopedRateThrottle().allow_request(request, _Scope()))  # type: ignore[arg-type]
 
 
 def _number(text: str | None, name: str) -> int:

@@ -58,7 +58,10 @@ class BranchRequest:
 def create_branches(parent: Match, user: Any, request: BranchRequest) -> list[Match]:
     """Queued branches of parent (one per game), enqueued on commit. Raises BranchForbidden or BranchRefused."""
     check_may_branch(user, parent)
-    document = Replay.objects.get(match=parent).document()
+    replay = Replay.objects.filter(match=parent).first()
+    if replay is None:  # a finished match always has one; a hand-made row may not
+        raise BranchRefused("match", f"match {parent.pk} has no replay to branch from")
+    document = replay.document()
     prefix = branch_prefix(document, request.step, request.force)
     versions = seat_versions(parent, user, request.seats)
     resamples = resample_seeds(request)

@@ -236,7 +236,7 @@ class MatchAdmin(admin.ModelAdmin):
     list_filter = ("status", "game", "rated", "tournament")
     search_fields = ("=id", "tournament__name", "ladder__name", "error", "seats__bot_version__bot__name")
     readonly_fields = ("status", "attempts", "lease_owner", "lease_expires", "error", "created_at", "started_at",
-                       "finished_at")
+                       "finished_at", "parent", "branch_step", "branch_force", "branch_resample")  # a branch's point
     inlines = [SeatInline]
     actions = ["cancel_matches", "requeue_matches"]
 

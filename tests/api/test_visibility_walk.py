@@ -3,8 +3,9 @@ replay viewer's JSON, the feeds, the admin and the accounts pages), enumerated f
 walked without being listed, GET as each role, with real objects, searched for what that role may not see.
 
 The world (tests/api/apiworld.py) plus: alice's private bot seated (by alice) in a running and a finished match; a
-running and a queued match, a running tournament and a finished game whose set is still pending, each with a seed
-that must stay hidden; a running marine match whose draw pile and terrain stacks are hidden from every seat alike.
+running and a queued match, a running tournament and a finished game whose set is still pending (and staff's branch of
+it), each with a seed that must stay hidden; a running marine match whose draw pile and terrain stacks are hidden
+from every seat alike.
 Planted: a marker in each bot's source (as text and as base64), in each seat's log and a validation log; the private
 bot's name, description and hash; the seats' live hands; the settings' secrets and every user's token. Roles: anonymous,
 owner (alice), author (bob, the other seats' owner), organiser (charlie, an outsider who runs the competitions) and
@@ -40,7 +41,7 @@ from django.urls import reverse
 from engine import load_game
 from replays.models import Replay
 from replays.progress import save_progress
-from tournaments.models import Bot, Match, Seat, Tournament
+from tournaments.models import Bot, Ladder, Match, Seat, Tournament
 
 pytestmark = pytest.mark.django_db
 MARINE_SEED = 21
@@ -103,7 +104,23 @@ def add_hidden_seeds(world: World) -> None:
     save_result(played, finished_document(played.pk, *(v.pk for v in versions), seed=SET_SEED))
     waiting = make_match(tournament=world.tournament, round=2, seed=SET_SEED, versions=versions[::-1],
                          status=Match.Status.QUEUED)
-    world.extra.update(set_played=played, set_waiting=waiting)
+    world.extra.update(set_played=played, set_waiting=waiting, set_branch=staff_branch(played))
+
+
+def staff_branch(parent: Match) -> Match:
+    """A finished branch that staff made of a game whose set is pending (docs/branches.md): it keeps the parent's
+    seed, so it must stay as closed as the parent."""
+    document = Replay.objects.get(match=parent).document()
+    branch = Match.objects.create(ladder=Ladder.objects.create(name="branches evolution", game="evolution"),
+                                  game="evolution", num_players=2, seed=parent.seed, options=parent.options,
+                                  status=Match.Status.FINISHED, rated=False, parent=parent, branch_step=3,
+                                  branch_prefix=document["actions"][:3])
+    Seat.objects.bulk_create([Seat(match=branch, number=s.number, bot_version=s.bot_version)
+                              for s in parent.seats.all()])
+    document["header"] = dict(document["header"], match=branch.pk,
+                              branch={"parent": parent.pk, "step": 3, "force": None, "resample": None})
+    save_result(branch, document)
+    return branch
 
 
 def save_result(match: Match, document: dict[str, Any]) -> None:
@@ -116,7 +133,7 @@ def save_result(match: Match, document: dict[str, Any]) -> None:
 # --- the walk -------------------------------------------------------------------------------------------------------
 
 MATCHES = ("finished", "running", "queued", "marine_running", "private_running", "private_finished", "set_played",
-           "set_waiting")
+           "set_waiting", "set_branch")
 # The objects to put in each route's <pk>, by the route's first path segment (after api/).
 RESOURCE_OBJECTS = {
     "bots": ("bot", "private_bot", "other_bot"),
@@ -251,7 +268,7 @@ def test_it_walks_every_page_and_endpoint(world: World) -> None:
 @pytest.mark.parametrize("role", ROLES)
 def test_it_shows_no_omniscient_frame_of_a_match_that_is_not_over(world: World, role: str) -> None:
     client = world.client(role)
-    for attr in ("running", "queued", "marine_running", "private_running", "set_played"):
+    for attr in ("running", "queued", "marine_running", "private_running", "set_played", "set_branch"):
         response = client.get(f"/api/matches/{obj(world, attr).pk}/frames/")
         frames = response.json().get("frames", []) if response.status_code == 200 else []
         omniscient = [frame["step"] for frame in frames if frame["view"].get("you") is None]

@@ -82,3 +82,17 @@ def test_the_branch_page_shows_both_scores_and_where_the_charts_part(parent: Mat
 def test_a_match_that_is_no_branch_has_no_branch_page(parent: Match) -> None:
     assert client_of().get(f"/replays/{parent.pk}/compare/").status_code == 404
     assert Ladder.objects.filter(name="branches marine").count() == 0
+
+
+def test_the_form_shares_the_match_requests_rate(parent: Match, bob: Any, monkeypatch: Any) -> None:
+    from django.core.cache import cache
+    from rest_framework.throttling import ScopedRateThrottle
+
+    cache.clear()
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", dict(ScopedRateThrottle.THROTTLE_RATES, matches="1/hour"))
+    client = client_of(bob)
+    assert client.post(f"/replays/{parent.pk}/branch/", {"step": "3"})["Location"].endswith("/compare/")
+    assert client.post(f"/replays/{parent.pk}/branch/", {"step": "4"})["Location"] == f"/replays/{parent.pk}/#step=4"
+    assert "No branch: too many match requests" in client.get(f"/replays/{parent.pk}/").content.decode()
+    assert Match.objects.filter(parent=parent).count() == 1
+    cache.clear()
