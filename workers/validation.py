@@ -133,9 +133,7 @@ class RecordingSeat:
         return self.inner.log()
 
     def close(self) -> None:
-        close = getattr(self.inner, "close", None)
-        if callable(close):
-            close()
+        self.inner.close()
 
 
 # --- the smoke match ---------------------------------------------------------------------------------------------
