@@ -15,7 +15,7 @@ from engine.evolution.cards import (
     INTELLIGENCE,
     SEED_DISPERSAL,
 )
-from engine.evolution.food import push_take
+from engine.evolution.food import take_now
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState, distinct_cards
 from engine.evolution.step_registry import (
@@ -189,7 +189,7 @@ def feed(st: EvolutionState, seat: int, sp: Species, how: str) -> None:
     elif how == "intelligence":
         st.stack.append(AskIntelCard(seat, sp.sid))
     else:
-        push_take(st, sp, 1, how, True)
+        take_now(st, sp, 1, how, True)
 
 
 ask(AskFeed, "ask_feed",
@@ -207,7 +207,7 @@ def intel_card_answer(st: EvolutionState, t: AskIntelCard, card: Any) -> None:
         return
     st.discard_card(st.take_from_hand(t.seat, card))
     st.event(event="intelligence", seat=t.seat, species=st.index(sp), card=card)
-    push_take(st, sp, 2, "bank", True)
+    take_now(st, sp, 2, "bank", True)
 
 
 ask(AskIntelCard, "ask_intel_card",
@@ -282,7 +282,7 @@ def dive_source_options(st: EvolutionState, t: AskDiveSource) -> list[Any]:
 def dive_source_answer(st: EvolutionState, t: AskDiveSource, src: Any) -> None:
     sp = st.by_sid.get(t.sid)
     if sp is not None:
-        push_take(st, sp, 3, src, True)  # Foraging and Cooperation as normal (seed 000, ruling 26)
+        take_now(st, sp, 3, src, True)  # Foraging and Cooperation as normal (seed 000, ruling 26)
 
 
 ask(AskDiveSource, "ask_dive_source",

@@ -34,16 +34,21 @@ PLANT_SOURCES = ("watering_hole", "cliff", "bank")
 SOURCES = (*PLANT_SOURCES, "meat")
 
 
-def push_take(st: EvolutionState, sp: Species, amount: int, src: str, forage: bool) -> None:
-    """Queue a take; a species whose only room is fat stores without asking (the feeding chose it)."""
-    st.stack.append(Take(sp.sid, amount, src, forage, sp.need() <= 0))
+def take_now(st: EvolutionState, sp: Species, amount: int, src: str, forage: bool) -> None:
+    """A take the player chose (feeding, Intelligence, Dive Bomb); a species whose only room is fat stores without
+    asking (the feeding chose it). Each caller does it last, where a queued Take step would run next anyway: done at
+    once, it has the same effects without making the step."""
+    take_food(st, sp.sid, amount, src, forage, sp.need() <= 0)
 
 
 @task(Take, "take", "sid", "int", "src", "bool", "bool")
 def take(st: EvolutionState, t: Take) -> None:
+    take_food(st, *t)
+
+
+def take_food(st: EvolutionState, sid: int, amount: int, src: str, forage: bool, store: bool) -> None:
     """A species takes food from a source, as far as it has room (ruling 25): upkeep, then Population, then fat
     by the owner's choice. Foraging adds 1 to plant takes (ruling 26). A real take triggers Cooperation."""
-    sid, amount, src, forage, store = t
     sp = st.by_sid.get(sid)
     if sp is None:
         return
