@@ -70,6 +70,8 @@ def _add_show(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help='a state JSON file: {"game": ..., "state": {...}} or a raw state dict')
     p.add_argument("--game", help="the game of a raw state dict")
     p.add_argument("--seat", type=int, help="render this seat's view (default: omniscient)")
+    p.add_argument("--advance", action="store_true",
+                   help="take the forced steps the state has pending first, printing their events")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -126,6 +128,9 @@ def _show(args: argparse.Namespace) -> int:
     if args.game is not None:
         load_game(args.game)
     game, state = read_state_file(args.file, args.game)
+    if args.advance:
+        for event in state.advance():
+            print(json.dumps(event))
     print(show_text(game, state, args.seat))
     return 0
 

@@ -170,6 +170,11 @@ def test_show_says_when_forced_steps_are_pending(tmp_path: Path) -> None:
     done = run_main("show", str(path), "--game", "evolution")
     assert done.returncode == 0, done.stderr
     assert "forced steps are pending" in done.stdout and "to act:" not in done.stdout
+    advanced = run_main("show", str(path), "--game", "evolution", "--advance")
+    assert advanced.returncode == 0, advanced.stderr
+    first = json.loads(advanced.stdout.splitlines()[0])
+    assert first["event"] == "attack" and "forced steps are pending" not in advanced.stdout
+    assert "to act:" in advanced.stdout
 
 
 def test_show_reads_a_raw_state_dict_with_game(game_name: str, tmp_path: Path) -> None:

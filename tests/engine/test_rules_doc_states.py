@@ -70,16 +70,14 @@ def test_the_docs_table_names_the_keys_the_loader_accepts(game_name: str) -> Non
 
 
 def full_state(game_name: str) -> dict[str, Any]:
-    """A state dict with every key at every level present (a real game a few decisions in)."""
+    """A state dict with every key at every level present but `turn` (a real game a few decisions in)."""
     game = load_game(game_name)
     s = game.new_state(3, 4)
     for _ in range(3):
         d = s.decision()
         assert d is not None
         s.choose(0)
-    data = s.to_dict()
-    data["turn"] = data["first_player"]
-    return data
+    return s.to_dict()
 
 
 def place(data: dict[str, Any], key: str) -> tuple[dict[str, Any], str]:
@@ -99,8 +97,9 @@ def test_a_required_key_is_refused_missing_and_an_optional_one_defaults(game_nam
     for key, required in documented(game_name).items():
         data = copy.deepcopy(full_state(game_name))
         where, name = place(data, key)
-        if key == "stack":
-            del data["turn"]  # without the stack, turn counts
+        if key == "turn":  # only without a stack
+            del data["stack"]
+            data["turn"] = data["first_player"]
         del where[name]
         if required:
             with pytest.raises(InvalidState, match=re.escape(repr(name))):
@@ -132,3 +131,11 @@ def test_the_docs_table_of_steps_names_every_step_with_its_arguments(game_name: 
     documented = {name: tuple(re.findall(r"`([a-z_]+)`", args)) for name, args in rows
                   if name in state.steps.types or name.startswith(("ask_", "end_"))}
     assert documented == {name: step._fields for name, step in state.steps.types.items()}
+
+
+@pytest.mark.parametrize("game_name", ["evolution", "marine"])
+def test_turn_and_stack_together_are_refused(game_name: str) -> None:
+    data = full_state(game_name)
+    data["turn"] = 0
+    with pytest.raises(InvalidState, match="state.turn: .* either as state.turn or in state.stack, not both"):
+        load_game(game_name).state_from_dict(data)
