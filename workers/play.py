@@ -60,7 +60,7 @@ def play_game(
               for seat in range(num_players)]
     started = start_seats(players, hellos)
     result.forfeited = [not ok for ok in started]
-    seq, holder = 0, -1
+    seq, holder = len(result.actions), -1  # seq is the step a decision makes, a branch's too (replays/links.py)
     pausable = any(callable(getattr(player, "pause", None)) for player in players)  # built-ins only: none
     while (decision := state.decision()) is not None:
         seat = decision.seat

@@ -159,3 +159,26 @@ def regenerate() -> None:
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     regenerate()
+
+
+class SeqRecorder(InProcessSeat):
+    """A built-in seat that notes the seq of each decision it is asked."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.seqs: list[int] = []
+
+    def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Any:
+        self.seqs.append(seq)
+        return super().decide(seq, view, decision, bank_ms)
+
+
+def test_a_branchs_bots_are_asked_with_the_steps_of_the_whole_game() -> None:
+    """seq is the step a decision makes (replays/links.py): a bot's stderr stamps and the viewer agree in a branch."""
+    parent = stored("marine")
+    seats = [SeqRecorder("greedy", "marine", seed) for seed in BOT_SEEDS]
+    header = dict(parent["header"], branch={"parent": 1, "step": 10, "force": None, "resample": None})
+    start = start_branch(header, branch_prefix(parent, 10, None), seats)
+    result = play_game("marine", 2, header["seed"], header["options"], seats, start=start)
+    asked = sorted(seats[0].seqs + seats[1].seqs)
+    assert asked == list(range(11, len(result.actions) + 1))
