@@ -20,6 +20,11 @@ The figures (JSON keys):
   finish_seats) minus the engine-alone game, plus the engine-alone's view building, per decision: what the protocol
   costs, views included;
 - decide_bytes_median: the decide lines sent to the sandboxes, newline included;
+- cpu: the same in CPU time instead of wall time (the worker process with all its threads, plus the seats' own
+  CPU while they decide, read from their control groups around each decide; for the protocol, the worker's CPU in
+  the game loop only): sandboxed_over_engine, builtin_over_engine,
+  protocol_us_per_decision, and sandboxed_ms / seats_ms per match. On a machine that other work keeps busy, wall
+  time measures the queue for the CPU as much as the code; CPU time does not (cgroups off: seats_ms is 0);
 - result_statements (median; _max), competition_locks: the result write (tournaments.services.record_result) of
   a sandboxed match.
 With --baseline, `baseline` holds the same for that checkout and `over_baseline` the ratios. Warm seats are on
@@ -113,6 +118,11 @@ def figures(samples: list[dict[str, Any]]) -> dict[str, Any]:
     protocol = [((play_ms(s["sandboxed"]) / 1000 - s["engine_example"]["seconds"] + s["engine_example"]["view_seconds"])
                  / s["engine_example"]["decisions"] * 1e6) for s in samples]
     sandboxed = [s["sandboxed"]["seconds"] for s in samples]
+    # CPU seconds: the worker process (all its threads) plus, for the sandboxed match, its seats' moves.
+    cpu_sandboxed = [s["sandboxed"]["cpu_seconds"] + s["sandboxed"]["seats_cpu_seconds"] for s in samples]
+    cpu_protocol = [(s["sandboxed"]["play_cpu_seconds"] + s["sandboxed"]["seats_cpu_seconds"]
+                     - s["engine_example"]["cpu_seconds"] + s["engine_example"]["view_seconds"])
+                    / s["engine_example"]["decisions"] * 1e6 for s in samples]
     phases = sorted({p for s in samples for way in ("builtin", "sandboxed") for p in s[way]["phases"]})
     decide_bytes = [n for s in samples for n in s["decide_bytes"]]
     return {
@@ -121,6 +131,15 @@ def figures(samples: list[dict[str, Any]]) -> dict[str, Any]:
         "matches_per_min_sandboxed": 60 / statistics.median(sandboxed),
         "protocol_us_per_decision": spread(protocol),
         "decide_bytes_median": statistics.median(decide_bytes) if decide_bytes else None,
+        "cpu": {
+            "sandboxed_over_engine": spread([c / s["engine_example"]["cpu_seconds"]
+                                             for s, c in zip(samples, cpu_sandboxed, strict=True)]),
+            "builtin_over_engine": spread([s["builtin"]["cpu_seconds"] / s["engine_builtin"]["cpu_seconds"]
+                                           for s in samples]),
+            "sandboxed_ms": spread([c * 1000 for c in cpu_sandboxed]),
+            "seats_ms": spread([s["sandboxed"]["seats_cpu_seconds"] * 1000 for s in samples]),
+            "protocol_us_per_decision": spread(cpu_protocol),
+        },
         # The first result of a version in a ladder also creates its rating rows (two more statements).
         "result_statements": statistics.median(s["sandboxed"]["statements"].get("record", 0) for s in samples),
         "result_statements_max": max(s["sandboxed"]["statements"].get("record", 0) for s in samples),
@@ -163,6 +182,7 @@ def run(seeds: list[int], baselines: list[Path], game: str, players: int, cgroup
             "matches_per_min_sandboxed": report["matches_per_min_sandboxed"] / base["matches_per_min_sandboxed"],
             "sandboxed_ms": report["ms"]["sandboxed"]["median"] / base["ms"]["sandboxed"]["median"],
             "builtin_ms": report["ms"]["builtin"]["median"] / base["ms"]["builtin"]["median"],
+            "cpu_sandboxed_ms": report["cpu"]["sandboxed_ms"]["median"] / base["cpu"]["sandboxed_ms"]["median"],
         }
         report["matches_per_min_over_baseline"] = report["over_baseline"]["matches_per_min_sandboxed"]
     return report
@@ -188,6 +208,11 @@ def print_table(report: dict[str, Any]) -> None:
             found = base[key]
             other = f"{(found['median'] if isinstance(found, dict) else found or 0):>12.1f}{unit}"
         print(f"{name:46} {value:>12.1f}{unit} {other}")
+    cpu = report["cpu"]
+    print(f"CPU time: sandboxed / engine alone {cpu['sandboxed_over_engine']['median']:.1f}x, built-in "
+          f"{cpu['builtin_over_engine']['median']:.2f}x, protocol {cpu['protocol_us_per_decision']['median']:.0f} us "
+          f"per decision" + (f" (baseline {base['cpu']['sandboxed_over_engine']['median']:.1f}x, "
+                             f"{base['cpu']['protocol_us_per_decision']['median']:.0f} us)" if base else ""))
     for way in ("builtin", "sandboxed"):
         print(f"{way} phases (ms, median): " + ", ".join(f"{p} {v:.0f}" for p, v in report["phases_ms"][way].items()))
     if base:

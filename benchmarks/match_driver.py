@@ -124,6 +124,17 @@ class Driver:
         for name, phase in (("start_seats", "seats_start"), ("finish_seats", "seats_stop")):
             if hasattr(play, name):
                 setattr(play, name, self.timed(phase, getattr(play, name)))
+        self.play_cpu = 0.0  # the worker's CPU seconds in the game loop (the runner's play phase)
+        play_game = getattr(runner, "play_game")  # noqa: B009 (the checkout's own name, patched below)
+
+        def cpu_timed_play(*args: Any, **kwargs: Any) -> Any:
+            c0 = time.process_time()
+            try:
+                return play_game(*args, **kwargs)
+            finally:
+                driver.play_cpu += time.process_time() - c0
+
+        setattr(runner, "play_game", cpu_timed_play)  # noqa: B010
         self.decide_bytes: list[int] = []
         send = sandbox.SandboxedSeat._send
 
@@ -133,6 +144,20 @@ class Driver:
             return bool(send(seat, data, *args, **kwargs))
 
         setattr(sandbox.SandboxedSeat, "_send", counted_send)  # noqa: B010
+        # The seats' own CPU, from their control groups around each decide (a seat is frozen while another decides).
+        self.seats_cpu_ns = 0
+        decide = sandbox.SandboxedSeat.decide
+
+        def measured_decide(seat: Any, *args: Any, **kwargs: Any) -> Any:
+            group: Any = getattr(seat, "group", None)  # None: an older checkout, or a seat without a control group
+            before = group.cpu_ns() if group is not None and not group.removed else None
+            try:
+                return decide(seat, *args, **kwargs)
+            finally:
+                if group is not None and before is not None and not group.removed:
+                    driver.seats_cpu_ns += group.cpu_ns() - before
+
+        setattr(sandbox.SandboxedSeat, "decide", measured_decide)  # noqa: B010
         self.run_match = runner.run_match
 
     def timed(self, phase: str, operation: Callable[..., Any]) -> Callable[..., Any]:
@@ -149,6 +174,7 @@ class Driver:
         """Seconds for the whole game, of which building views; the number of decisions."""
         state = self.game.new_state(self.players, seed, self.options)
         views, decisions = 0.0, 0
+        c0 = time.process_time()
         t0 = time.perf_counter()
         while (decision := state.decision()) is not None:
             view = None
@@ -160,7 +186,8 @@ class Driver:
                      if as_json else decision)
             state.choose(acts[decision.seat](view, asked))
             decisions += 1
-        return {"seconds": time.perf_counter() - t0, "view_seconds": views, "decisions": decisions}
+        return {"seconds": time.perf_counter() - t0, "view_seconds": views, "decisions": decisions,
+                "cpu_seconds": time.process_time() - c0}
 
     def builtin_bots(self, seed: int) -> tuple[list[Callable[[Any, Any], int]], list[bool]]:
         from engine.bots import make_bot
@@ -179,15 +206,19 @@ class Driver:
                                      options=self.options)
         Seat.objects.bulk_create([Seat(match=match, number=n, bot_version=v) for n, v in enumerate(versions)])
         self.counter.counts, self.counter.locks = {}, 0
-        self.seats_ms = {}
+        self.seats_ms, self.seats_cpu_ns, self.play_cpu = {}, 0, 0.0
         with connection.execute_wrapper(self.counter):
+            c0 = time.process_time()
             t0 = time.perf_counter()
             outcome = self.run_match(match.pk)
             seconds = time.perf_counter() - t0
+            cpu = time.process_time() - c0
         if outcome != "finished":
             raise RuntimeError(f"match {match.pk} (seed {seed}): {outcome}")
+        seats_cpu = self.seats_cpu_ns / 1e9  # with the worker's CPU: a cost a busy machine does not inflate
         return {"seconds": seconds, "phases": {**self.timings[-1].ms, **self.seats_ms},
-                "statements": dict(self.counter.counts), "competition_locks": self.counter.locks}
+                "statements": dict(self.counter.counts), "competition_locks": self.counter.locks,
+                "cpu_seconds": cpu, "play_cpu_seconds": self.play_cpu, "seats_cpu_seconds": seats_cpu}
 
     def play(self, seed: int) -> dict[str, Any]:
         acts, needs = self.builtin_bots(seed)

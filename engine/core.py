@@ -209,7 +209,8 @@ class Game(ABC):
 
     @abstractmethod
     def state_from_dict(self, data: Mapping[str, JSON]) -> State:
-        """Rebuild a state from to_dict() output; raises InvalidState when it is malformed."""
+        """The state a dict describes (to_dict() output, or a hand-written position), exactly: forced steps stay
+        pending (State.settled, State.advance). Raises InvalidState when it is malformed."""
 
 
 class State(ABC):
@@ -287,7 +288,8 @@ class State(ABC):
         differ. Only what the games' rules pages list as hidden from every seat changes (Evolution: the order and
         the split of the deck and the reserve; Marine: the draw pile's order, the Asteroid still among its bottom
         five, and the Wanderlust tiles below the stacks' tops), and the `seed`. Same state and same seed give the
-        same state, byte for byte: a branch of a game played on from a position with a future of its own.
+        same state, byte for byte: a branch of a game played on from a position with a future of its own. The
+        new deal starts from a fixed order, so it tells nothing of the order it replaces.
         Raises InvalidOptions for a seed that is not an integer."""
         raise NotImplementedError(f"{self.game.name} states cannot be resampled")
 

@@ -11,6 +11,7 @@ from django.views.decorators.gzip import gzip_page
 
 from replays import live
 from replays.frames import frames, seat_of
+from replays.views import cache_if_over, match_or_404
 from tournaments import visibility
 
 
@@ -36,9 +37,7 @@ def score_series(document: dict[str, Any], seat: int | str | None) -> list[list[
 @gzip_page
 def scores(request: HttpRequest, pk: int) -> JsonResponse:
     """GET /replays/<match>/scores.json?view=V: the score series in a view this user may pick now (403 otherwise)."""
-    from replays.views import _match, _no_store
-
-    match = _match(pk)
+    match = match_or_404(pk)
     view, over = request.GET.get("view", ""), visibility.is_over(match)
     if view not in visibility.allowed_views(request.user, match, over):
         return JsonResponse({"detail": f"view {view!r} is not available for match {match.pk} now"}, status=403)
@@ -47,4 +46,4 @@ def scores(request: HttpRequest, pk: int) -> JsonResponse:
         raise Http404("this match has nothing to show yet")
     seat = seat_of(view)
     body = {"match": match.pk, "view": view, "steps": src.steps, "scores": score_series(src.document, seat)}
-    return _no_store(JsonResponse(body), over)  # type: ignore[return-value]
+    return cache_if_over(JsonResponse(body), over)

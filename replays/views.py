@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
@@ -25,14 +25,15 @@ from tournaments import visibility
 from tournaments.models import Match
 
 FRAMES_PER_CHUNK = 40
+Response = TypeVar("Response", bound=HttpResponse)
 
 
-def _match(pk: int) -> Match:
+def match_or_404(pk: int) -> Match:
     return get_object_or_404(Match.objects.select_related("ladder", "tournament"), pk=pk)
 
 
 def viewer(request: HttpRequest, pk: int) -> HttpResponse:
-    match = _match(pk)
+    match = match_or_404(pk)
     seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
     views = visibility.allowed_views(request.user, match)
     config = {
@@ -54,7 +55,7 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
                                                    "branches": match.branches.order_by("pk")[:20]})
 
 
-def _no_store(response: HttpResponse, is_over: bool) -> HttpResponse:
+def cache_if_over(response: Response, is_over: bool) -> Response:
     # A match that is over never changes and everyone may see all of it: cacheable anywhere. Before, what a reader
     # gets depends on who they are and changes: never stored.
     response["Cache-Control"] = "public, max-age=86400" if is_over else "private, no-store"
@@ -63,7 +64,7 @@ def _no_store(response: HttpResponse, is_over: bool) -> HttpResponse:
 
 @gzip_page
 def log(request: HttpRequest, pk: int) -> JsonResponse:
-    match = _match(pk)
+    match = match_or_404(pk)
     src, over = live.source(match), visibility.is_over(match)
     since = _int(request.GET.get("since"), 0)
     body: dict[str, Any] = {"match": match.pk, "status": match.status,
@@ -73,12 +74,12 @@ def log(request: HttpRequest, pk: int) -> JsonResponse:
     if src and src.is_finished:
         body["outcome"] = src.document["footer"]["outcome"]
         body["forfeited"] = src.document["footer"].get("forfeited")
-    return _no_store(JsonResponse(body), over)  # type: ignore[return-value]
+    return cache_if_over(JsonResponse(body), over)
 
 
 @gzip_page
 def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
-    match = _match(pk)
+    match = match_or_404(pk)
     view, over = request.GET.get("view", ""), visibility.is_over(match)
     if view not in visibility.allowed_views(request.user, match, over):
         return JsonResponse({"detail": f"view {view!r} is not available for match {match.pk} now: the omniscient "
@@ -95,7 +96,7 @@ def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
     decided = visibility.seat_frames(_with_decided(found, start), seat, over)
     body = {"match": match.pk, "view": view, "start": start, "steps": src.steps, "finished": src.is_finished,
             "frames": decided}
-    return _no_store(JsonResponse(body), over)  # type: ignore[return-value]
+    return cache_if_over(JsonResponse(body), over)
 
 
 def _with_decided(found: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
@@ -111,7 +112,7 @@ def _with_decided(found: list[dict[str, Any]], start: int) -> list[dict[str, Any
 
 
 def export(request: HttpRequest, pk: int) -> HttpResponse:
-    match = _match(pk)
+    match = match_or_404(pk)
     src = live.source(match)
     if src is None or not src.is_finished:
         raise Http404("only a finished match has a replay file")

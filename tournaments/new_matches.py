@@ -30,7 +30,7 @@ def create_matches(competition: Ladder | Tournament, games: Sequence[Game], *, r
     matches = Match.objects.bulk_create(
         [Match(**owner, **(settings | fields), num_players=len(seats), seed=seed, rated=rated)
          for seats, seed, fields in games], batch_size=BATCH)
-    Seat.objects.bulk_create([Seat(match=match, number=n, bot_version_id=getattr(v, "pk", v))
+    Seat.objects.bulk_create([Seat(match=match, number=n, bot_version_id=v.pk if isinstance(v, BotVersion) else v)
                               for match, (seats, _, _) in zip(matches, games, strict=True)
                               for n, v in enumerate(seats)], batch_size=BATCH)
     return matches

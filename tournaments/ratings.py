@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Field, Model, Q
 from django.utils import timezone
 from openskill.models import PlackettLuce
@@ -184,8 +184,6 @@ def rating_differences(competition: Q, match_filter: Q) -> list[str]:
 
 def rebuild_ratings(model: type[Ladder] | type[Tournament], pk: int) -> list[str]:
     """Set a competition's live ratings to the recomputed ones, under its row lock; return what was different."""
-    from django.db import transaction
-
     field = "ladder_id" if model is Ladder else "tournament_id"
     where = Q(**{field: pk})
     with transaction.atomic():

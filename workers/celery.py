@@ -6,6 +6,11 @@ import os
 
 from celery import Celery
 from celery.signals import worker_init
+from django.conf import settings
+
+from workers import health
+from workers.metrics import serve
+from workers.sandbox import SandboxConfig, prepare_worker
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 
@@ -16,8 +21,6 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 @worker_init.connect
 def _sweep_sandbox_leftovers(**_: object) -> None:
     """At worker start: remove what a worker killed with SIGKILL left (seat processes, dirs, control groups)."""
-    from workers.sandbox import SandboxConfig, prepare_worker
-
     config = SandboxConfig()
     prepare_worker(config.uid_base, config.uid_count, config.lock_dir)
 
@@ -27,8 +30,6 @@ def _name_the_node(sender: object = None, **_: object) -> None:
     """The pool children learn their node's name (workers/health.py); a fresh start clears an unhealthy marker."""
     hostname = getattr(sender, "hostname", None)
     if hostname:
-        from workers import health
-
         health.NODE = hostname
         health.marker(hostname).unlink(missing_ok=True)
 
@@ -36,9 +37,5 @@ def _name_the_node(sender: object = None, **_: object) -> None:
 @worker_init.connect
 def _serve_metrics(**_: object) -> None:
     """The worker's Prometheus endpoint, from its main process before the pool forks (workers/metrics.py)."""
-    from django.conf import settings
-
     if settings.LUDUS_METRICS_PORT:
-        from workers.metrics import serve
-
         serve(settings.LUDUS_METRICS_PORT)

@@ -23,7 +23,7 @@ def send_match(match_id: int, priority: int) -> None:
 
 def send_validation(version_id: int) -> Future[str] | Any:
     if settings.CELERY_BROKER_URL:
-        from workers.tasks import validate_version_task
+        from workers.tasks import validate_version_task  # as in send_match
 
         return validate_version_task.delay(version_id)
     return embedded.pool().submit(validation.run_embedded, version_id)

@@ -51,7 +51,7 @@ def _init_child(database: dict[str, Any], parent: int) -> None:
 
 
 def _run(match_id: int) -> str:
-    from workers.runner import run_match
+    from workers.runner import run_match  # not at the top: a spawned child imports this module before Django is set up
 
     outcome = run_match(match_id)
     for _ in range(MAX_RUNS):

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from workers import metrics
+
 logger = logging.getLogger(__name__)
 
 
@@ -62,8 +64,7 @@ def after_run(outcome: str, cause: str) -> None:
     node = node_name()
     why = (f"{BREAKER.in_a_row} infrastructure failures in a row; last: {(cause.splitlines() or [''])[0]}")
     logger.error("worker %s stops taking matches: %s", node, why)
-    from tournaments.services import refund_failures
-    from workers import metrics
+    from tournaments.services import refund_failures  # not at the top: `python -m workers.health` has no Django yet
 
     metrics.UNHEALTHY.labels("infrastructure failures in a row").set(1)
     try:
@@ -80,7 +81,7 @@ def after_run(outcome: str, cause: str) -> None:
 
 
 def _stop_consuming(node: str) -> int:
-    from workers.celery import app
+    from workers.celery import app  # not at the top: the healthcheck never loads the Celery app
 
     if "@" in node:
         app.control.cancel_consumer(settings.CELERY_TASK_DEFAULT_QUEUE, destination=[node])

@@ -61,10 +61,11 @@ def play_game(
     started = start_seats(players, hellos)
     result.forfeited = [not ok for ok in started]
     seq, holder = len(result.actions), -1  # seq is the step a decision makes, a branch's too (replays/links.py)
+    pausable = any(callable(getattr(player, "pause", None)) for player in players)  # built-ins only: none
     while (decision := state.decision()) is not None:
         seat = decision.seat
         seq += 1
-        if seat != holder:  # only the seat holding the decision may compute (docs/bots.md, "The freezer")
+        if seat != holder and pausable:  # only the seat holding the decision may compute (docs/bots.md, "The freezer")
             hand_turn(players, seat)
             holder = seat
         reply = _ask(players[seat], seq, state, decision, banks[seat], result)

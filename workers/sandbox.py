@@ -27,10 +27,11 @@ import termios
 import threading
 import time
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
+
+import orjson
 
 from engine import protocol
 from engine.core import Decision
@@ -104,6 +105,20 @@ class SandboxConfig:
 
     def group_limits(self) -> Limits:
         return Limits(self.group_memory_bytes, self.group_processes, self.cpu_cores)
+
+
+def encode_line(message: dict[str, Any]) -> bytes:
+    """protocol.encode, by orjson: the same bytes for the plain JSON of views, in a tenth of the time (20 us a
+    decide in the standard library). Anything orjson refuses (a key that is not a string, an integer over 64 bits)
+    or a line over MAX_LINE goes to protocol.encode, which converts it or words the error. Views never hold NaN,
+    which orjson would write as null where protocol.encode refuses it."""
+    try:
+        data = orjson.dumps(message)
+    except TypeError:
+        return protocol.encode(message)
+    if len(data) > protocol.MAX_LINE:
+        return protocol.encode(message)
+    return data + b"\n"
 
 
 # --- the seat -----------------------------------------------------------------------------------------------------
@@ -231,11 +246,12 @@ class SandboxedSeat:
         clock = {"move_ms": self.move_ms, "bank_ms": bank_ms}
         allowance = self.config.startup_ms if self._first else 0
         self._first = False
-        line_out = protocol.encode(self._decide_message(seq, view, decision, clock))  # the engine's time
+        line_out = encode_line(self._decide_message(seq, view, decision, clock))  # the engine's time
         self._log.mark(seq)
+        self._resume()  # before the line: writing it into a frozen seat's pipe, then thawing, measured 1.4x slower
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
-        sent = self._send(line_out, deadline, wake=self._resume)
+        sent = self._send(line_out, deadline)
         line = self._reply_line(deadline) if sent else None
         ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
         cpu_ms = self._cpu_ms()
@@ -403,7 +419,8 @@ class SandboxedSeat:
         if group is None or group.removed:
             return None
         used = group.cpu_ns()
-        ms, self._cpu_ns = (used - self._cpu_ns) // 1_000_000, used
+        ms = (used - self._cpu_ns) // 1_000_000
+        self._cpu_ns += ms * 1_000_000  # the part of a millisecond left counts toward the next move: sums are exact
         return int(ms)
 
     def _die(self, note: str, kill: str, cause: str | None = None, code: str = "died") -> None:
@@ -456,31 +473,23 @@ class SandboxedSeat:
 
     # --- pipes -------------------------------------------------------------------------------------------------
 
-    def _send(self, data: bytes, deadline: float, wake: Callable[[], None] | None = None) -> bool:
-        """Write all of data before deadline. False on timeout; SeatDied when the bot closed its stdin.
-
-        With wake (a frozen seat's thaw), what fits in the pipe is written first and the seat thawed after: it then
-        wakes once, to its input waiting, instead of once for the thaw (back to sleep on an empty pipe) and once for
-        the write. Every wake-up is a chance to lose the CPU on a busy machine.
-        """
+    def _send(self, data: bytes, deadline: float) -> bool:
+        """Write all of data before deadline. False on timeout; SeatDied when the bot closed its stdin."""
         proc = self._res.proc
         assert proc is not None and proc.stdin is not None
         fd = proc.stdin.fileno()
         view = memoryview(data)
-        while True:
+        while view:
             try:
                 view = view[os.write(fd, view):]
+                continue
             except BlockingIOError:
                 pass
             except BrokenPipeError:
                 raise self._died("closed its stdin") from None
-            if wake is not None:
-                wake()
-                wake = None
-            if not view:
-                return True
             if not _wait(fd, select.POLLOUT, deadline):
                 return False
+        return True
 
     def _read_line(self, deadline: float) -> bytes | protocol.ProtocolFault | None:
         """The next stdout line; a ProtocolFault('too_long') for an overlong one; None at the deadline."""

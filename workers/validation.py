@@ -132,9 +132,7 @@ class RecordingSeat:
         return self.inner.log()
 
     def close(self) -> None:
-        close = getattr(self.inner, "close", None)
-        if callable(close):
-            close()
+        self.inner.close()
 
 
 # --- the smoke match ---------------------------------------------------------------------------------------------

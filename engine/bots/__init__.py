@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from engine.bots.epsilon import EpsilonGreedyBot, epsilon_of
+from engine.bots.greedy import GreedyBot
+from engine.bots.random_bot import RandomBot
 from engine.core import Decision, InvalidOptions
 
 
@@ -19,24 +22,16 @@ def bot_names() -> list[str]:
 
 def is_bot_name(name: str) -> bool:
     """A listed bot, or a weakened greedy `greedy_epsNN` (NN % random moves; engine/bots/epsilon.py)."""
-    from engine.bots.epsilon import epsilon_of
-
     return name in bot_names() or epsilon_of(name) is not None
 
 
 def make_bot(name: str, game: str, seed: int) -> Bot:
     """A built-in bot by name for a game; raises InvalidOptions for an unknown name."""
-    from engine.bots.epsilon import EpsilonGreedyBot, epsilon_of
-
     epsilon = epsilon_of(name)
     if epsilon is not None:
         return EpsilonGreedyBot(game, seed, epsilon)
     if name == "random":
-        from engine.bots.random_bot import RandomBot
-
         return RandomBot(seed)
     if name == "greedy":
-        from engine.bots.greedy import GreedyBot
-
         return GreedyBot(game, seed)
     raise InvalidOptions(f"unknown built-in bot {name!r}; known bots: {', '.join(bot_names())}")

@@ -13,7 +13,11 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from engine.cli import human_play, simulate
 from engine.cli.common import CliError, load_renderer, parse_bot_list, parse_game_options
+from engine.cli.human_play import HumanSession, seat_lineup
+from engine.cli.show import read_state_file, show_text
+from engine.cli.simulate import format_summary, progress_bar
 from engine.core import IllegalAction, InvalidOptions, InvalidState
 from engine.registry import game_names, load_game
 
@@ -30,8 +34,6 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m engine", description=__doc__.split("\n\n")[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    from engine.cli import human_play, simulate
-
     raw = argparse.RawDescriptionHelpFormatter
     _add_simulate(commands.add_parser("simulate", help="play many games between built-in bots",
                                       description=simulate.__doc__, formatter_class=raw))
@@ -68,6 +70,8 @@ def _add_show(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help='a state JSON file: {"game": ..., "state": {...}} or a raw state dict')
     p.add_argument("--game", help="the game of a raw state dict")
     p.add_argument("--seat", type=int, help="render this seat's view (default: omniscient)")
+    p.add_argument("--advance", action="store_true",
+                   help="take the forced steps the state has pending first, printing their events")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -90,8 +94,6 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from engine.cli.simulate import format_summary, progress_bar, simulate
-
     game = load_game(args.game)
     game.check_players(args.players)
     bots = parse_bot_list(args.bots)
@@ -100,14 +102,12 @@ def _simulate(args: argparse.Namespace) -> int:
         raise CliError(f"--games must be at least 1, got {args.games}")
     show_bar = sys.stderr.isatty() and not args.no_progress
     with progress_bar(args.games, show_bar) as tick:
-        result = simulate(game, args.players, args.games, args.seed, options, bots, not args.no_rotate, tick)
+        result = simulate.simulate(game, args.players, args.games, args.seed, options, bots, not args.no_rotate, tick)
     print(json.dumps(result) if args.json else format_summary(result))
     return 0
 
 
 def _play(args: argparse.Namespace) -> int:
-    from engine.cli.human_play import HumanSession, seat_lineup
-
     game = load_game(args.game)
     game.check_players(args.players)
     bots = parse_bot_list(args.bots)
@@ -125,11 +125,12 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from engine.cli.show import read_state_file, show_text
-
     if args.game is not None:
         load_game(args.game)
     game, state = read_state_file(args.file, args.game)
+    if args.advance:
+        for event in state.advance():
+            print(json.dumps(event))
     print(show_text(game, state, args.seat))
     return 0
 

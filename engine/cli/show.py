@@ -69,6 +69,8 @@ def show_text(game: Game, state: State, seat: int | None) -> str:
         listed = "[0] " in rendered  # the game's own rendering may already list the numbered options
         parts.append(format_decision(decision) if visible and not listed
                      else f"seat {decision.seat} to act: {decision.kind}")
+    elif not state.settled:  # the file holds a position before forced steps (an exact load takes none)
+        parts.append("forced steps are pending: no decision until they are taken (State.advance)")
     else:
         outcome = state.outcome()
         if outcome is not None:

@@ -8,6 +8,11 @@ from engine.evolution.cards import CARD_BIT, CARD_ID, CARD_KIND, CARD_STR, IS_EV
 from engine.evolution.species import MAX_POPULATION, Species
 from engine.evolution.state import EvolutionState, distinct_cards
 from engine.evolution.step_registry import (
+    ASK_AVIAN_CARD,
+    ASK_DISCARD_SPECIES,
+    ASK_GROW,
+    ASK_PLAY,
+    ASK_SIDE,
     AskAvianCard,
     AskDiscardSpecies,
     AskDiscardTrait,
@@ -42,7 +47,7 @@ def round_start(st: EvolutionState, t: RoundStart) -> None:
         st.event(event="dealt", seat=seat, cards=drawn)
     st.phase = "food_card"
     st.stack += [StartFeeding(), RevealTraits()]
-    st.stack += [AskPlay(seat) for seat in reversed(order)]
+    st.stack += [ASK_PLAY[seat] for seat in reversed(order)]
     st.stack.append(SetPhase("play"))
     st.stack += [AskFood(seat) for seat in reversed(order)]
 
@@ -71,7 +76,7 @@ ask(AskFood, "ask_food",
 # -- phase 3: play cards ----------------------------------------------------------------------------------------
 
 def play_options(st: EvolutionState, t: AskPlay) -> list[Any]:
-    seat = t.seat
+    (seat,) = t
     options: list[Any] = ["done"]
     options += [["card", c] for c in distinct_cards(st.hands[seat])]
     if any(sp.cards or sp.hidden for sp in st.rows[seat]):
@@ -80,13 +85,13 @@ def play_options(st: EvolutionState, t: AskPlay) -> list[Any]:
 
 
 def play_answer(st: EvolutionState, t: AskPlay, action: Any) -> None:
-    seat = t.seat
+    (seat,) = t
     if action is None or action == "done":
         st.event(event="done_playing", seat=seat)
         return
-    st.stack.append(AskPlay(seat))
+    st.stack.append(ASK_PLAY[seat])
     if action == "discard_trait":
-        st.stack.append(AskDiscardSpecies(seat))
+        st.stack.append(ASK_DISCARD_SPECIES[seat])
         return
     st.take_from_hand(seat, action[1])
     st.stack.append(AskUse(seat, action[1]))
@@ -101,7 +106,7 @@ def can_take_trait(sp: Species, bit: int) -> bool:
 
 
 def use_options(st: EvolutionState, t: AskUse) -> list[Any]:
-    seat, card = t.seat, t.card
+    seat, card = t
     cid = CARD_ID[card]
     row = st.rows[seat]
     uses: list[Any] = []
@@ -126,18 +131,18 @@ def use_options(st: EvolutionState, t: AskUse) -> list[Any]:
 
 
 def use_answer(st: EvolutionState, t: AskUse, use: Any) -> None:
-    seat, card = t.seat, t.card
+    seat, card = t
     if use == "trait":
         st.stack.append(AskTraitSpecies(seat, card))
         return
     st.discard_card(CARD_ID[card])
     st.event(event="card_discarded", seat=seat, card=card, use=use)
     if use == "species":
-        st.stack.append(AskSide(seat, False))
+        st.stack.append(ASK_SIDE[False][seat])
     elif use == "avian":
-        st.stack.append(AskAvianCard(seat))
+        st.stack.append(ASK_AVIAN_CARD[seat])
     else:
-        st.stack.append(AskGrow(seat, use))
+        st.stack.append(ASK_GROW[use][seat])
 
 
 ask(AskUse, "ask_use",
@@ -213,7 +218,7 @@ def avian_card_answer(st: EvolutionState, t: AskAvianCard, card: Any) -> None:
         return
     st.discard_card(st.take_from_hand(seat, card))
     st.event(event="card_discarded", seat=seat, card=card, use="avian")
-    st.stack.append(AskSide(seat, True))
+    st.stack.append(ASK_SIDE[True][seat])
 
 
 ask(AskAvianCard, "ask_avian_card",

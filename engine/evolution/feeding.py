@@ -15,10 +15,13 @@ from engine.evolution.cards import (
     INTELLIGENCE,
     SEED_DISPERSAL,
 )
-from engine.evolution.food import push_take
+from engine.evolution.food import take_now
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState, distinct_cards
 from engine.evolution.step_registry import (
+    ASK_FEED,
+    FEED_TURNS,
+    TURN_STEPS,
     AskDiveSource,
     AskDiveSpecies,
     AskFeed,
@@ -63,15 +66,10 @@ def reveal_food(st: EvolutionState, t: RevealFood) -> None:
     st.stack.append(FeedTurn(st.first))
 
 
-# Steps are immutable, so the feeding turn's (the engine's hottest loop) are made once per seat and shared.
-SEATS = range(6)  # ruling 1: up to 6 players
-TURN_STEPS = [(EndTurn(seat), AskFeed(seat, False)) for seat in SEATS]
-FEED_TURNS = [FeedTurn(seat) for seat in SEATS]
-
-
 @task(FeedTurn, "feed_turn", "seat")
 def feed_turn(st: EvolutionState, t: FeedTurn) -> None:
-    st.stack += TURN_STEPS[t.seat]
+    (seat,) = t
+    st.stack += TURN_STEPS[seat]
 
 
 @task(EndTurn, "end_turn", "seat")
@@ -82,7 +80,8 @@ def end_turn(st: EvolutionState, t: EndTurn) -> None:
     if st.passes >= st.n:
         st.stack.append(EndFeeding())
     else:
-        st.stack.append(FEED_TURNS[(t.seat + 1) % st.n])
+        (seat,) = t
+        st.stack.append(FEED_TURNS[(seat + 1) % st.n])
 
 
 @task(EndFeeding, "end_feeding")
@@ -113,7 +112,7 @@ def end_feeding(st: EvolutionState, t: EndFeeding) -> None:
 def feed_options(st: EvolutionState, t: AskFeed) -> list[Any]:
     """[species, how] for every species that can eat; "pass" when only fat could be stored (ruling 14, 29) or
     nothing can eat; then the events the player can play now: Seed Dispersal and Dive Bomb."""
-    seat, dived = t.seat, t.dived
+    seat, dived = t
     options = normal_feed_options(st, seat)
     if may_play_event(st, seat):
         if not options:
@@ -136,7 +135,7 @@ def may_play_event(st: EvolutionState, seat: int) -> bool:
 
 
 def offer_feed(st: EvolutionState, t: AskFeed) -> bool:
-    return may_play_event(st, t.seat)
+    return may_play_event(st, t[0])
 
 
 def normal_feed_options(st: EvolutionState, seat: int) -> list[Any]:
@@ -169,7 +168,7 @@ def normal_feed_options(st: EvolutionState, seat: int) -> list[Any]:
 
 
 def feed_answer(st: EvolutionState, t: AskFeed, action: Any) -> None:
-    seat = t.seat
+    seat, dived = t
     if action is None or action == "pass":
         st.event(event="pass", seat=seat)
         return
@@ -177,7 +176,7 @@ def feed_answer(st: EvolutionState, t: AskFeed, action: Any) -> None:
     what = action[0]
     if what == "seed_dispersal":
         seed_dispersal(st, seat, action[1], action[2])
-        st.stack.append(AskFeed(seat, t.dived))
+        st.stack.append(ASK_FEED[dived][seat])
     elif what == "dive_bomb":
         dive_bomb(st, seat, action[1], action[2])
     else:
@@ -190,7 +189,7 @@ def feed(st: EvolutionState, seat: int, sp: Species, how: str) -> None:
     elif how == "intelligence":
         st.stack.append(AskIntelCard(seat, sp.sid))
     else:
-        push_take(st, sp, 1, how, True)
+        take_now(st, sp, 1, how, True)
 
 
 ask(AskFeed, "ask_feed",
@@ -208,7 +207,7 @@ def intel_card_answer(st: EvolutionState, t: AskIntelCard, card: Any) -> None:
         return
     st.discard_card(st.take_from_hand(t.seat, card))
     st.event(event="intelligence", seat=t.seat, species=st.index(sp), card=card)
-    push_take(st, sp, 2, "bank", True)
+    take_now(st, sp, 2, "bank", True)
 
 
 ask(AskIntelCard, "ask_intel_card",
@@ -244,11 +243,11 @@ def dive_bomb(st: EvolutionState, seat: int, when: str, card: str) -> None:
     st.discard_card(st.take_from_hand(seat, card))
     st.event(event="dive_bomb", seat=seat, card=card, when=when)
     if when == "before":
-        st.stack.append(AskFeed(seat, True))
+        st.stack.append(ASK_FEED[True][seat])
         st.stack.append(AskDiveSpecies(seat))
     else:
         st.stack.append(AskDiveSpecies(seat))
-        st.stack.append(AskFeed(seat, True))
+        st.stack.append(ASK_FEED[True][seat])
 
 
 def dive_species_options(st: EvolutionState, t: AskDiveSpecies) -> list[Any]:
@@ -283,7 +282,7 @@ def dive_source_options(st: EvolutionState, t: AskDiveSource) -> list[Any]:
 def dive_source_answer(st: EvolutionState, t: AskDiveSource, src: Any) -> None:
     sp = st.by_sid.get(t.sid)
     if sp is not None:
-        push_take(st, sp, 3, src, True)  # Foraging and Cooperation as normal (seed 000, ruling 26)
+        take_now(st, sp, 3, src, True)  # Foraging and Cooperation as normal (seed 000, ruling 26)
 
 
 ask(AskDiveSource, "ask_dive_source",

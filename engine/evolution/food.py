@@ -34,19 +34,24 @@ PLANT_SOURCES = ("watering_hole", "cliff", "bank")
 SOURCES = (*PLANT_SOURCES, "meat")
 
 
-def push_take(st: EvolutionState, sp: Species, amount: int, src: str, forage: bool) -> None:
-    """Queue a take; a species whose only room is fat stores without asking (the feeding chose it)."""
-    st.stack.append(Take(sp.sid, amount, src, forage, sp.need() <= 0))
+def take_now(st: EvolutionState, sp: Species, amount: int, src: str, forage: bool) -> None:
+    """A take the player chose (feeding, Intelligence, Dive Bomb); a species whose only room is fat stores without
+    asking (the feeding chose it). Each caller does it last, where a queued Take step would run next anyway: done at
+    once, it has the same effects without making the step."""
+    take_food(st, sp.sid, amount, src, forage, sp.need() <= 0)
 
 
 @task(Take, "take", "sid", "int", "src", "bool", "bool")
 def take(st: EvolutionState, t: Take) -> None:
+    take_food(st, *t)
+
+
+def take_food(st: EvolutionState, sid: int, amount: int, src: str, forage: bool, store: bool) -> None:
     """A species takes food from a source, as far as it has room (ruling 25): upkeep, then Population, then fat
     by the owner's choice. Foraging adds 1 to plant takes (ruling 26). A real take triggers Cooperation."""
-    sp = st.by_sid.get(t.sid)
+    sp = st.by_sid.get(sid)
     if sp is None:
         return
-    amount, src, forage, store = t.amount, t.src, t.forage, t.store
     mask = sp.mask
     if src != "meat":
         if mask & CARNIVORE:
@@ -76,7 +81,7 @@ def take(st: EvolutionState, t: Take) -> None:
         else:
             st.stack.append(AskFat(sp.owner, sp.sid, src, most, main > 0))  # ruling 14, 29
             return
-    if main > 0:
+    if main > 0 and mask & COOPERATION:  # a Coop step is queued only where it acts (see coop)
         st.stack.append(Coop(sp.sid, src))
 
 
@@ -111,7 +116,7 @@ def fat_answer(st: EvolutionState, t: AskFat, amount: Any) -> None:
         return
     if amount:
         _store(st, sp, amount, t.src)
-    if amount or t.fed:
+    if (amount or t.fed) and sp.mask & COOPERATION:
         st.stack.append(Coop(sp.sid, t.src))
 
 
@@ -122,7 +127,9 @@ ask(AskFat, "ask_fat",
 
 @task(Coop, "coop", "sid", "src")
 def coop(st: EvolutionState, t: Coop) -> None:
-    """Cooperation: the right neighbour takes 1 from the same source; the Cliff too, even for land (ruling 15)."""
+    """Cooperation: the right neighbour takes 1 from the same source; the Cliff too, even for land (ruling 15).
+    Queued last by a take, so it runs at once, never under a decision: skipping it for a species without
+    Cooperation changes no state, event or stored stack."""
     sp = st.by_sid.get(t.sid)
     if sp is None or not sp.mask & COOPERATION:
         return

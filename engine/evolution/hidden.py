@@ -19,7 +19,7 @@ def resample(st: EvolutionState, seed: int) -> EvolutionState:
     been seen by their seats and stay."""
     check_seed(seed)
     other = st.clone()
-    unseen = other.deck + other.reserve
+    unseen = sorted(other.deck + other.reserve)  # from a fixed order: the new deal tells nothing of the old one
     random.Random(f"{seed}:resample").shuffle(unseen)
     size = len(other.deck)
     other.deck, other.reserve = unseen[:size], unseen[size:]

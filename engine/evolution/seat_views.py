@@ -4,12 +4,13 @@ seats' face-down traits ("?") and food cards ("?" once chosen), and other seats'
 from __future__ import annotations
 
 from engine.core import JSON, check_seat
-from engine.evolution.cards import CARD_STR, card_view
+from engine.evolution.cards import CARD_STR, NUM_CARDS, card_view
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState
 from engine.steps import deep
 
 HIDDEN = "?"
+CARD_VIEWS = [card_view(c) for c in range(NUM_CARDS)]  # copied into each view: views share no objects
 
 
 def build_view(st: EvolutionState, seat: int | None) -> dict[str, JSON]:
@@ -30,7 +31,7 @@ def build_view(st: EvolutionState, seat: int | None) -> dict[str, JSON]:
         "deck_count": len(st.deck),
         "reserve_count": len(st.reserve),
         "reserve_used": st.reserve_used,
-        "discard": [CARD_STR[c] for c in st.discard],
+        "discard": _discard(st),
         "seats": [_seat_view(st, s, seat is None or seat == s, over) for s in range(st.n)],
         "decision": None,
     }
@@ -51,24 +52,38 @@ def build_view(st: EvolutionState, seat: int | None) -> dict[str, JSON]:
     return view
 
 
+def _discard(st: EvolutionState) -> list[str]:
+    """The discard pile spelled out. Between reshuffles the pile only grows, so the names kept from the last view
+    (with the pile they spell) are extended rather than rebuilt."""
+    pile, names = st.discard_names
+    discard = st.discard
+    if pile is not discard or len(names) > len(discard):
+        names = []
+        st.discard_names = (discard, names)
+    if len(names) < len(discard):
+        names += [CARD_STR[c] for c in discard[len(names):]]
+    return names[:]
+
+
 def _seat_view(st: EvolutionState, s: int, mine: bool, over: bool) -> dict[str, JSON]:
-    food_card = st.food_cards[s]
+    food_card, hand, row = st.food_cards[s], st.hands[s], st.rows[s]
     return {
         "seat": s,
-        "hand": [card_view(c) for c in st.hands[s]] if mine else None,
-        "hand_count": len(st.hands[s]),
+        "hand": [CARD_VIEWS[c].copy() for c in hand] if mine else None,
+        "hand_count": len(hand),
         "bag": st.bags[s] if mine or over else None,
         "food_card": None if food_card is None else (CARD_STR[food_card] if mine else HIDDEN),
-        "species": [_species_view(sp, mine) for sp in st.rows[s]],
-        "public_score": sum(sp.pop + len(sp.cards) + len(sp.hidden) for sp in st.rows[s]),
+        "species": [_species_view(sp, mine) for sp in row],
+        "public_score": sum([sp.pop + len(sp.cards) + len(sp.hidden) for sp in row]),
     }
 
 
 def _species_view(sp: Species, mine: bool) -> dict[str, JSON]:
+    hidden = sp.hidden
     return {
         "id": sp.sid,
         "traits": [CARD_STR[c] for c in sp.cards],
-        "face_down": [CARD_STR[c] if mine else HIDDEN for c in sp.hidden],
+        "face_down": [CARD_STR[c] for c in hidden] if mine else [HIDDEN] * len(hidden),
         "body_size": sp.body,
         "population": sp.pop,
         "food": sp.food,

@@ -151,6 +151,8 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> EvolutionState:
     for name in st.negated:
         if not isinstance(name, str) or name not in KIND:
             raise InvalidState(f"state.negated: unknown trait {name!r}")
+    if "stack" in data and "turn" in data:
+        raise InvalidState("state.turn: give the seat to act either as state.turn or in state.stack, not both")
     if "stack" in data:
         st.stack = [STEPS.load(t, f"state.stack[{i}]", lambda kind, arg: arg_ok(st, kind, arg))
                     for i, t in enumerate(get_key(data, "stack", "state", list))]

@@ -45,6 +45,7 @@ class EvolutionState(StepState):
         self.acted = False
         self.negated: list[str] = []
         self.stack: list[Task] = []
+        self.discard_names: tuple[list[int], list[str]] = (self.discard, [])  # a cache: see seat_views
         self._decision: Decision | None = None
         self._events: list[JSON] = []
 

@@ -193,3 +193,18 @@ class AskHorns(NamedTuple):
 class Attack(NamedTuple):
     attacker: int  # sids
     defender: int
+
+
+# -- shared steps ---------------------------------------------------------------------------------------------------
+# Steps are immutable, so the common ones that only name a seat are made once per seat and shared: making a named
+# tuple costs several times a list, and these are pushed at most decisions.
+
+SEATS = range(6)  # ruling 1: up to 6 players
+ASK_PLAY = tuple(AskPlay(seat) for seat in SEATS)
+ASK_DISCARD_SPECIES = tuple(AskDiscardSpecies(seat) for seat in SEATS)
+ASK_SIDE = {avian: tuple(AskSide(seat, avian) for seat in SEATS) for avian in (False, True)}
+ASK_AVIAN_CARD = tuple(AskAvianCard(seat) for seat in SEATS)
+ASK_GROW = {what: tuple(AskGrow(seat, what) for seat in SEATS) for what in ("body", "population")}
+ASK_FEED = {dived: tuple(AskFeed(seat, dived) for seat in SEATS) for dived in (False, True)}
+TURN_STEPS = tuple((EndTurn(seat), ASK_FEED[False][seat]) for seat in SEATS)  # feed_turn pushes both
+FEED_TURNS = tuple(FeedTurn(seat) for seat in SEATS)

@@ -19,12 +19,13 @@ def resample(st: MarineState, seed: int) -> MarineState:
     check_seed(seed)
     other = st.clone()
     rng = random.Random(f"{seed}:resample")
-    deck = [c for c in other.deck if c != ASTEROID_ID]  # the top card is the last one
+    # Each from a fixed order, so that the new deal tells nothing of the old one.
+    deck = sorted(c for c in other.deck if c != ASTEROID_ID)  # the top card is the last one
     rng.shuffle(deck)
     if len(deck) < len(other.deck):
         deck.insert(rng.randrange(min(ASTEROID_DEPTH, len(other.deck))), ASTEROID_ID)
     other.deck = deck
-    below = [t for s in other.stacks for t in s[:-1]]  # the top tile is the last one
+    below = sorted(t for s in other.stacks for t in s[:-1])  # the top tile is the last one
     rng.shuffle(below)
     stacks: list[list[int]] = []
     for s in other.stacks:

@@ -134,6 +134,8 @@ def state_from_dict(game: Any, data: Mapping[str, Any]) -> MarineState:
     _load_cards(st, data)
     _load_specials(st, get_key(data, "special_pawns", "state", dict, {}))
     _load_display(st, get_key(data, "display", "state", dict, {}))
+    if "stack" in data and "turn" in data:
+        raise InvalidState("state.turn: give the seat to act either as state.turn or in state.stack, not both")
     if "stack" in data:
         st.stack = [STEPS.load(t, f"state.stack[{i}]", lambda kind, arg: arg_ok(st, kind, arg),
                                " (state.tile_stacks, state.tiles)")

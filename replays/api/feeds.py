@@ -36,6 +36,7 @@ from django.db import DatabaseError, connection
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, permissions, renderers
@@ -291,8 +292,6 @@ class LadderFeedView(APIView):
             raise exceptions.ValidationError({name: [f"unknown parameter {name!r}"] for name in unknown})
         since = timezone.now()
         if "since" in request.query_params:
-            from django.utils.dateparse import parse_datetime
-
             raw = request.query_params["since"]
             try:
                 parsed = parse_datetime(raw)

@@ -162,6 +162,21 @@ def test_show_prints_the_view_and_the_pending_decision(game_name: str, tmp_path:
     assert seat_view.returncode == 0, seat_view.stderr
 
 
+def test_show_says_when_forced_steps_are_pending(tmp_path: Path) -> None:
+    """A file may hold a position before forced steps (the docs' forced attack): no decision yet, and show says so."""
+    path = tmp_path / "forced.json"
+    path.write_text(json.dumps({"phase": "feeding", "seed": 1, "seats": [
+        {"species": [{"traits": ["Carnivore"], "body_size": 3, "population": 2}]}, {"species": [{}]}]}))
+    done = run_main("show", str(path), "--game", "evolution")
+    assert done.returncode == 0, done.stderr
+    assert "forced steps are pending" in done.stdout and "to act:" not in done.stdout
+    advanced = run_main("show", str(path), "--game", "evolution", "--advance")
+    assert advanced.returncode == 0, advanced.stderr
+    first = json.loads(advanced.stdout.splitlines()[0])
+    assert first["event"] == "attack" and "forced steps are pending" not in advanced.stdout
+    assert "to act:" in advanced.stdout
+
+
 def test_show_reads_a_raw_state_dict_with_game(game_name: str, tmp_path: Path) -> None:
     path = tmp_path / "raw.json"
     path.write_text(json.dumps(saved_state(game_name)))

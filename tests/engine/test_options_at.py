@@ -100,3 +100,18 @@ def test_every_decision_kind_and_its_step_is_documented(game_name: str) -> None:
     for step_type, ask in steps.asks.items():
         expected.setdefault(ask.kind, set()).add(steps.names[step_type])
     assert documented == expected
+
+
+def test_the_rare_evolution_decisions_too() -> None:
+    """The kinds random games seldom reach: paying for a defence, Horns, and a land Nesting's source."""
+    game = load_game("evolution")
+    s = game.state_from_dict({
+        "seed": 1, "phase": "feeding", "watering_hole": 1, "deck": ["Horns:3"] * 5,
+        "seats": [{"hand": ["Climbing:1", "Horns:2", "Climbing:1"],
+                   "species": [{"id": 0, "traits": ["Carnivore:3", "Intelligence:2"], "body_size": 3}]},
+                  {"species": [{"id": 1, "traits": ["Climbing:2", "Horns:1", "Nesting:3"]}]}]})
+    assert s.options_at(["negate_card", 0, "Climbing"]) == ["Climbing:1", "Horns:2"]
+    assert s.options_at(["negate_horns", 0]) == ["keep", "Climbing:1", "Horns:2"]
+    assert s.options_at(["nesting_source", 1, 1]) == ["watering_hole", "bank"]
+    s = game.state_from_dict({"seed": 1, "phase": "feeding", "seats": [{"species": [{}]}, {"species": [{}]}]})
+    assert s.options_at(["nesting_source", 1, 1]) == ["bank"]  # nothing on the Watering Hole

@@ -119,3 +119,39 @@ def test_a_seed_that_is_not_an_integer_is_refused(game_name: str, seed: Any) -> 
     s = load_game(game_name).new_state(2, 1)
     with pytest.raises(InvalidOptions, match="seed must be an integer"):
         s.resample(seed)
+
+
+def reorder_hidden(game_name: str, data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """The same position with what no seat has seen in another order (the Asteroid moved within the bottom five)."""
+    data = json.loads(json.dumps(data))
+    if game_name == "evolution":
+        unseen = data["deck"] + data["reserve"]
+        rng.shuffle(unseen)
+        data["deck"], data["reserve"] = unseen[:len(data["deck"])], unseen[len(data["deck"]):]
+        return data
+    deck = [c for c in data["deck"] if c != "Asteroid"]
+    rng.shuffle(deck)
+    if len(deck) < len(data["deck"]):
+        deck.insert(len(deck) - rng.randrange(min(5, len(data["deck"]))), "Asteroid")
+    data["deck"] = deck
+    below = [t for stack in data["tile_stacks"] for t in stack[1:]]
+    rng.shuffle(below)
+    for stack in data["tile_stacks"]:
+        size = max(len(stack) - 1, 0)
+        stack[1:], below = below[:size], below[size:]
+    return data
+
+
+@pytest.mark.parametrize(("game_name", "players"), CASES)
+def test_the_new_deal_tells_nothing_of_the_old_one(game_name: str, players: int) -> None:
+    """Attack: knowing the resample seed and the re-dealt piles (a branch shows them once it ends), work back to the
+    parent's hidden order. The re-deal starts from a fixed order, so two positions that differ only in what no seat
+    has seen resample to the same state."""
+    game, rng = load_game(game_name), random.Random(players)
+    differed = 0
+    for s in positions(game_name, players, seed=40 + players, every=0.1):
+        other = game.state_from_dict(reorder_hidden(game_name, s.to_dict(), rng))
+        differed += other.to_dict() != s.to_dict()
+        for seed in (3, 4):
+            assert other.resample(seed).to_dict() == s.resample(seed).to_dict()
+    assert differed > 0

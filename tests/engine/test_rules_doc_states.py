@@ -40,7 +40,8 @@ def documented(game_name: str) -> dict[str, bool]:
     text = (DOCS / f"{game_name}.md").read_text(encoding="utf-8")
     section = text[text.index("## The state dict"):]
     section = section[:section.find("\n## ", 1)] if "\n## " in section[1:] else section
-    return {key: default.strip() == "required" for key, default in ROW.findall(section)}
+    tables = [t for t in section.split("\n\n") if t.startswith("| key | default | meaning |")]
+    return {key: default.strip() == "required" for table in tables for key, default in ROW.findall(table)}
 
 
 def test_every_rules_page_has_examples() -> None:
@@ -69,16 +70,14 @@ def test_the_docs_table_names_the_keys_the_loader_accepts(game_name: str) -> Non
 
 
 def full_state(game_name: str) -> dict[str, Any]:
-    """A state dict with every key at every level present (a real game a few decisions in)."""
+    """A state dict with every key at every level present but `turn` (a real game a few decisions in)."""
     game = load_game(game_name)
     s = game.new_state(3, 4)
     for _ in range(3):
         d = s.decision()
         assert d is not None
         s.choose(0)
-    data = s.to_dict()
-    data["turn"] = data["first_player"]
-    return data
+    return s.to_dict()
 
 
 def place(data: dict[str, Any], key: str) -> tuple[dict[str, Any], str]:
@@ -98,8 +97,9 @@ def test_a_required_key_is_refused_missing_and_an_optional_one_defaults(game_nam
     for key, required in documented(game_name).items():
         data = copy.deepcopy(full_state(game_name))
         where, name = place(data, key)
-        if key == "stack":
-            del data["turn"]  # without the stack, turn counts
+        if key == "turn":  # only without a stack
+            del data["stack"]
+            data["turn"] = data["first_player"]
         del where[name]
         if required:
             with pytest.raises(InvalidState, match=re.escape(repr(name))):
@@ -117,3 +117,25 @@ def test_a_key_the_docs_do_not_name_is_refused_naming_it(game_name: str) -> None
         where["watering_hol"] = 1
         with pytest.raises(InvalidState, match="unknown key.*'watering_hol'"):
             game.state_from_dict(data)
+
+
+@pytest.mark.parametrize("game_name", ["evolution", "marine"])
+def test_the_docs_table_of_steps_names_every_step_with_its_arguments(game_name: str) -> None:
+    """Every point of a round can be written: each step a stack may hold is documented, with its arguments."""
+    from engine.steps import StepState
+
+    state = load_game(game_name).new_state(2, 1)
+    assert isinstance(state, StepState)
+    text = (DOCS / f"{game_name}.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([a-z_]+)` \| ((?:`[a-z_]+`(?:, )?)+|none) \| .* \|$", text, re.M)
+    documented = {name: tuple(re.findall(r"`([a-z_]+)`", args)) for name, args in rows
+                  if name in state.steps.types or name.startswith(("ask_", "end_"))}
+    assert documented == {name: step._fields for name, step in state.steps.types.items()}
+
+
+@pytest.mark.parametrize("game_name", ["evolution", "marine"])
+def test_turn_and_stack_together_are_refused(game_name: str) -> None:
+    data = full_state(game_name)
+    data["turn"] = 0
+    with pytest.raises(InvalidState, match="state.turn: .* either as state.turn or in state.stack, not both"):
+        load_game(game_name).state_from_dict(data)

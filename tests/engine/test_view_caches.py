@@ -6,13 +6,16 @@ over one cannot change what the next one says. `game_name` and `players` are par
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
-from engine.core import State
+from engine.core import Game, State
+from engine.evolution.state import EvolutionState
 from engine.registry import load_game
 
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
@@ -35,11 +38,8 @@ def scribble(value: Any) -> None:
         value["scribbled"] = True
 
 
-@settings(max_examples=examples(2))
-@given(seed=seeds, choice_seed=seeds)
-def test_every_view_equals_a_fresh_states_view_at_every_step(play: Any, game_name: str, players: int, seed: int,
-                                                             choice_seed: int) -> None:
-    game = load_game(game_name)
+def views_equal_fresh_ones(game: Game, players: int) -> Callable[[State, int], None]:
+    """An on_step check: the live state's views, after the one a match builds, equal a fresh state's."""
 
     def same_as_fresh(state: State, step: int) -> None:
         decision = state.decision()
@@ -49,9 +49,50 @@ def test_every_view_equals_a_fresh_states_view_at_every_step(play: Any, game_nam
         for seat in [None, *range(players)]:
             assert strict(state.view(seat)) == strict(fresh.view(seat)), f"step {step}, seat {seat}"
 
-    run = play(game, players, seed, choice_seed, on_step=same_as_fresh)
+    return same_as_fresh
+
+
+@settings(max_examples=examples(2))
+@given(seed=seeds, choice_seed=seeds)
+def test_every_view_equals_a_fresh_states_view_at_every_step(play: Any, game_name: str, players: int, seed: int,
+                                                             choice_seed: int) -> None:
+    game = load_game(game_name)
+    run = play(game, players, seed, choice_seed, on_step=views_equal_fresh_ones(game, players))
     final = game.state_from_dict(run.state.to_dict())
     assert strict(run.state.view(None)) == strict(final.view(None))
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_evolution_views_stay_fresh_through_reshuffles_of_the_discard_pile(play: Any, seed: int) -> None:
+    """Without Flight an empty deck takes the discard pile back (ruling 22): the cached discard names start over."""
+    game, options = load_game("evolution"), {"expansions": "none", "deck": "short"}
+    seen: list[int] = []
+
+    def watch_shuffles(state: State, step: int) -> None:
+        views_equal_fresh_ones(game, 3)(state, step)
+        assert isinstance(state, EvolutionState)
+        seen.append(state.shuffles)
+
+    play(game, 3, seed, options=options, on_step=watch_shuffles)
+    assert max(seen) > 1, "the game never reshuffled its discard pile"
+
+
+def test_a_clone_playing_on_never_changes_the_originals_views(play: Any, game_name: str) -> None:
+    """At every step a twin takes another choice than the original and builds its views; the original's next
+    views still equal a fresh state's (a twin starts with the original's caches)."""
+    game = load_game(game_name)
+    players = game.min_players + 1
+    same_as_fresh = views_equal_fresh_ones(game, players)
+
+    def play_a_twin(state: State, step: int) -> None:
+        same_as_fresh(state, step)
+        twin = state.clone()
+        decision = twin.decision()
+        assert decision is not None
+        twin.choose(step % len(decision.options))
+        twin.view(None)
+
+    play(game, players, 5, on_step=play_a_twin)
 
 
 def test_a_view_written_over_changes_neither_the_state_nor_the_next_view(play: Any, game_name: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
-from django.db.models import QuerySet
+from django.db.models import Max, QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, mixins, permissions, serializers, viewsets
 from rest_framework.parsers import JSONParser
@@ -72,8 +72,6 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
     parser_classes = [JSONParser]
 
     def get_queryset(self) -> QuerySet[Bot]:
-        from django.db.models import Max
-
         return (Bot.objects.filter(visible_bots(self.request.user)).select_related("owner")
                 .annotate(latest_number=Max("versions__number")).order_by("pk"))
 

@@ -17,7 +17,7 @@ from typing import Any
 import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Model, Prefetch, QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -44,7 +44,7 @@ from tournaments.visibility import can_see_tournament_seed, hidden_versions, new
 CLOCK_FIELDS = ["move_ms", "bank_ms", "max_faults"]
 
 
-def _full_clean(instance: Any) -> None:
+def _full_clean(instance: Model) -> None:
     try:
         instance.full_clean()
     except DjangoValidationError as exc:

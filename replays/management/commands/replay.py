@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from engine import InvalidOptions, load_game
+from engine.cli.common import Renderer, load_renderer
 from replays.format import ReplayFormatError, decode_replay, encode_replay
 from replays.frames import frames
 from replays.links import viewer_url
@@ -32,16 +32,6 @@ def load_document(ref: str) -> dict[str, Any]:
         return decode_replay(path.read_bytes())
     except ReplayFormatError as exc:
         raise CommandError(f"{ref}: {exc}") from exc
-
-
-def renderer(game: str) -> Callable[[dict[str, Any]], str]:
-    """engine/<game>/render.py's render(view) when the game has one, else indented JSON."""
-    try:
-        module = importlib.import_module(f"engine.{game}.render")
-        render: Callable[[dict[str, Any]], str] = module.render
-        return render
-    except (ImportError, AttributeError):
-        return lambda view: json.dumps(view, indent=1, sort_keys=True)
 
 
 class Command(BaseCommand):
@@ -92,7 +82,10 @@ class Command(BaseCommand):
                           f"{header['players']} players: {seats}")
         self.stdout.write(f"options: {json.dumps(header['options'], sort_keys=True)}")
         self.stdout.write("step N is the Nth decision and the board after it; step 0 is the start")
-        render = renderer(header["game"])
+        try:
+            render = load_renderer(load_game(header["game"]))
+        except InvalidOptions as exc:
+            raise CommandError(str(exc)) from exc
         try:
             steps = frames(document, opts["start"], opts["stop"], opts["seat"])
         except ReplayMismatch as exc:
@@ -105,7 +98,7 @@ class Command(BaseCommand):
         if match_id is not None:
             self.stdout.write(f"viewer: {viewer_url(match_id, view=opts['seat'])}")
 
-    def _write_frame(self, frame: dict[str, Any], render: Callable[[dict[str, Any]], str], no_board: bool,
+    def _write_frame(self, frame: dict[str, Any], render: Renderer, no_board: bool,
                      match_id: int | None, seat: int | None) -> None:
         action = frame["action"]
         if action is None:
