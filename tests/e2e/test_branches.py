@@ -74,6 +74,7 @@ def test_an_author_branches_a_finished_match_at_a_step_and_compares_it_with_the_
     expect(page.locator("#compare-chart figcaption")).to_contain_text("step 20 is the branch point")
     for score in Match.objects.get(pk=child.pk).seats.values_list("score", flat=True):
         expect(page.locator("#compare-scores")).to_contain_text(str(score))
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways"
     check_a11y(page)
     screenshot(page, f"branch-compare-{size}")
     page.click("text=Watch the branch from step 20")

@@ -72,9 +72,10 @@ def test_the_branch_page_shows_both_scores_and_where_the_charts_part(parent: Mat
     assert run_match(child.pk) == "finished"
     page = client.get(f"/replays/{child.pk}/compare/").content.decode()
     scores = [str(s) for m in (parent, child) for s in m.seats.order_by("number").values_list("score", flat=True)]
-    assert all(f"<td>{score}</td>" in page for score in scores)
+    assert all(f'<strong class="score-value">{score}</strong>' in page for score in scores)
     assert 'class="branch-point"' in page and page.count("<polyline") == 4
     assert "step 20 is the branch point" in page
+    assert ('class="parted"' in page) == ("the scores part at step" in page)
     assert f'Branch of <a href="/replays/{parent.pk}/#step=20">match #{parent.pk}</a>' in client.get(
         f"/replays/{child.pk}/").content.decode()
 
