@@ -111,6 +111,8 @@ ROWS: dict[str, Row] = {
                                 lambda w, r: {"step": 2}, codes(401, 201, 201, 201, 201)),
     "branch a running match": ("post", lambda w: f"/api/matches/{w.running.pk}/branches/",
                                lambda w, r: {"step": 2}, codes(401, 400, 400, 400, 400)),
+    "branch a queued match": ("post", lambda w: f"/api/matches/{w.queued.pk}/branches/",
+                              lambda w, r: {"step": 0}, codes(401, 400, 400, 400, 400)),
     "api root": ("get", lambda w: "/api/", None, ALL_200),
     "schema": ("get", lambda w: "/api/schema/", None, ALL_200),
     "docs": ("get", lambda w: "/api/docs/", None, ALL_200),

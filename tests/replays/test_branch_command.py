@@ -92,3 +92,14 @@ def test_each_bad_argument_gets_one_line(parent: Match, args: tuple[str, ...], m
 def test_a_missing_match_is_named() -> None:
     with pytest.raises(CommandError, match="no match 987654"):
         call_command("branch", "987654", "--step", "1")
+
+
+def test_a_resampled_branchs_file_verifies_offline_without_its_parent(parent: Match, tmp_path: Any) -> None:
+    [child], _ = branch(parent.pk, "--step", 8, "--resample", "--seed", 3)
+    assert run_match(child.pk) == "finished"
+    path = tmp_path / "branch.replay.gz"
+    call_command("replay", "export", str(child.pk), "-o", str(path), stdout=StringIO())
+    Match.objects.filter(pk=parent.pk).delete()  # the parent goes; so do its branches' rows, not the file
+    out = StringIO()
+    call_command("replay", "verify", str(path), stdout=out)
+    assert out.getvalue().endswith("1 verified, 0 mismatched\n"), out.getvalue()
