@@ -20,6 +20,7 @@ open at once (replays/api/feedcaps.py); past either, a 429 names the limit.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import threading
 import time
@@ -47,8 +48,19 @@ from engine import State, load_game
 from replays.api.feedcaps import Lease, open_feed
 from replays.models import Replay
 from replays.progress import mark_watched
-from tournaments.api.common import errors, to_utc
-from tournaments.api.feedlines import LADDER_FEED, MATCH_FEED
+from tournaments.api.common import RowSerializer, errors, to_utc
+from tournaments.api.feedlines import (
+    LADDER_FEED,
+    MATCH_FEED,
+    ActionLine,
+    EndLine,
+    LadderLine,
+    LadderTimeoutLine,
+    MatchLine,
+    MatchTimeoutLine,
+    RestartLine,
+    ResultLine,
+)
 from tournaments.models import Ladder, Match, Seat
 from tournaments.visibility import PRIVATE_LABEL, hidden_versions, public_action, seat_label
 
@@ -71,6 +83,16 @@ class NDJSONRenderer(renderers.BaseRenderer):
 
 def line(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), default=str).encode() + b"\n"
+
+
+def feed_line(kind: type[RowSerializer], **values: Any) -> bytes:
+    """A line written by the serializer of its kind (tournaments/api/feedlines.py), which the schema describes."""
+    return line(_writer(kind).to_representation(values))
+
+
+@functools.cache
+def _writer(kind: type[RowSerializer]) -> RowSerializer:
+    return kind()
 
 
 class Feed:
@@ -150,26 +172,24 @@ class MatchTail:
         snapshot = SNAPSHOTS.get(self.match.pk)
         lines = []
         if len(snapshot.actions) < self.sent:  # the match was retried: its progress starts again
-            lines.append(line({"type": "restart"}))
+            lines.append(feed_line(RestartLine, type="restart"))
             self.state, self.sent = _new_state(self.match), 0
         for record in snapshot.actions[self.sent:]:
             events = self.state.choose(record["choice"])
             self.sent += 1
-            lines.append(line({"type": "action", "step": self.sent, **public_action(record), "events": events}))
+            lines.append(feed_line(ActionLine, type="action", step=self.sent, **public_action(record), events=events))
         if snapshot.is_done():
-            end: dict[str, Any] = {"type": "end", "status": snapshot.status, "steps": self.sent}
-            if snapshot.outcome is not None:
-                end["outcome"] = snapshot.outcome
-            return [*lines, line(end)], True
+            outcome = {} if snapshot.outcome is None else {"outcome": snapshot.outcome}
+            return [*lines, feed_line(EndLine, type="end", status=snapshot.status, steps=self.sent, **outcome)], True
         if self.feed.expired():
-            return [*lines, line({"type": "timeout", "steps": self.sent})], True
+            return [*lines, feed_line(MatchTimeoutLine, type="timeout", steps=self.sent)], True
         return lines, False
 
 
 def match_line(match: Match, user: Any) -> bytes:
     seats = Seat.objects.filter(match=match).select_related("bot_version__bot").order_by("number")
-    return line({"type": "match", "match": match.pk, "game": match.game, "status": match.status,
-                 "players": match.num_players, "seats": [_seat(user, s) for s in seats]})
+    return feed_line(MatchLine, type="match", match=match.pk, game=match.game, status=match.status,
+                     players=match.num_players, seats=[_seat(user, s) for s in seats])
 
 
 def _seat(user: Any, seat: Seat) -> dict[str, Any]:
@@ -193,15 +213,14 @@ class LadderTail:
                         .exclude(finished_at=since, pk__lte=last)
                         .prefetch_related("seats__bot_version__bot").order_by("finished_at", "pk")[:100])
         hidden = hidden_versions(self.user, [s.bot_version_id for m in finished for s in m.seats.all()])
-        lines = [line({"type": "result", "match": match.pk,
-                       "finished_at": match.finished_at.isoformat() if match.finished_at else None,
-                       "rated": match.rated, "seats": [_seat_result(seat, hidden) for seat in match.seats.all()]})
+        lines = [feed_line(ResultLine, type="result", match=match.pk, finished_at=match.finished_at, rated=match.rated,
+                           seats=[_seat_result(seat, hidden) for seat in match.seats.all()])
                  for match in finished]
         if finished:
             assert finished[-1].finished_at is not None
             self.cursor = (finished[-1].finished_at, finished[-1].pk)
         if self.feed.expired():
-            return [*lines, line({"type": "timeout", "since": self.cursor[0].isoformat()})], True
+            return [*lines, feed_line(LadderTimeoutLine, type="timeout", since=self.cursor[0])], True
         return lines, False
 
 
@@ -301,5 +320,5 @@ class LadderFeedView(APIView):
                 raise exceptions.ValidationError({"since": [f"since must be an ISO 8601 date-time, got {raw!r}"]})
             since = to_utc(parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed), "since")
         feed, lease = Feed(), open_feed(request)
-        first = line({"type": "ladder", "ladder": ladder.pk, "since": since.isoformat()})
+        first = feed_line(LadderLine, type="ladder", ladder=ladder.pk, since=since)
         return FeedResponse(request, first, LadderTail(ladder.pk, since, feed, request.user).poll, feed, lease)

@@ -1,6 +1,6 @@
-"""The lines of the live feeds (replays/api/feeds.py), for the schema: an `application/x-ndjson` body is one JSON
-object per line, each line one of these kinds, told apart by `type`. The feeds write the lines; these only describe
-them, so a generated client can decode each line."""
+"""The lines of the live feeds (replays/api/feeds.py): an `application/x-ndjson` body is one JSON object per line,
+each line one of these kinds, told apart by `type`. The feeds write each line with its serializer, so the schema
+that describes them (a generated client decodes each line by it) is what they write."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer
 from rest_framework import serializers
 
+from tournaments.api.common import RowSerializer
 from tournaments.models import Match
 
 PRIVATE_HELP = "null for a private bot the reader may not see (its name reads `private bot`)"
@@ -19,14 +20,14 @@ def kind(name: str) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=[name], help_text="the kind of line")
 
 
-class FeedSeat(serializers.Serializer):
+class FeedSeat(RowSerializer):
     seat = serializers.IntegerField()
     bot_version = serializers.IntegerField(allow_null=True, help_text=PRIVATE_HELP)
     bot = serializers.CharField()
     version = serializers.IntegerField(allow_null=True, help_text=PRIVATE_HELP)
 
 
-class MatchLine(serializers.Serializer):
+class MatchLine(RowSerializer):
     type = kind("match")
     match = serializers.IntegerField()
     game = serializers.CharField()
@@ -35,7 +36,7 @@ class MatchLine(serializers.Serializer):
     seats = FeedSeat(many=True)
 
 
-class ActionLine(serializers.Serializer):
+class ActionLine(RowSerializer):
     type = kind("action")
     step = serializers.IntegerField(help_text="1 for the first action")
     seat = serializers.IntegerField()
@@ -45,23 +46,23 @@ class ActionLine(serializers.Serializer):
     events = serializers.ListField(child=serializers.JSONField(), help_text="the public events the action caused")
 
 
-class RestartLine(serializers.Serializer):
+class RestartLine(RowSerializer):
     type = kind("restart")
 
 
-class EndLine(serializers.Serializer):
+class EndLine(RowSerializer):
     type = kind("end")
     status = serializers.ChoiceField(choices=Match.Status.choices, help_text="finished, failed or cancelled")
     steps = serializers.IntegerField()
     outcome = serializers.JSONField(required=False, help_text="scores and ranks, when the match finished")
 
 
-class MatchTimeoutLine(serializers.Serializer):
+class MatchTimeoutLine(RowSerializer):
     type = kind("timeout")
     steps = serializers.IntegerField(help_text="actions sent; reconnect to follow on (from the start)")
 
 
-class LadderLine(serializers.Serializer):
+class LadderLine(RowSerializer):
     type = kind("ladder")
     ladder = serializers.IntegerField()
     since = serializers.DateTimeField()
@@ -75,7 +76,7 @@ class ResultSeat(FeedSeat):
     rating_mu_after = serializers.FloatField(allow_null=True, help_text=PRIVATE_HELP)
 
 
-class ResultLine(serializers.Serializer):
+class ResultLine(RowSerializer):
     type = kind("result")
     match = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
@@ -83,7 +84,7 @@ class ResultLine(serializers.Serializer):
     seats = ResultSeat(many=True)
 
 
-class LadderTimeoutLine(serializers.Serializer):
+class LadderTimeoutLine(RowSerializer):
     type = kind("timeout")
     since = serializers.DateTimeField(help_text="reconnect with this `since` to follow on")
 
