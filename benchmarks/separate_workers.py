@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,20 @@ def imported_from(cluster: Cluster, code: Path, env: dict[str, str]) -> str:
     return done.stdout.strip()
 
 
+def finished_by_machine(cluster: Cluster, names: list[str], ids: list[int], wait_s: float = 20) -> dict[str, int]:
+    """How many of the matches each worker's log says it finished. A worker logs a match's line just after its
+    result commits (and its heartbeat thread stops), so the last lines may trail the database: wait for them."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        per_machine = {}
+        for name in names:
+            finished = {int(m) for m, outcome, _ in TIMINGS.findall(cluster.log(name)) if outcome == "finished"}
+            per_machine[name] = len(finished & set(ids))
+        if sum(per_machine.values()) >= len(ids) or time.monotonic() > deadline:
+            return per_machine
+        time.sleep(0.2)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.separate_workers", description=__doc__.split("\n")[0])
     parser.add_argument("-n", "--matches", type=int, default=36)
@@ -94,10 +109,7 @@ def run(cluster: Cluster, tmp: Path, n: int, machines: int) -> dict[str, Any]:
         names.append(cluster.start_worker(f"machine-{i}", code=code, **env))
     ids = make_matches(make_versions(4), n, f"{machines} machines")
     throughput = run_matches(cluster, ids, names, deadline_s=3600, progress=False)
-    per_machine = {}
-    for name in names:
-        finished = {int(m) for m, outcome, _ in TIMINGS.findall(cluster.log(name)) if outcome == "finished"}
-        per_machine[name] = len(finished & set(ids))
+    per_machine = finished_by_machine(cluster, names, ids)
     once = check_exactly_once(ids)
     own_code = all(info["imports"].startswith(info["code"] + os.sep) for info in homes.values())
     return {"machines": machines, "shared": {"postgresql": cluster.server_url.rsplit("/", 1)[0],

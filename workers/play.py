@@ -61,7 +61,7 @@ def play_game(
     started = start_seats(players, hellos)
     result.forfeited = [not ok for ok in started]
     seq, holder = len(result.actions), -1  # seq is the step a decision makes, a branch's too (replays/links.py)
-    pausable = any(callable(getattr(player, "pause", None)) for player in players)  # built-ins only: none
+    pausable = any(player.has_process for player in players)  # built-ins only: no hand-off
     while (decision := state.decision()) is not None:
         seat = decision.seat
         seq += 1

@@ -276,9 +276,9 @@ def start_branch(header: dict[str, Any], prefix: list[dict[str, Any]], players: 
     and a branch that changes nothing plays on exactly as the parent did (docs/branches.md)."""
 
     def catch_up(index: int, state: Any, decision: Any) -> None:
-        bot = getattr(players[decision.seat], "bot", None)  # an in-process seat's engine bot (TimedSeat forwards)
-        if bot is not None and not prefix[index].get("forced"):
-            bot.act(state.view(decision.seat) if bot.needs_view else None, decision)
+        player = players[decision.seat]
+        if not player.has_process and not prefix[index].get("forced"):
+            player.catch_up(state.view(decision.seat) if player.needs_view else None, decision)
 
     return Start(branch_start(header, prefix, catch_up), list(prefix))
 
@@ -311,8 +311,21 @@ class TimedSeat:
     def needs_view(self) -> bool:
         return self._player.needs_view
 
-    def __getattr__(self, name: str) -> Any:  # the rest of the player's own interface (a sandboxed seat's host)
-        return getattr(self._player, name)
+    @property
+    def has_process(self) -> bool:
+        return self._player.has_process
+
+    def settle(self, deadline: float) -> None:
+        self._player.settle(deadline)
+
+    def pause(self) -> None:
+        self._player.pause()
+
+    def send_result(self, message: dict[str, Any]) -> None:
+        self._player.send_result(message)
+
+    def catch_up(self, view: dict[str, Any] | None, decision: Any) -> None:
+        self._player.catch_up(view, decision)
 
 
 class ProgressRecorder:

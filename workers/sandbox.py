@@ -128,6 +128,7 @@ class SandboxedSeat:
     """An uploaded bot in its own sandboxed process: a SeatPlayer (workers/seats.py)."""
 
     needs_view = True
+    has_process = True  # settled, paused and sent its result (workers.seats)
 
     def __init__(self, source: bytes, filename: str, config: SandboxConfig | None = None,
                  sandbox: str = "bwrap", label: str = "seat") -> None:
@@ -329,6 +330,9 @@ class SandboxedSeat:
                 self._wait_exit(self._finish_deadline)
         finally:
             self.close()
+
+    def catch_up(self, view: dict[str, Any] | None, decision: Decision) -> None:
+        pass  # an uploaded bot is not walked through a branch's past (docs/branches.md)
 
     def log(self) -> str:
         """The seat's stderr, its head and tail kept within config.stderr_bytes, with the sandbox's own notes."""

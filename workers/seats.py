@@ -63,6 +63,24 @@ class SeatPlayer(Protocol):
     @property
     def needs_view(self) -> bool: ...
 
+    @property
+    def has_process(self) -> bool:
+        """A seat with a process of its own (sandboxed): settled at the start, paused while another seat decides,
+        and sent its result before all such seats are stopped together. In-process seats do nothing in those."""
+
+    def settle(self, deadline: float) -> None:
+        """Let the started process boot until it has read its hello (or the deadline), then pause it."""
+
+    def pause(self) -> None:
+        """Another seat holds the decision now: freeze this one."""
+
+    def send_result(self, message: dict[str, Any]) -> None:
+        """The first half of finish: send the result message without waiting for the seat to stop."""
+
+    def catch_up(self, view: dict[str, Any] | None, decision: Decision) -> None:
+        """Walk the bot through a kept step of a branch's past (its answer dropped), so that its seeded draws and
+        memory stand where the parent's did. Only in-process bots can: a sandboxed bot is not asked."""
+
 
 class SeatDied(Exception):
     """The seat's process is gone; the seat forfeits. code is the fault recorded: died, or oom (out of memory)."""
@@ -84,9 +102,8 @@ def start_seats(players: Sequence[SeatPlayer], hellos: Sequence[dict[str, Any]],
             started.append(False)
     deadline = time.monotonic() + boot_ms / 1000
     for player, ok in zip(players, started, strict=True):
-        settle = getattr(player, "settle", None)
-        if ok and callable(settle):
-            settle(deadline)
+        if ok:
+            player.settle(deadline)
     return started
 
 
@@ -94,22 +111,17 @@ def hand_turn(players: Sequence[SeatPlayer], seat: int) -> None:
     """The decision passes to seat: every other seat that can be paused is (sandboxed seats: frozen). The deciding
     seat resumes itself when asked; consecutive decisions of one seat pay nothing."""
     for number, player in enumerate(players):
-        pause = getattr(player, "pause", None)
-        if number != seat and callable(pause):
-            pause()
+        if number != seat:
+            player.pause()
 
 
 def finish_seats(players: Sequence[SeatPlayer], outcome: dict[str, Any]) -> list[str]:
     """Send every seat its result first, then wait for and stop all of them at once, one thread each (waiting for
     exits, killing, removing files and groups: mostly waiting on the kernel). Their logs."""
     message = {"type": "result", "outcome": outcome}
-    processes = []
     for player in players:
-        send = getattr(player, "send_result", None)
-        if callable(send):
-            send(message)
-            processes.append(player)
-    if len(processes) < 2:  # in-process seats stop at once: no threads for them
+        player.send_result(message)
+    if sum(player.has_process for player in players) < 2:  # in-process seats stop at once: no threads for them
         return [_finish(player, message) for player in players]
     with ThreadPoolExecutor(max_workers=len(players), thread_name_prefix="ludus-finish") as pool:
         return list(pool.map(_finish, players, [message] * len(players)))
@@ -149,3 +161,19 @@ class InProcessSeat:
 
     def close(self) -> None:
         pass  # nothing to stop: the bot is an object in this process
+
+    @property
+    def has_process(self) -> bool:
+        return False
+
+    def settle(self, deadline: float) -> None:
+        pass
+
+    def pause(self) -> None:
+        pass
+
+    def send_result(self, message: dict[str, Any]) -> None:
+        pass
+
+    def catch_up(self, view: dict[str, Any] | None, decision: Decision) -> None:
+        self.bot.act(view, decision)

@@ -110,20 +110,21 @@ class RecordingSeat:
             self.faults.append(FaultNote(seq, decision.kind, "out_of_range", detail))
         return reply
 
+    @property
+    def has_process(self) -> bool:
+        return self.inner.has_process
+
     def settle(self, deadline: float) -> None:
-        settle = getattr(self.inner, "settle", None)
-        if callable(settle):
-            settle(deadline)
+        self.inner.settle(deadline)
 
     def pause(self) -> None:
-        pause = getattr(self.inner, "pause", None)
-        if callable(pause):
-            pause()
+        self.inner.pause()
 
-    def send_result(self, outcome: dict[str, Any]) -> None:
-        send = getattr(self.inner, "send_result", None)
-        if callable(send):
-            send(outcome)
+    def send_result(self, message: dict[str, Any]) -> None:
+        self.inner.send_result(message)
+
+    def catch_up(self, view: dict[str, Any] | None, decision: Decision) -> None:
+        self.inner.catch_up(view, decision)
 
     def finish(self, outcome: dict[str, Any]) -> None:
         self.inner.finish(outcome)

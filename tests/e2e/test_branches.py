@@ -19,8 +19,10 @@ SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "hei
 
 
 @pytest.fixture(autouse=True)
-def embedded_runner_stopped() -> Iterator[None]:
-    """The live server's embedded runner plays the branches; its processes go with the test."""
+def embedded_runner_stopped(settings: Any) -> Iterator[None]:
+    """The live server's embedded runner plays the branches (no broker here, as in the demo, even where the test
+    run has one: no Celery worker serves this test); its processes go with the test."""
+    settings.CELERY_BROKER_URL = ""
     yield
     runner().stop_embedded()
 
