@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
+from e2e_pages import log_in
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,14 +46,6 @@ def test_the_url_try_bot_prints_for_a_fault_opens_the_viewer_on_that_fault(
     # A hand-edited link moves the viewer there.
     page.evaluate("location.hash = '#step=2&view=0'")
     expect(page.locator("#board")).to_have_attribute("data-step", "2")
-
-
-def log_in(page: Any, username: str, password: str) -> None:
-    page.goto("/accounts/login/?next=/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.click("form button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/$"))
 
 
 @needs_bwrap

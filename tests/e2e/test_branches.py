@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from e2e_pages import log_in
 from playwright.sync_api import expect
 
 from tournaments.dispatch import runner
@@ -25,14 +26,6 @@ def embedded_runner_stopped(settings: Any) -> Iterator[None]:
     settings.CELERY_BROKER_URL = ""
     yield
     runner().stop_embedded()
-
-
-def log_in(page: Any, username: str, password: str) -> None:
-    page.goto("/accounts/login/?next=/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.click("form button[type=submit]")
-    expect(page).to_have_url(re.compile(r"/$"))
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))
