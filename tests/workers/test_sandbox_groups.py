@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 import statistics
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,44 @@ def test_a_seat_is_frozen_and_spends_no_cpu_while_another_holds_the_decision() -
     assert statistics.median(spent_between) < 5_000_000  # ns: the seat's moves only, not 12 spinners on 2 cores
     assert faults(result) == [] and faults(result, 1) == []
     assert all("cpu_ms" in m for m in moves(result)) and not any("cpu_ms" in m for m in moves(result, 1))
+    assert_contained(result, seat)
+    assert_group_gone(seat)
+
+
+THINK_S = 0.020  # the other seat's wall time a decision: what a pondering bot could take from it each time
+OFF_TURN_MS = 1  # workers/sandbox.py: more CPU than this after a reply, off its turn, and a seat is frozen from then on
+
+
+@pytest.mark.parametrize("name", ["ponder_thread.py", "ponder_child.py"])
+def test_a_bot_that_computes_after_its_reply_gets_one_other_decision_at_most_then_is_frozen(name: str) -> None:
+    seat = _seat(name)
+    seen: list[tuple[bool, int, int, float]] = []  # per decision of the other seat: frozen, CPU before, after, wall
+
+    class Thinker(InProcessSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            group = seat.group
+            if group is None or group.removed:
+                return super().decide(seq, view, decision, bank_ms)
+            t0, frozen, before = time.monotonic(), group.is_frozen(), group.cpu_ns()
+            reply = super().decide(seq, view, decision, bank_ms)
+            while time.monotonic() - t0 < THINK_S:  # thinks on its own clock, as a sandboxed bot would
+                pass
+            seen.append((frozen, before, group.cpu_ns(), time.monotonic() - t0))
+            return reply
+
+    result = _play(seat, Thinker("random", GAME, 3))
+    assert faults(result) == [] and faults(result, 1) == [], (faults(result), result.logs[0])
+    assert len(seen) > 20
+    stolen_ms = sum(after - before for _, before, after, _ in seen) / 1e6
+    longest_ms = max(wall for *_, wall in seen) * 1000 * CONFIG.cpu_cores
+    # The documented bound: OFF_TURN_MS, then one decision of another seat; 10 ms for the counter's tick lag.
+    assert stolen_ms <= OFF_TURN_MS + longest_ms + 10, (stolen_ms, longest_ms, len(seen))
+    assert sum(not frozen for frozen, *_ in seen) <= 2, [frozen for frozen, *_ in seen]
+    assert sum(m["cpu_ms"] for m in moves(result)) >= stolen_ms - 1  # charged to its own moves, in the replay
+    assert f"pondering in a {name[7:-3]}" in result.logs[0]
+    if stolen_ms > OFF_TURN_MS:  # caught, and the log says so
+        assert re.search(r"\[ludus\] used \d+ ms of CPU after its reply to decision \d+, while another seat held "
+                         r"the decision: frozen whenever it waits, from now on", result.logs[0]), result.logs[0]
     assert_contained(result, seat)
     assert_group_gone(seat)
 
