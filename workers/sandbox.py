@@ -51,7 +51,7 @@ from workers.cgroups import Limits
 from workers.metrics import count_sandbox_kill
 from workers.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, prepare_worker
 from workers.seat_log import StderrLog
-from workers.seats import Reply, SeatDied
+from workers.seats import Reply, SeatDied, check_waiting, waiting
 from workers.seccomp import SeccompUnavailable, bpf_path
 
 __all__ = [
@@ -64,6 +64,9 @@ SDK_SOURCE = Path(__file__).resolve().parent.parent / "engine" / "sdk.py"
 _CHUNK = 1 << 16
 MAX_PATCH_OPS = 64  # a patch with more operations than this is sent as the whole view
 MiB = 1 << 20
+# A seat that waits unfrozen and whose group used more CPU than this since its wait began computes off its turn. An
+# honest bot, asleep on its stdin, uses none; see docs/bots.md, "The freezer".
+OFF_TURN_NS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,10 @@ class SandboxedSeat:
         self._first = True
         self._cpu_ns = 0  # the group's CPU time at the end of the seat's last move
         self._frozen = False
+        self._replied: int | None = None  # the seq of its last reply (None: it has not replied since it booted)
+        self._waited_from = 0  # the group's CPU ns when its current wait began
+        self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
+        self._watched: Any = None  # the workers.seats.waiting() set it is in while it waits unfrozen
         self._finish_deadline: float | None = None
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
         self._views = "full"  # what the bot asked for in its hello (protocol 2): "patch", or whole views
@@ -211,6 +218,7 @@ class SandboxedSeat:
         self._buf.clear()
         self._scanned, self._discarding = 0, False
         self._sent, self._first, self._finish_deadline = None, False, None
+        self._replied = None  # it boots on its hello first: frozen at settle, as a new seat is
         self._resume()
         if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
             self._die("the bot did not read its hello", "no_hello")
@@ -230,11 +238,47 @@ class SandboxedSeat:
         self.pause()
 
     def pause(self) -> None:
-        """Freeze the seat: another seat holds the decision now (workers.seats.hand_turn). A seat whose processes
-        went over the memory limit is killed here (v1 has no oom.group: the kernel killed one process only)."""
+        """Another seat holds the decision now (workers.seats.hand_turn). A seat that replied waits unfrozen, asleep on
+        its stdin, and is checked at every decision (check_waiting); one that has not replied yet (booting), or that
+        computed off its turn, is frozen. A seat whose processes went over the memory limit is killed here (v1 has
+        no oom.group: the kernel killed one process only); one that waits, and does not compute, allocates nothing."""
+        group = self._res.group
+        if group is None or group.removed or self._frozen or self._dead is not None or self._watched is not None:
+            return
+        if self._strict or self._replied is None:
+            self._freeze()
+            return
+        self._waited_from = group.cpu_ns()  # its wait begins: it replied a moment ago
+        self._watched = waiting()
+        self._watched.add(self)
+        if group.oom_kills():
+            self._died("")
+
+    def check_waiting(self) -> None:
+        """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
+        off its turn. It is frozen at once and at every hand-off for the rest of its process; its log says so, and
+        what it used is charged to its next move's cpu_ms."""
+        group = self._res.group
+        if group is None or group.removed or self._dead is not None or self._watched is None:
+            self._stop_waiting()
+            return
+        used = group.cpu_ns() - self._waited_from
+        if used > OFF_TURN_NS:
+            self._strict = True
+            self._freeze()
+            self._log.note(f"used {used // 1_000_000} ms of CPU after its reply to decision {self._replied}, while "
+                           "another seat held the decision: frozen whenever it waits, from now on")
+
+    def _stop_waiting(self) -> None:
+        if self._watched is not None:
+            self._watched.discard(self)
+            self._watched = None
+
+    def _freeze(self) -> None:
         group = self._res.group
         if group is None or group.removed or self._frozen:
             return
+        self._stop_waiting()
         group.freeze()
         self._frozen = True
         if self._dead is None and group.oom_kills():
@@ -244,6 +288,8 @@ class SandboxedSeat:
         """Send decide seq and wait for one reply line until move_ms + bank_ms. Raises SeatDied if the bot is gone."""
         if self._dead is not None:
             raise SeatDied(self._dead, self._dead_code)
+        check_waiting()  # the seats that wait unfrozen, this one too: what it used since its reply was off its turn
+        self._stop_waiting()
         clock = {"move_ms": self.move_ms, "bank_ms": bank_ms}
         allowance = self.config.startup_ms if self._first else 0
         self._first = False
@@ -256,6 +302,7 @@ class SandboxedSeat:
         line = self._reply_line(deadline) if sent else None
         ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
         cpu_ms = self._cpu_ms()
+        self._replied = seq
         if line is None:
             limit = clock["move_ms"] + bank_ms
             self._die(f"decision {seq}: no reply within {limit} ms; killed", "timeout",
@@ -296,6 +343,7 @@ class SandboxedSeat:
         """The first half of finish: thaw, send result and close stdin, so that all seats can exit together."""
         if self._finish_deadline is not None:
             return
+        self._stop_waiting()
         self._finish_deadline = time.monotonic() + self.config.finish_ms / 1000
         message = outcome if outcome.get("type") == "result" else protocol.result(outcome)
         if self._dead is None and self._res.proc is not None:
@@ -318,7 +366,7 @@ class SandboxedSeat:
         if self._parking:
             self._parking = False
             if self._dead is None:
-                self.pause()
+                self._freeze()
             if self._dead is None:
                 self._log.catch_up()  # frozen now: all it wrote this match is in the pipe, and belongs to this log
                 self._parked = True
@@ -349,6 +397,7 @@ class SandboxedSeat:
         if self._dead is None and self._res.proc is not None and self._res.proc.poll() is None:
             count_sandbox_kill("stopped")  # still running: a forfeit, an aborted match, or no exit after result
         self._dead = self._dead or "closed"
+        self._stop_waiting()
         self._finalizer()
 
     def retire(self) -> None:
@@ -417,8 +466,8 @@ class SandboxedSeat:
         self._frozen = False
 
     def _cpu_ms(self) -> int | None:
-        """The CPU milliseconds all the seat's processes used since the last reading (its own time only: the seat
-        is frozen whenever another holds the decision)."""
+        """The CPU milliseconds all the seat's processes used since the last reading: its own time, and what it
+        used off its turn before it was caught (check_waiting)."""
         group = self._res.group
         if group is None or group.removed:
             return None
@@ -432,6 +481,7 @@ class SandboxedSeat:
         a later died fault says."""
         count_sandbox_kill(kill)
         self._dead, self._dead_code = cause or note, code
+        self._stop_waiting()
         self._log.note(note)
         self._res.kill()
 

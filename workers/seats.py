@@ -5,7 +5,9 @@ Sandboxed players for uploaded bots implement the same interface in workers/sand
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -90,6 +92,30 @@ class SeatDied(Exception):
         self.code = code
 
 
+class Waiter(Protocol):
+    def check_waiting(self) -> None:
+        """Called at every decision of another seat while this one waits unfrozen (workers/sandbox.py)."""
+
+
+_local = threading.local()
+
+
+def waiting() -> weakref.WeakSet[Waiter]:
+    """The seats of the match this thread plays that wait for their turn without being frozen: every decision,
+    whichever seat takes it, checks them first (docs/bots.md, "The freezer"). Weak: a dropped seat leaves it."""
+    seats: weakref.WeakSet[Waiter] | None = getattr(_local, "seats", None)
+    if seats is None:
+        seats = _local.seats = weakref.WeakSet()
+    return seats
+
+
+def check_waiting() -> None:
+    seats = waiting()
+    if seats:
+        for seat in list(seats):
+            seat.check_waiting()
+
+
 def start_seats(players: Sequence[SeatPlayer], hellos: Sequence[dict[str, Any]], boot_ms: int = 2000) -> list[bool]:
     """Start every seat, then let them boot together (each until it read its hello, or boot_ms) before the first
     decision; sandboxed seats are then frozen until their turn. True per seat that started."""
@@ -149,6 +175,7 @@ class InProcessSeat:
         pass
 
     def decide(self, seq: int, view: dict[str, Any] | None, decision: Decision, bank_ms: int) -> Reply:
+        check_waiting()
         t0 = time.perf_counter()
         choice = self.bot.act(view, decision)
         return Reply(choice=choice, ms=int((time.perf_counter() - t0) * 1000))
