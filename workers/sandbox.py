@@ -4,9 +4,10 @@
 `workers.seats.SeatPlayer`: the bot's files are unpacked into a private temp dir, the process starts under `bwrap`
 (with a seccomp filter) as an unprivileged uid of its own (when the worker runs as root), in a control group of its
 own (workers/cgroups.py) and with rlimits, and every decision is a `decide` line answered by one reply line within
-`move_ms + bank_ms`. The seat's group is frozen except while it holds the decision (and while it boots, before the
-match's first decision), so no seat computes on another's clock. Nothing outlives `finish()`: the processes, the
-group, the temp dir, the pipes and the uid are all given back.
+`move_ms + bank_ms`. A seat boots until it read its hello, then is frozen until its turn; after a reply it waits
+unfrozen, asleep on its stdin, watched before every decision, and one caught computing off its turn is frozen
+whenever it waits from then on (docs/bots.md, "The freezer"): no seat computes on another's clock beyond that bound.
+Nothing outlives `finish()`: the processes, the group, the temp dir, the pipes and the uid are all given back.
 
 `LUDUS_SANDBOX=none` runs uploaded code without bwrap (still with its group, rlimits and its own uid). It exists for
 development machines without user namespaces; production settings must refuse it unless DEBUG is on.

@@ -74,7 +74,7 @@ class SeatPlayer(Protocol):
         """Let the started process boot until it has read its hello (or the deadline), then pause it."""
 
     def pause(self) -> None:
-        """Another seat holds the decision now: freeze this one."""
+        """Another seat holds the decision now: this one must not compute (frozen, or watched: workers/sandbox.py)."""
 
     def send_result(self, message: dict[str, Any]) -> None:
         """The first half of finish: send the result message without waiting for the seat to stop."""
@@ -134,8 +134,8 @@ def start_seats(players: Sequence[SeatPlayer], hellos: Sequence[dict[str, Any]],
 
 
 def hand_turn(players: Sequence[SeatPlayer], seat: int) -> None:
-    """The decision passes to seat: every other seat that can be paused is (sandboxed seats: frozen). The deciding
-    seat resumes itself when asked; consecutive decisions of one seat pay nothing."""
+    """The decision passes to seat: every other seat that can be paused is (sandboxed seats: watched, or frozen).
+    The deciding seat resumes itself when asked; consecutive decisions of one seat pay nothing."""
     for number, player in enumerate(players):
         if number != seat:
             player.pause()
