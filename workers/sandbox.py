@@ -68,6 +68,9 @@ MiB = 1 << 20
 # A seat that waits unfrozen and whose group used more CPU than this since its wait began computes off its turn. An
 # honest bot, asleep on its stdin, uses none; see docs/bots.md, "The freezer".
 OFF_TURN_NS = 1_000_000
+# How often, at most, a decision checks the other waiting seats: a running task's CPU counter moves at the scheduler's
+# tick (4 ms at 250 Hz), so checking more often sees little more, and costs a read per seat and decision.
+CHECK_S = 0.004
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,7 @@ class SandboxedSeat:
         self._frozen = False
         self._replied: int | None = None  # the seq of its last reply (None: it has not replied since it booted)
         self._waited_from = 0  # the group's CPU ns when its current wait began
+        self._next_check = 0.0  # monotonic time of its next check while it waits
         self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
         self._watched: Any = None  # the workers.seats.waiting() set it is in while it waits unfrozen
         self._finish_deadline: float | None = None
@@ -240,7 +244,7 @@ class SandboxedSeat:
 
     def pause(self) -> None:
         """Another seat holds the decision now (workers.seats.hand_turn). A seat that replied waits unfrozen, asleep on
-        its stdin, and is checked at every decision (check_waiting); one that has not replied yet (booting), or that
+        its stdin, and is checked at decisions (check_waiting); one that has not replied yet (booting), or that
         computed off its turn, is frozen. A seat whose processes went over the memory limit is killed here (v1 has
         no oom.group: the kernel killed one process only); one that waits, and does not compute, allocates nothing."""
         group = self._res.group
@@ -250,12 +254,20 @@ class SandboxedSeat:
             self._freeze()
             return
         self._waited_from = group.cpu_ns()  # its wait begins: it replied a moment ago
+        self._next_check = time.monotonic() + CHECK_S
         self._watched = waiting()
         self._watched.add(self)
         if group.oom_kills():
             self._died("")
 
     def check_waiting(self) -> None:
+        """At a decision of another seat: _check_cpu, if CHECK_S has passed since the last."""
+        now = time.monotonic()
+        if now >= self._next_check:
+            self._next_check = now + CHECK_S
+            self._check_cpu()
+
+    def _check_cpu(self) -> None:
         """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
         off its turn. It is frozen at once and at every hand-off for the rest of its process; its log says so, and
         what it used is charged to its next move's cpu_ms."""
@@ -289,8 +301,10 @@ class SandboxedSeat:
         """Send decide seq and wait for one reply line until move_ms + bank_ms. Raises SeatDied if the bot is gone."""
         if self._dead is not None:
             raise SeatDied(self._dead, self._dead_code)
-        check_waiting()  # the seats that wait unfrozen, this one too: what it used since its reply was off its turn
-        self._stop_waiting()
+        if self._watched is not None:  # its wait ends: what it used since the wait began was off its turn
+            self._check_cpu()
+            self._stop_waiting()
+        check_waiting()
         clock = {"move_ms": self.move_ms, "bank_ms": bank_ms}
         allowance = self.config.startup_ms if self._first else 0
         self._first = False
