@@ -189,6 +189,17 @@ def test_the_sdk_answers_decides_and_stops_at_result() -> None:
     assert all(parse_reply(r, i + 1, 3) == 2 for i, r in enumerate(replies))
 
 
+@pytest.mark.parametrize("choice", [1, True, 1.0, "1", None, 2**70])
+def test_the_sdk_writes_what_act_returns_as_json_writes_it(choice: object) -> None:
+    """The reply is written without an encoder for an int; anything else (a bool, a float) goes out as JSON spells
+    it, so that the engine sees what the bot returned and faults it, never a silently converted 1."""
+    clock = {"move_ms": 100, "bank_ms": 1000}
+    stdin = _lines(protocol.decide(7, {"turn": 1}, Decision(seat=0, kind="pick", options=["a", "b"]), clock))
+    stdout = io.BytesIO()
+    sdk.run(lambda view, decision: choice, stdin=stdin, stdout=stdout)  # type: ignore[arg-type,return-value]
+    assert stdout.getvalue() == json.dumps({"seq": 7, "choice": choice}, separators=(",", ":")).encode() + b"\n"
+
+
 def test_the_sdk_stops_at_end_of_input() -> None:
     bot = sdk.run(lambda view, decision: 0, stdin=io.BytesIO(b""), stdout=io.BytesIO())
     assert bot.outcome is None
