@@ -6,21 +6,22 @@ race on the same match and exactly one result is kept (ARCHITECTURE §5, §9).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import DurationField, F, Q, Value
+from django.db import connection, transaction
+from django.db.models import DurationField, F, Model, Value
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 from django.utils import timezone
 
 from tournaments.advancement import advance_tournament
 from tournaments.dispatch import send_matches
-from tournaments.models import Match, Seat, Tournament
+from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
 from tournaments.ratings import lock_competition, rate_seats, update_rows
 from tournaments.signals import attempt_ended
 
@@ -38,18 +39,66 @@ def claim_match(match_id: int, owner: str, worker: str = "") -> bool:
 
     Leases are on the database's clock (now() in SQL), so hosts whose clocks disagree never take each other's. A
     worker does not take a match it failed itself less than a lease ago (see decline_match)."""
-    queued = Q(status=Status.QUEUED)
-    if worker:
-        queued &= ~Q(failed_by=worker, queued_at__gt=Now() - _seconds(settings.LUDUS_LEASE_SECONDS))
-    claimable = queued | Q(status=Status.RUNNING, lease_expires__lt=Now())
-    claimed = Match.objects.filter(claimable, pk=match_id).update(
-        status=Status.RUNNING,
-        lease_owner=owner,
-        lease_expires=_lease_end(),
-        attempts=F("attempts") + 1,
-        started_at=Now(),
-    )
-    return claimed == 1
+    return bool(claim_and_read(match_id, owner, worker))
+
+
+def claim_and_read(match_id: int, owner: str, worker: str = "") -> list[tuple[Any, ...]]:
+    """claim_match, and in the same statement the claimed match's row with its seats, their versions and bots, for
+    loaded_match: one round trip and no query building instead of two of each (the runner's fixed cost). No rows
+    when the match was not claimed."""
+    params: dict[str, Any] = {"id": match_id, "owner": owner, "worker": worker, "queued": Status.QUEUED,
+                              "running": Status.RUNNING, "lease": timedelta(seconds=settings.LUDUS_LEASE_SECONDS)}
+    with connection.cursor() as cursor:
+        cursor.execute(_claim_sql(bool(worker)), params)
+        return list(cursor.fetchall())
+
+
+LOADED = (Match, Seat, BotVersion, Bot)  # a row of claim_and_read: these models' columns in turn
+
+
+@functools.cache
+def _claim_sql(declines: bool) -> str:
+    """claim_match's compare-and-set as an UPDATE ... RETURNING, joined with the seats in seat order."""
+    quote = connection.ops.quote_name
+    match, seat, version, bot = (quote(model._meta.db_table) for model in LOADED)
+    declined = (f' AND NOT ({quote("failed_by")} = %(worker)s AND {quote("queued_at")} > STATEMENT_TIMESTAMP() - '
+                '%(lease)s)') if declines else ""
+    columns = ", ".join(f"{alias}.{quote(str(field.column))}" for alias, model in zip("csvb", LOADED, strict=True)
+                        for field in model._meta.concrete_fields)
+    return (f'WITH c AS (UPDATE {match} SET "status" = %(running)s, "lease_owner" = %(owner)s, '
+            '"lease_expires" = STATEMENT_TIMESTAMP() + %(lease)s, "attempts" = "attempts" + 1, '
+            f'"started_at" = STATEMENT_TIMESTAMP() WHERE "id" = %(id)s AND (("status" = %(queued)s{declined}) '
+            'OR ("status" = %(running)s AND "lease_expires" < STATEMENT_TIMESTAMP())) RETURNING *) '
+            f'SELECT {columns} FROM c LEFT JOIN {seat} s ON s."match_id" = c."id" '
+            f'LEFT JOIN {version} v ON v."id" = s."bot_version_id" LEFT JOIN {bot} b ON b."id" = v."bot_id" '
+            'ORDER BY s."number"')
+
+
+def loaded_match(rows: list[tuple[Any, ...]]) -> tuple[Match, list[Seat]]:
+    """The objects of claim_and_read's rows: the match, and its seats in order with their versions and bots."""
+    match, *_ = _instances(rows[0][:len(Match._meta.concrete_fields)], (Match,))
+    seats = []
+    for row in rows:
+        if row[len(Match._meta.concrete_fields)] is None:  # a match without seats: one row, its seat columns null
+            break
+        seat, version, bot = _instances(row[len(Match._meta.concrete_fields):], LOADED[1:])
+        version.bot, seat.bot_version, seat.match = bot, version, match
+        seats.append(seat)
+    return match, seats
+
+
+def _instances(row: tuple[Any, ...], models: tuple[type[Model], ...]) -> list[Any]:
+    """Model instances from a row holding each model's concrete columns in turn, as a queryset would make them."""
+    made, start = [], 0
+    for model in models:
+        fields = model._meta.concrete_fields
+        values = list(row[start:start + len(fields)])
+        for index, field in enumerate(fields):
+            for convert in field.get_db_converters(connection):  # JSON columns arrive as text
+                values[index] = convert(values[index], field, connection)
+        made.append(model.from_db(connection.alias, [field.attname for field in fields], values))
+        start += len(fields)
+    return made
 
 
 def decline_match(match_id: int, worker: str) -> bool:
