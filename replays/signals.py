@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import connection
 from django.dispatch import receiver
 
 from replays.models import Replay
@@ -17,4 +18,8 @@ def store_with_the_result(sender: type[Match], match_id: int, match: Match | Non
                           document: dict[str, Any] | None = None, **kwargs: Any) -> None:
     if document is not None and match is not None:
         Replay.from_document(match, document).save()  # a second replay for the match: IntegrityError, rolled back
-    MatchProgress.objects.filter(match_id=match_id).delete()  # the replay, or the next attempt, replaces it
+    # The replay, or the next attempt, replaces the live progress. Written out: the ORM's delete() costs more than
+    # the statement (a collector for related rows, and there are none).
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {connection.ops.quote_name(MatchProgress._meta.db_table)} WHERE match_id = %s",
+                       [match_id])

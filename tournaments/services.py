@@ -9,12 +9,12 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import DurationField, F, Model, Value
+from django.db.models import DurationField, F, Value
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -23,6 +23,7 @@ from tournaments.advancement import advance_tournament
 from tournaments.dispatch import send_matches
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
 from tournaments.ratings import lock_competition, rate_seats, update_rows
+from tournaments.rows import columns, instances, width
 from tournaments.signals import attempt_ended
 
 logger = logging.getLogger(__name__)
@@ -63,42 +64,27 @@ def _claim_sql(declines: bool) -> str:
     match, seat, version, bot = (quote(model._meta.db_table) for model in LOADED)
     declined = (f' AND NOT ({quote("failed_by")} = %(worker)s AND {quote("queued_at")} > STATEMENT_TIMESTAMP() - '
                 '%(lease)s)') if declines else ""
-    columns = ", ".join(f"{alias}.{quote(str(field.column))}" for alias, model in zip("csvb", LOADED, strict=True)
-                        for field in model._meta.concrete_fields)
+    read = ", ".join(columns(model, alias) for alias, model in zip("csvb", LOADED, strict=True))
     return (f'WITH c AS (UPDATE {match} SET "status" = %(running)s, "lease_owner" = %(owner)s, '
             '"lease_expires" = STATEMENT_TIMESTAMP() + %(lease)s, "attempts" = "attempts" + 1, '
             f'"started_at" = STATEMENT_TIMESTAMP() WHERE "id" = %(id)s AND (("status" = %(queued)s{declined}) '
             'OR ("status" = %(running)s AND "lease_expires" < STATEMENT_TIMESTAMP())) RETURNING *) '
-            f'SELECT {columns} FROM c LEFT JOIN {seat} s ON s."match_id" = c."id" '
+            f'SELECT {read} FROM c LEFT JOIN {seat} s ON s."match_id" = c."id" '
             f'LEFT JOIN {version} v ON v."id" = s."bot_version_id" LEFT JOIN {bot} b ON b."id" = v."bot_id" '
             'ORDER BY s."number"')
 
 
 def loaded_match(rows: list[tuple[Any, ...]]) -> tuple[Match, list[Seat]]:
     """The objects of claim_and_read's rows: the match, and its seats in order with their versions and bots."""
-    match, *_ = _instances(rows[0][:len(Match._meta.concrete_fields)], (Match,))
+    [match] = instances(rows[0], (Match,))
     seats = []
     for row in rows:
-        if row[len(Match._meta.concrete_fields)] is None:  # a match without seats: one row, its seat columns null
+        if row[width(Match)] is None:  # a match without seats: one row, its seat columns null
             break
-        seat, version, bot = _instances(row[len(Match._meta.concrete_fields):], LOADED[1:])
+        seat, version, bot = instances(row[width(Match):], LOADED[1:])
         version.bot, seat.bot_version, seat.match = bot, version, match
         seats.append(seat)
     return match, seats
-
-
-def _instances(row: tuple[Any, ...], models: tuple[type[Model], ...]) -> list[Any]:
-    """Model instances from a row holding each model's concrete columns in turn, as a queryset would make them."""
-    made, start = [], 0
-    for model in models:
-        fields = model._meta.concrete_fields
-        values = list(row[start:start + len(fields)])
-        for index, field in enumerate(fields):
-            for convert in field.get_db_converters(connection):  # JSON columns arrive as text
-                values[index] = convert(values[index], field, connection)
-        made.append(model.from_db(connection.alias, [field.attname for field in fields], values))
-        start += len(fields)
-    return made
 
 
 def decline_match(match_id: int, worker: str) -> bool:
@@ -133,10 +119,7 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     with transaction.atomic():
         # The competition row first: it serializes rating updates and round changes, in one lock order.
         seq = lock_competition(match)
-        finished = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner).update(
-            status=Status.FINISHED, finished_at=now, lease_expires=None, error="", rating_seq=seq
-        )
-        if finished != 1:
+        if not _finish(match_id, owner, now, seq):
             raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
         match.status, match.finished_at, match.lease_expires, match.error = Status.FINISHED, now, None, ""
         match.rating_seq = seq
@@ -148,6 +131,17 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match
+
+
+def _finish(match_id: int, owner: str, now: datetime, seq: int | None) -> bool:
+    """The result's compare-and-set: running under owner → finished. Written out: the ORM's query building cost more
+    than the statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(f'UPDATE {connection.ops.quote_name(Match._meta.db_table)} SET "status" = %s, '
+                       '"finished_at" = %s, "lease_expires" = NULL, "error" = \'\', "rating_seq" = %s '
+                       'WHERE "id" = %s AND "status" = %s AND "lease_owner" = %s',
+                       [Status.FINISHED, now, seq, match_id, Status.RUNNING, owner])
+        return bool(cursor.rowcount == 1)
 
 
 SEAT_RESULT_FIELDS = [
