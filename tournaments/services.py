@@ -105,8 +105,8 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
 
     document is the verified replay document, logs each seat's captured stderr; seats, the match's seats with their
     match as the runner loaded them (else read here). Raises ResultRefused unless this runner holds the running
-    match; a second replay for the match raises IntegrityError (and writes nothing). Eight statements for a rated
-    match once its seats have ratings (seven with seats given), one lock on the competition row.
+    match; a second replay for the match raises IntegrityError (and writes nothing). Seven statements for a rated
+    match once its seats have ratings (six with seats given), one lock on the competition row.
     """
     now = timezone.now()
     # The seats with their match: what is read here (the seat numbers and versions, the match's competition, player
