@@ -17,6 +17,7 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from tournaments.models import Ladder, Match, Rating, Seat, Tournament
+from tournaments.rows import columns, instances
 
 MODEL = PlackettLuce()
 # What a rating row holds apart from its keys: mu, sigma, games, wins and the seat record (Rating.seat_record).
@@ -29,10 +30,6 @@ def add_seat(record: list[list[int]], number: int, won: bool) -> list[list[int]]
     padded = [list(pair) for pair in record] + [[0, 0] for _ in range(number + 1 - len(record))]
     padded[number] = [padded[number][0] + 1, padded[number][1] + won]
     return padded
-
-
-def competition_filter(match: Match) -> Q:
-    return Q(ladder_id=match.ladder_id) if match.ladder_id else Q(tournament_id=match.tournament_id)
 
 
 def lock_competition(match: Match) -> int | None:
@@ -79,8 +76,14 @@ def locked_ratings(match: Match, version_ids: Sequence[int]) -> dict[int, Rating
     """The seats' rating rows, locked in primary-key order: one statement once they exist, else created first."""
 
     def select() -> dict[int, Rating]:
-        locked = Rating.objects.select_for_update().filter(competition_filter(match), bot_version_id__in=version_ids)
-        return {rating.bot_version_id: rating for rating in locked.order_by("pk")}
+        # Written out: the ORM's query building cost more than the statement, on every rated result.
+        competition = "ladder_id" if match.ladder_id else "tournament_id"
+        with connection.cursor() as cursor:
+            cursor.execute(f'SELECT {columns(Rating, "r")} FROM {connection.ops.quote_name(Rating._meta.db_table)} r '
+                           f'WHERE r."{competition}" = %s AND r."bot_version_id" = ANY(%s) ORDER BY r."id" FOR UPDATE',
+                           [match.ladder_id or match.tournament_id, list(version_ids)])
+            locked: list[Rating] = [instances(row, (Rating,))[0] for row in cursor.fetchall()]
+        return {rating.bot_version_id: rating for rating in locked}
 
     ratings = select()
     if len(ratings) < len(set(version_ids)):

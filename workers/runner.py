@@ -28,9 +28,10 @@ from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
 from tournaments.services import (
     ResultRefused,
-    claim_match,
+    claim_and_read,
     decline_match,
     fail_match,
+    loaded_match,
     record_result,
     renew_lease,
 )
@@ -58,14 +59,15 @@ def run_match(match_id: int) -> str:
     """
     owner, worker = runner_id(), _worker()
     timings = Timings()
-    if not timings.measure("claim", lambda: with_db_retry(lambda: claim_match(match_id, owner, worker))):
+    rows = timings.measure("claim", lambda: with_db_retry(lambda: claim_and_read(match_id, owner, worker)))
+    if not rows:
         if worker and with_db_retry(lambda: decline_match(match_id, worker)):
             return "declined: this worker failed it a moment ago; left for another"
         return with_db_retry(lambda: _not_claimed(match_id))
     heartbeat = Heartbeat(match_id, owner)
     heartbeat.start()
     try:
-        outcome, cause = _run_claimed(match_id, owner, heartbeat, timings)
+        outcome, cause = _run_claimed(match_id, owner, heartbeat, timings, rows)
     finally:
         heartbeat.stop()
     logger.info("match %s %s; timings %s", match_id, outcome, json.dumps(timings.ms))
@@ -75,10 +77,12 @@ def run_match(match_id: int) -> str:
     return outcome
 
 
-def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timings) -> tuple[str, str]:
-    """Play, verify and record; return the outcome and, for an infrastructure failure, its cause."""
+def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timings,
+                 rows: list[tuple[Any, ...]]) -> tuple[str, str]:
+    """Play, verify and record; return the outcome and, for an infrastructure failure, its cause. rows: the claim's
+    (the match with its seats, read in the same statement)."""
     try:
-        match, seats = timings.measure("load", lambda: with_db_retry(lambda: _load(match_id)))
+        match, seats = timings.measure("load", lambda: loaded_match(rows))
         document, logs = play_match(match, seats, timings, heartbeat)
         document["footer"]["digest"] = timings.measure("verify", lambda: verify_document(document))["digest"]
     except LeaseLost as exc:
@@ -113,16 +117,6 @@ def _worker() -> str:
     """This Celery worker's node, which failures are booked to (a retry avoids it); "" outside a Celery worker (the
     embedded runner's pool child retries a requeued match itself; tools and tests run matches in-process)."""
     return health.NODE
-
-
-def _load(match_id: int) -> tuple[Match, list[Seat]]:
-    """The match and its seats, in one query (a match without seats costs a second)."""
-    seats = list(Seat.objects.filter(match_id=match_id).select_related("match", "bot_version__bot").order_by("number"))
-    if not seats:
-        return Match.objects.get(pk=match_id), []
-    for seat in seats[1:]:
-        seat.match = seats[0].match
-    return seats[0].match, seats
 
 
 T = TypeVar("T")

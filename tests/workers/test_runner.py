@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 from django.core.cache import cache
-from django.db import connection
+from django.db import IntegrityError, connection
 from django.db.models.functions import Now
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from replays import format as replay_format
 from replays.api.feeds import read_snapshot
 from replays.models import Replay
 from replays.progress import MatchProgress, is_watched, live_actions, mark_watched
@@ -197,7 +198,7 @@ def _write_statements(queries: CaptureQueriesContext) -> list[str]:
     return [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
 
 
-def test_the_result_write_is_eight_statements_and_one_competition_lock(
+def test_the_result_write_is_seven_statements_and_one_competition_lock(
     tinynim: Any, builtin_versions: dict[str, Any]
 ) -> None:
     ladder = Ladder.objects.create(name="quick", game="tinynim", players_per_match=2)
@@ -211,7 +212,7 @@ def test_the_result_write_is_eight_statements_and_one_competition_lock(
             record_result(match.pk, "worker-a", document, logs)
         played.append(_write_statements(queries))
     first, second = played
-    assert len(first) == 10 and len(second) == 8, second
+    assert len(first) == 9 and len(second) == 7, second  # the replay and the progress's delete: one statement
     for statements in played:
         on_ladder = [sql for sql in statements if '"tournaments_ladder"' in sql.split(" WHERE ")[0]]
         assert len(on_ladder) == 1 and on_ladder[0].startswith('UPDATE "tournaments_ladder"'), on_ladder
@@ -219,6 +220,33 @@ def test_the_result_write_is_eight_statements_and_one_competition_lock(
     assert ladder.rating_seq == 2
     assert list(Match.objects.filter(ladder=ladder).order_by("seed").values_list("rating_seq", flat=True)) == [1, 2]
     assert sorted(Rating.objects.filter(ladder=ladder).values_list("games", flat=True)) == [2, 2]
+
+
+def test_the_stored_replay_holds_what_the_orm_would_store(match: Match) -> None:
+    started = timezone.now()
+    assert run_match(match.pk) == "finished"
+    replay = Replay.objects.get(match=match)
+    document = replay.document()
+    assert replay.size == len(bytes(replay.actions)) and replay.format_version == replay_format.FORMAT_VERSION
+    assert bytes(replay.actions) == replay_format.encode_actions(document["actions"])
+    assert started <= replay.created_at <= timezone.now()
+    assert document["header"]["match"] == match.pk
+    assert document["footer"]["digest"] == verify_document(document)["digest"]
+
+
+def test_a_second_replay_for_the_match_writes_nothing(match: Match) -> None:
+    assert claim_match(match.pk, "worker-a")
+    document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    document["footer"]["digest"] = verify_document(document)["digest"]
+    Replay.objects.create(match=match, header=document["header"], actions=b"", footer=document["footer"])
+    MatchProgress.objects.create(match=match, attempt=1, actions=[{"seat": 0, "choice": 0, "ms": 1}])
+    with pytest.raises(IntegrityError):
+        record_result(match.pk, "worker-a", document, logs)
+    match.refresh_from_db()
+    assert (match.status, match.lease_owner, match.rating_seq) == ("running", "worker-a", None)
+    assert MatchProgress.objects.filter(match=match).exists()  # rolled back with the rest
+    assert not match.seats.filter(rank__isnull=False).exists()
+    assert not Rating.objects.filter(tournament=match.tournament, games__gt=0).exists()
 
 
 def test_an_unrated_result_locks_the_competition_without_numbering_it(
