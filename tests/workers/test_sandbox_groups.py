@@ -167,6 +167,25 @@ def test_a_bot_that_computes_after_its_reply_gets_one_other_decision_at_most_the
     assert_group_gone(seat)
 
 
+def test_an_honest_seat_waits_unfrozen_asleep_on_its_stdin() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "bots" / "evolution_bot.py"
+    seat = SandboxedSeat(example.read_bytes(), example.name, CONFIG)
+    seen: list[bool] = []
+
+    class Watch(InProcessSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            if seat.group is not None and not seat.group.removed:
+                seen.append(seat.group.is_frozen())
+            return super().decide(seq, view, decision, bank_ms)
+
+    result = _play(seat, Watch("random", GAME, 3), players=3)
+    flags = "".join("F" if frozen else "-" for frozen in seen)
+    # Frozen until its first move (it boots), then never: a hand-off writes no freezer file for it.
+    assert re.fullmatch(r"F*-{20,}", flags), flags
+    assert "frozen whenever it waits" not in result.logs[0] and faults(result) == []
+    assert_contained(result, seat)
+
+
 def _thinking_ms(result: PlayResult, seat: int) -> list[int]:
     return [m["ms"] for m in moves(result, seat)[1:6]]  # the first has its start-up allowance taken off
 
