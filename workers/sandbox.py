@@ -52,7 +52,7 @@ from workers.cgroups import Limits
 from workers.metrics import count_sandbox_kill
 from workers.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, prepare_worker
 from workers.seat_log import StderrLog
-from workers.seats import Reply, SeatDied, check_waiting, waiting
+from workers.seats import Reply, SeatDied, Waiter, check_waiting, waiting
 from workers.seccomp import SeccompUnavailable, bpf_path
 
 __all__ = [
@@ -161,7 +161,7 @@ class SandboxedSeat:
         self._waited_from = 0  # the group's CPU ns when its current wait began
         self._next_check = 0.0  # monotonic time of its next check while it waits
         self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
-        self._watched: Any = None  # the workers.seats.waiting() set it is in while it waits unfrozen
+        self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
         self._finish_deadline: float | None = None
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
         self._views = "full"  # what the bot asked for in its hello (protocol 2): "patch", or whole views

@@ -94,7 +94,7 @@ class SeatDied(Exception):
 
 class Waiter(Protocol):
     def check_waiting(self) -> None:
-        """Called at every decision of another seat while this one waits unfrozen (workers/sandbox.py)."""
+        """Called at each decision of another seat while this one waits unfrozen (workers/sandbox.py)."""
 
 
 _local = threading.local()
@@ -110,6 +110,7 @@ def waiting() -> weakref.WeakSet[Waiter]:
 
 
 def check_waiting() -> None:
+    """Before a decision: each seat that waits unfrozen checks that it does not compute (it freezes itself if so)."""
     seats = waiting()
     if seats:
         for seat in list(seats):

@@ -156,7 +156,8 @@ def test_a_bot_that_computes_after_its_reply_gets_one_other_decision_at_most_the
     # The documented bound: OFF_TURN_MS, then one decision of another seat (each takes over CHECK_MS); 10 ms for the
     # counter's tick lag.
     assert stolen_ms <= OFF_TURN_MS + longest_ms + 10, (stolen_ms, longest_ms, len(seen))
-    assert sum(not frozen for frozen, *_ in seen) <= 2, [frozen for frozen, *_ in seen]
+    flags = "".join("F" if frozen else "-" for frozen, *_ in seen)
+    assert re.fullmatch(r"F*-*F*", flags), flags  # frozen as it boots; once caught, frozen whenever it waits
     assert sum(m["cpu_ms"] for m in moves(result)) >= stolen_ms - 1  # charged to its own moves, in the replay
     assert f"pondering in a {name[7:-3]}" in result.logs[0]
     if stolen_ms > OFF_TURN_MS:  # caught, and the log says so
@@ -164,6 +165,25 @@ def test_a_bot_that_computes_after_its_reply_gets_one_other_decision_at_most_the
                          r"the decision: frozen whenever it waits, from now on", result.logs[0]), result.logs[0]
     assert_contained(result, seat)
     assert_group_gone(seat)
+
+
+def test_an_honest_seat_waits_unfrozen_asleep_on_its_stdin() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "bots" / "evolution_bot.py"
+    seat = SandboxedSeat(example.read_bytes(), example.name, CONFIG)
+    seen: list[bool] = []
+
+    class Watch(InProcessSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            if seat.group is not None and not seat.group.removed:
+                seen.append(seat.group.is_frozen())
+            return super().decide(seq, view, decision, bank_ms)
+
+    result = _play(seat, Watch("random", GAME, 3), players=3)
+    flags = "".join("F" if frozen else "-" for frozen in seen)
+    # Frozen until its first move (it boots), then never: a hand-off writes no freezer file for it.
+    assert re.fullmatch(r"F*-{20,}", flags), flags
+    assert "frozen whenever it waits" not in result.logs[0] and faults(result) == []
+    assert_contained(result, seat)
 
 
 def _thinking_ms(result: PlayResult, seat: int) -> list[int]:
