@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -143,7 +143,10 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     with transaction.atomic():
         # The competition row first: it serializes rating updates and round changes, in one lock order.
         seq = lock_competition(match)
-        if not _finish(match_id, owner, now, seq):
+        finished = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner).update(
+            status=Status.FINISHED, finished_at=now, lease_expires=None, error="", rating_seq=seq
+        )
+        if finished != 1:
             raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
         match.status, match.finished_at, match.lease_expires, match.error = Status.FINISHED, now, None, ""
         match.rating_seq = seq
@@ -155,17 +158,6 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match
-
-
-def _finish(match_id: int, owner: str, now: datetime, seq: int | None) -> bool:
-    """The result's compare-and-set: running under owner → finished. Written out: the ORM's query building cost more
-    than the statement."""
-    with connection.cursor() as cursor:
-        cursor.execute(f'UPDATE {connection.ops.quote_name(Match._meta.db_table)} SET "status" = %s, '
-                       '"finished_at" = %s, "lease_expires" = NULL, "error" = \'\', "rating_seq" = %s '
-                       'WHERE "id" = %s AND "status" = %s AND "lease_owner" = %s',
-                       [Status.FINISHED, now, seq, match_id, Status.RUNNING, owner])
-        return bool(cursor.rowcount == 1)
 
 
 SEAT_RESULT_FIELDS = [
