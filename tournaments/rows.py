@@ -3,6 +3,7 @@ match, where building the query cost more than running it (issue 17): the claim 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,14 +22,30 @@ def width(model: type[Model]) -> int:
 
 
 def instances(row: Sequence[Any], models: Sequence[type[Model]]) -> list[Any]:
-    """One instance per model from a row holding each model's columns() in turn; JSON columns decoded."""
+    """One instance per model from a row holding each model's columns() in turn, its values converted as a queryset
+    converts them (JSON columns arrive as text; SQLite's dates and booleans too)."""
     made, start = [], 0
     for model in models:
         fields = model._meta.concrete_fields
         values = list(row[start:start + len(fields)])
-        for index, field in enumerate(fields):
-            for convert in field.get_db_converters(connection):  # JSON columns arrive as text
-                values[index] = convert(values[index], field, connection)
+        for index, converters in _converters(model, connection.vendor):
+            value = values[index]
+            for convert, expression in converters:
+                value = convert(value, expression, connection)
+            values[index] = value
         made.append(model.from_db(connection.alias, [field.attname for field in fields], values))
         start += len(fields)
     return made
+
+
+@functools.cache
+def _converters(model: type[Model], vendor: str) -> list[tuple[int, list[tuple[Any, Any]]]]:
+    """The converters of the model's columns that have any, by column index: the backend's, then the field's (the
+    order of django.db.models.sql.compiler.SQLCompiler.get_converters)."""
+    found = []
+    for index, field in enumerate(model._meta.concrete_fields):
+        column = field.get_col(model._meta.db_table)
+        converters = [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
+        if converters:
+            found.append((index, [(convert, column) for convert in converters]))
+    return found

@@ -9,12 +9,12 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import DurationField, F, Value
+from django.db.models import DurationField, F, Q, Value
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -44,14 +44,32 @@ def claim_match(match_id: int, owner: str, worker: str = "") -> bool:
 
 
 def claim_and_read(match_id: int, owner: str, worker: str = "") -> list[tuple[Any, ...]]:
-    """claim_match, and in the same statement the claimed match's row with its seats, their versions and bots, for
-    loaded_match: one round trip and no query building instead of two of each (the runner's fixed cost). No rows
-    when the match was not claimed."""
+    """claim_match, and the claimed match's row with its seats, their versions and bots, for loaded_match; no rows
+    when the match was not claimed. On PostgreSQL in one statement: one round trip and no query building instead of
+    two of each (the runner's fixed cost); elsewhere (SQLite has no UPDATE in a WITH) the claim, then the read."""
     params: dict[str, Any] = {"id": match_id, "owner": owner, "worker": worker, "queued": Status.QUEUED,
                               "running": Status.RUNNING, "lease": timedelta(seconds=settings.LUDUS_LEASE_SECONDS)}
     with connection.cursor() as cursor:
-        cursor.execute(_claim_sql(bool(worker)), params)
+        if connection.vendor == "postgresql":
+            cursor.execute(_claim_sql(bool(worker)), params)
+        elif _claim(match_id, owner, worker):
+            cursor.execute(_read_sql(connection.ops.quote_name(Match._meta.db_table) + " c")
+                           + ' WHERE c."id" = %s ORDER BY s."number"', [match_id])
+        else:
+            return []
         return list(cursor.fetchall())
+
+
+def _claim(match_id: int, owner: str, worker: str) -> bool:
+    """claim_match's compare-and-set, by the ORM (for databases other than PostgreSQL)."""
+    queued = Q(status=Status.QUEUED)
+    if worker:
+        queued &= ~Q(failed_by=worker, queued_at__gt=Now() - _seconds(settings.LUDUS_LEASE_SECONDS))
+    claimable = queued | Q(status=Status.RUNNING, lease_expires__lt=Now())
+    return Match.objects.filter(claimable, pk=match_id).update(
+        status=Status.RUNNING, lease_owner=owner, lease_expires=_lease_end(), attempts=F("attempts") + 1,
+        started_at=Now(),
+    ) == 1
 
 
 LOADED = (Match, Seat, BotVersion, Bot)  # a row of claim_and_read: these models' columns in turn
@@ -59,19 +77,25 @@ LOADED = (Match, Seat, BotVersion, Bot)  # a row of claim_and_read: these models
 
 @functools.cache
 def _claim_sql(declines: bool) -> str:
-    """claim_match's compare-and-set as an UPDATE ... RETURNING, joined with the seats in seat order."""
+    """_claim as an UPDATE ... RETURNING in a WITH, read with the seats in seat order (PostgreSQL)."""
     quote = connection.ops.quote_name
-    match, seat, version, bot = (quote(model._meta.db_table) for model in LOADED)
     declined = (f' AND NOT ({quote("failed_by")} = %(worker)s AND {quote("queued_at")} > STATEMENT_TIMESTAMP() - '
                 '%(lease)s)') if declines else ""
-    read = ", ".join(columns(model, alias) for alias, model in zip("csvb", LOADED, strict=True))
-    return (f'WITH c AS (UPDATE {match} SET "status" = %(running)s, "lease_owner" = %(owner)s, '
+    return (f'WITH c AS (UPDATE {quote(Match._meta.db_table)} SET "status" = %(running)s, "lease_owner" = %(owner)s, '
             '"lease_expires" = STATEMENT_TIMESTAMP() + %(lease)s, "attempts" = "attempts" + 1, '
             f'"started_at" = STATEMENT_TIMESTAMP() WHERE "id" = %(id)s AND (("status" = %(queued)s{declined}) '
             'OR ("status" = %(running)s AND "lease_expires" < STATEMENT_TIMESTAMP())) RETURNING *) '
-            f'SELECT {read} FROM c LEFT JOIN {seat} s ON s."match_id" = c."id" '
-            f'LEFT JOIN {version} v ON v."id" = s."bot_version_id" LEFT JOIN {bot} b ON b."id" = v."bot_id" '
-            'ORDER BY s."number"')
+            + _read_sql("c") + ' ORDER BY s."number"')
+
+
+@functools.cache
+def _read_sql(source: str) -> str:
+    """The columns of the match c from source, then of each of its seats, their versions and bots (LOADED)."""
+    quote = connection.ops.quote_name
+    seat, version, bot = (quote(model._meta.db_table) for model in LOADED[1:])
+    read = ", ".join(columns(model, alias) for alias, model in zip("csvb", LOADED, strict=True))
+    return (f'SELECT {read} FROM {source} LEFT JOIN {seat} s ON s."match_id" = c."id" '
+            f'LEFT JOIN {version} v ON v."id" = s."bot_version_id" LEFT JOIN {bot} b ON b."id" = v."bot_id"')
 
 
 def loaded_match(rows: list[tuple[Any, ...]]) -> tuple[Match, list[Seat]]:
@@ -119,7 +143,10 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     with transaction.atomic():
         # The competition row first: it serializes rating updates and round changes, in one lock order.
         seq = lock_competition(match)
-        if not _finish(match_id, owner, now, seq):
+        finished = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner).update(
+            status=Status.FINISHED, finished_at=now, lease_expires=None, error="", rating_seq=seq
+        )
+        if finished != 1:
             raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
         match.status, match.finished_at, match.lease_expires, match.error = Status.FINISHED, now, None, ""
         match.rating_seq = seq
@@ -131,17 +158,6 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match
-
-
-def _finish(match_id: int, owner: str, now: datetime, seq: int | None) -> bool:
-    """The result's compare-and-set: running under owner → finished. Written out: the ORM's query building cost more
-    than the statement."""
-    with connection.cursor() as cursor:
-        cursor.execute(f'UPDATE {connection.ops.quote_name(Match._meta.db_table)} SET "status" = %s, '
-                       '"finished_at" = %s, "lease_expires" = NULL, "error" = \'\', "rating_seq" = %s '
-                       'WHERE "id" = %s AND "status" = %s AND "lease_owner" = %s',
-                       [Status.FINISHED, now, seq, match_id, Status.RUNNING, owner])
-        return bool(cursor.rowcount == 1)
 
 
 SEAT_RESULT_FIELDS = [

@@ -141,8 +141,9 @@ def with_db_retry(operation: Callable[[], T]) -> T:
 
 
 class Timings:
-    """Milliseconds per phase of one match, logged by run_match: claim, load, spawn (making the seat players),
-    play (the whole game, including start and finish: the seats' processes starting and stopping), verify, record.
+    """Milliseconds per phase of one match, logged by run_match: claim (with the read of the match and its seats,
+    in the same statement on PostgreSQL), load (making their objects), spawn (making the seat players), play (the
+    whole game, including start and finish: the seats' processes starting and stopping), verify, record.
     """
 
     def __init__(self) -> None:
