@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from itertools import compress, count
+from operator import ne
 from typing import Any, Literal
 
 from engine.core import Decision
@@ -84,13 +86,13 @@ def decide(seq: int, view: Mapping[str, JSON] | None, decision: Decision, clock:
 def view_patch(old: JSON, new: JSON) -> list[dict[str, JSON]]:
     """The JSON Patch (RFC 6902: add, remove, replace) that turns `old` into `new`, both plain JSON.
 
-    Objects are compared key by key and lists of equal length item by item; a list that only grew gets `add`s at its
-    end (path `/-`), any other changed list or value is replaced whole. Equal subtrees cost one C-level comparison.
+    Objects are compared key by key, and lists of objects (records: seats, species, tiles) of equal length item by
+    item; a list that only grew gets `add`s at its end (path `/-`); any other changed list or value is replaced
+    whole (a short list of numbers costs fewer bytes, and the bot less work, whole than as one operation per item).
     The values in the patch are `new`'s own objects (not copies): encode the patch before `new` changes.
     """
     ops: list[dict[str, JSON]] = []
-    if old != new:
-        _diff(old, new, "", ops)
+    _diff(old, new, "", ops)
     return ops
 
 
@@ -99,25 +101,36 @@ def _escape(key: str) -> str:
 
 
 def _diff(old: JSON, new: JSON, path: str, ops: list[dict[str, JSON]]) -> None:
-    """Append the operations that turn old into new (which differ) at path. Equal members are skipped before the
-    call (one C-level comparison each): most of a view is unchanged from one decision to the next."""
-    if type(old) is dict and type(new) is dict:
-        added = 0
-        for key, value in new.items():
-            if key not in old:
-                ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
-                added += 1
-            elif old[key] != value:  # values equal in Python are equal here (views never turn 1 into 1.0 or True)
-                _diff(old[key], value, f"{path}/{_escape(key)}", ops)
-        if len(new) - added != len(old):  # some keys of old are gone
+    """Append the operations that turn old into new at path. Most of a view is unchanged from one decision to the
+    next: the members that differ are picked by C-level comparisons (map over `!=`, then compress), and only
+    containers are visited by a call of their own. Values equal in Python are equal here (views never turn 1 into
+    1.0 or True)."""
+    kind = type(new)
+    if kind is dict and type(old) is dict:
+        keys = list(new)
+        if keys == list(old):  # the same keys in the same order: a view's usual case
+            for key in compress(keys, map(ne, old.values(), new.values())):
+                was, value = old[key], new[key]
+                if type(value) is type(was) and (type(value) is dict or type(value) is list):
+                    _diff(was, value, f"{path}/{_escape(key)}", ops)
+                else:
+                    ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": value})
+        else:
+            for key, value in new.items():
+                if key not in old:
+                    ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})
+                elif old[key] != value:
+                    _diff(old[key], value, f"{path}/{_escape(key)}", ops)
             ops.extend({"op": "remove", "path": f"{path}/{_escape(key)}"} for key in old if key not in new)
-    elif type(old) is list and type(new) is list and len(old) == len(new):
-        for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            if a != b:
-                _diff(a, b, f"{path}/{i}", ops)
-    elif type(old) is list and type(new) is list and len(old) < len(new) and new[: len(old)] == old:
+    elif kind is list and type(old) is list and len(old) == len(new) and new and type(new[0]) is dict:
+        for i in compress(count(), map(ne, old, new)):
+            if type(old[i]) is dict and type(new[i]) is dict:
+                _diff(old[i], new[i], f"{path}/{i}", ops)
+            else:
+                ops.append({"op": "replace", "path": f"{path}/{i}", "value": new[i]})
+    elif kind is list and type(old) is list and len(old) < len(new) and new[: len(old)] == old:
         ops.extend({"op": "add", "path": f"{path}/-", "value": value} for value in new[len(old):])
-    else:
+    elif old != new:
         ops.append({"op": "replace", "path": path, "value": new})
 
 

@@ -136,27 +136,24 @@ def patched_copy(doc: Any, patch: list[dict[str, Any]]) -> Any:
 def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any, Any]:
     """apply_patch(view, patch) and patched_copy(given, patch) in one walk of the patch's paths: the loop's usual
     step, when act's last view is still equal to the SDK's own."""
-    copies: dict[int, Any] = {id(given): given.copy()} if type(given) in (dict, list) else {}
-    root = copies.get(id(given), given)
-    copies[id(root)] = root
+    root = given.copy() if type(given) in (dict, list) else given
+    owned = {id(root)}  # the containers this patch copied: act's last view keeps its own
     values = _copy([op.get("value") for op in patch])
     for op, value in zip(patch, values, strict=True):
         path = op["path"]
         if path == "":
             view, root = op["value"], value
+            owned.add(id(root))
             continue
         *parents, last = _parts(path)
         mine, theirs = view, root
         for part in parents:
             key: Any = int(part) if type(mine) is list else part
-            mine = mine[key]
-            child = theirs[key]
-            found = copies.get(id(child))
-            if found is None:  # this patch's shallow copy of a container of act's last view (a copy is its own)
-                found = copies[id(child)] = child.copy()
-                copies[id(found)] = found
-                theirs[key] = found
-            theirs = found
+            mine, child = mine[key], theirs[key]
+            if id(child) not in owned:
+                child = theirs[key] = child.copy()
+                owned.add(id(child))
+            theirs = child
         kind = op["op"]
         _apply_op(mine, kind, last, op.get("value"))
         _apply_op(theirs, kind, last, value)

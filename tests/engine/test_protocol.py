@@ -7,8 +7,9 @@ import json
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from engine import load_game, protocol, sdk
 from engine.core import Decision
@@ -254,6 +255,64 @@ def test_every_seat_rebuilds_every_view_of_a_whole_game_from_patches(game: str) 
         assert rebuilt[seat] == view
         state.choose(rng.randrange(len(decision.options)))
     assert sorted(sizes)[len(sizes) // 2] < 0.5  # a patch is much smaller than its view
+
+
+def _decide_streams(game: str, players: int, seed: int, version: int) -> tuple[list[bytes], list[list[str]]]:
+    """Every seat's input for a whole random game as the engine writes it (patches from protocol 2 on, else whole
+    views), and the views each seat must see, spelled strictly (1, 1.0 and true apart)."""
+    state = load_game(game).new_state(players, seed, None)
+    clock = {"move_ms": 100, "bank_ms": 1000}
+    rng = random.Random(seed)
+    hello = {**protocol.hello(game, "1", 0, players, {}, clock), "protocol": version}
+    lines = [[protocol.encode({**hello, "seat": seat})] for seat in range(players)]
+    expected: list[list[str]] = [[] for _ in range(players)]
+    sent: dict[int, object] = {}
+    while (decision := state.decision()) is not None:
+        seat, view = decision.seat, state.view(decision.seat)
+        patch = protocol.view_patch(sent[seat], view) if version >= 2 and seat in sent else None
+        lines[seat].append(protocol.encode(protocol.decide(len(expected[seat]) + 1, view, decision, clock, patch)))
+        expected[seat].append(json.dumps(view, sort_keys=True))
+        sent[seat] = view
+        state.choose(rng.randrange(len(decision.options)))
+    return [b"".join(seat_lines) for seat_lines in lines], expected
+
+
+@settings(max_examples=examples(6))
+@given(game=st.sampled_from(["evolution", "marine"]), players=st.integers(2, 4), seed=st.integers(0, 2**31 - 1),
+       version=st.sampled_from([1, 2]))
+def test_at_every_step_of_a_random_game_act_sees_the_engines_view(game: str, players: int, seed: int,
+                                                                    version: int) -> None:
+    """Protocol 1 sends whole views, protocol 2 patches; either way act gets exactly the view the engine built, at
+    every decision of every seat, whether it writes over every view it gets (a careless bot) or keeps them all
+    (and those stay as they were)."""
+    streams, expected = _decide_streams(game, players, seed, version)
+    for stream, views in zip(streams, expected, strict=True):
+        for bot in (_Watcher(scribbles=False), _Watcher(scribbles=True)):
+            stdout = io.BytesIO()
+            sdk.run(bot.act, stdin=io.BytesIO(stream), stdout=stdout)
+            assert bot.seen == views
+            if not bot.scribbles:
+                assert [json.dumps(view, sort_keys=True) for view in bot.kept] == views
+            assert stdout.getvalue().startswith(b'{"type":"hello"') == (version >= 2)
+
+
+class _Watcher:
+    """A bot that notes every view it gets; it keeps them all, or writes over each (a careless bot)."""
+
+    def __init__(self, scribbles: bool) -> None:
+        self.scribbles = scribbles
+        self.seen: list[str] = []
+        self.kept: list[dict[str, object]] = []
+
+    def act(self, view: dict[str, object], decision: dict[str, object]) -> int:
+        self.seen.append(json.dumps(view, sort_keys=True))
+        self.kept.append(view)
+        if self.scribbles:
+            for value in view.values():
+                if isinstance(value, list):
+                    value.append("scribbled")
+            view["decision"] = None
+        return 0
 
 
 def test_the_sdk_rebuilds_views_from_patches_and_gives_act_its_own_copy() -> None:
