@@ -287,7 +287,7 @@ def test_at_every_step_of_a_random_game_act_sees_the_engines_view(game: str, pla
     (and those stay as they were)."""
     streams, expected = _decide_streams(game, players, seed, version)
     for stream, views in zip(streams, expected, strict=True):
-        for bot in (_Watcher(scribbles=False), _Watcher(scribbles=True)):
+        for bot in (_Watcher(scribbles=False), _Watcher(scribbles=True), _Watcher(scribbles=True, every=2)):
             stdout = io.BytesIO()
             sdk.run(bot.act, stdin=io.BytesIO(stream), stdout=stdout)
             assert bot.seen == views
@@ -297,17 +297,19 @@ def test_at_every_step_of_a_random_game_act_sees_the_engines_view(game: str, pla
 
 
 class _Watcher:
-    """A bot that notes every view it gets; it keeps them all, or writes over each (a careless bot)."""
+    """A bot that notes every view it gets; it keeps them all, or writes over each (a careless bot), or over every
+    other one (so that the SDK's two ways to the next view, a patched copy of an unchanged view and a whole copy of
+    a changed one, alternate)."""
 
-    def __init__(self, scribbles: bool) -> None:
-        self.scribbles = scribbles
+    def __init__(self, scribbles: bool, every: int = 1) -> None:
+        self.scribbles, self.every = scribbles, every
         self.seen: list[str] = []
         self.kept: list[dict[str, object]] = []
 
     def act(self, view: dict[str, object], decision: dict[str, object]) -> int:
         self.seen.append(json.dumps(view, sort_keys=True))
         self.kept.append(view)
-        if self.scribbles:
+        if self.scribbles and len(self.seen) % self.every == 0:
             for value in view.values():
                 if isinstance(value, list):
                     value.append("scribbled")
