@@ -28,7 +28,7 @@ class Clock:
         return {"move_ms": self.move_ms, "bank_ms": self.bank_ms}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # built at every decision: not frozen, whose __init__ goes through object.__setattr__ (3x)
 class Reply:
     """A seat's answer to one decision. fault is None, or a short code such as 'bad_json' or 'timeout'.
 
