@@ -68,9 +68,6 @@ MiB = 1 << 20
 # A seat that waits unfrozen and whose group used more CPU than this since its wait began computes off its turn. An
 # honest bot, asleep on its stdin, uses none; see docs/bots.md, "The freezer".
 OFF_TURN_NS = 1_000_000
-# How often, at most, a decision checks the other waiting seats: a running task's CPU counter moves at the scheduler's
-# tick (4 ms at 250 Hz), so checking more often sees little more, and costs a read per seat and decision.
-CHECK_S = 0.004
 
 
 @dataclass(frozen=True)
@@ -159,7 +156,6 @@ class SandboxedSeat:
         self._frozen = False
         self._replied: int | None = None  # the seq of its last reply (None: it has not replied since it booted)
         self._waited_from = 0  # the group's CPU ns when its current wait began
-        self._next_check = 0.0  # monotonic time of its next check while it waits
         self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
         self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
         self._finish_deadline: float | None = None
@@ -254,18 +250,14 @@ class SandboxedSeat:
             self._freeze()
             return
         self._waited_from = group.cpu_ns()  # its wait begins: it replied a moment ago
-        self._next_check = time.monotonic() + CHECK_S
         self._watched = waiting()
         self._watched.add(self)
         if group.oom_kills():
             self._died("")
 
     def check_waiting(self) -> None:
-        """At a decision of another seat: _check_cpu, if CHECK_S has passed since the last."""
-        now = time.monotonic()
-        if now >= self._next_check:
-            self._next_check = now + CHECK_S
-            self._check_cpu()
+        """At a decision of another seat (workers.seats.check_waiting: at most every CHECK_S)."""
+        self._check_cpu()
 
     def _check_cpu(self) -> None:
         """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
