@@ -155,7 +155,7 @@ class SandboxedSeat:
         self._cpu_ns = 0  # the group's CPU time at the end of the seat's last move
         self._frozen = False
         self._replied: int | None = None  # the seq of its last reply (None: it has not replied since it booted)
-        self._waited_from = 0  # the group's CPU ns when its current wait began
+        self._reply_ns = 0  # the group's CPU ns read as its last reply came in (_cpu_ms): where its next wait begins
         self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
         self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
         self._finish_deadline: float | None = None
@@ -249,7 +249,6 @@ class SandboxedSeat:
         if self._strict or self._replied is None:
             self._freeze()
             return
-        self._waited_from = group.cpu_ns()  # its wait begins: it replied a moment ago
         self._watched = waiting()
         self._watched.add(self)
         if group.oom_kills():
@@ -267,7 +266,7 @@ class SandboxedSeat:
         if group is None or group.removed or self._dead is not None or self._watched is None:
             self._stop_waiting()
             return
-        used = group.cpu_ns() - self._waited_from
+        used = group.cpu_ns() - self._reply_ns  # its wait began at its reply
         if used > OFF_TURN_NS:
             self._strict = True
             self._freeze()
@@ -478,7 +477,7 @@ class SandboxedSeat:
         group = self._res.group
         if group is None or group.removed:
             return None
-        used = group.cpu_ns()
+        used = self._reply_ns = group.cpu_ns()
         ms = (used - self._cpu_ns) // 1_000_000
         self._cpu_ns += ms * 1_000_000  # the part of a millisecond left counts toward the next move: sums are exact
         return int(ms)
