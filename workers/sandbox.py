@@ -149,6 +149,7 @@ class SandboxedSeat:
         self._buf = bytearray()
         self._scanned = 0  # bytes of _buf already searched for a newline
         self._discarding = False  # inside a line that was too long: drop bytes up to its newline
+        self._poller: select.poll | None = None  # stdout readable, or stdin's readers gone (_wait_reply)
         self._dead: str | None = None  # why the process is gone, in words: a died fault's detail
         self._dead_code = "died"
         self._first = True
@@ -515,6 +516,7 @@ class SandboxedSeat:
     def _close_stdin(self) -> None:
         proc = self._res.proc
         if proc is not None and proc.stdin is not None:
+            self._poller = None  # it polls the closed pipe
             proc.stdin.close()
 
     def _wait_exit(self, deadline: float) -> None:
@@ -557,9 +559,10 @@ class SandboxedSeat:
         assert proc is not None and proc.stdout is not None
         fd = proc.stdout.fileno()
         while True:
-            found = self._take_line()
-            if found is not None:
-                return found
+            if self._buf:  # an empty buffer holds no line: straight to the wait
+                found = self._take_line()
+                if found is not None:
+                    return found
             if not self._wait_reply(fd, deadline):
                 return None
             try:
@@ -577,13 +580,15 @@ class SandboxedSeat:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
-        ready = dict(poller.poll(math.ceil(remaining * 1000)))
-        if fd in ready:
-            return True
-        if ready:
+        if self._poller is None:  # made once for the seat's pipes, not at every wait
+            self._poller = select.poll()
+            self._poller.register(fd, select.POLLIN)
+            self._poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
+        events = self._poller.poll(math.ceil(remaining * 1000))
+        for ready, _ in events:
+            if ready == fd:
+                return True
+        if events:
             raise self._died("closed its stdin")
         return False
 
