@@ -68,9 +68,6 @@ MiB = 1 << 20
 # A seat that waits unfrozen and whose group used more CPU than this since its wait began computes off its turn. An
 # honest bot, asleep on its stdin, uses none; see docs/bots.md, "The freezer".
 OFF_TURN_NS = 1_000_000
-# How often, at most, a decision checks the other waiting seats: a running task's CPU counter moves at the scheduler's
-# tick (4 ms at 250 Hz), so checking more often sees little more, and costs a read per seat and decision.
-CHECK_S = 0.004
 
 
 @dataclass(frozen=True)
@@ -152,14 +149,14 @@ class SandboxedSeat:
         self._buf = bytearray()
         self._scanned = 0  # bytes of _buf already searched for a newline
         self._discarding = False  # inside a line that was too long: drop bytes up to its newline
+        self._poller: select.poll | None = None  # stdout readable, or stdin's readers gone (_wait_reply)
         self._dead: str | None = None  # why the process is gone, in words: a died fault's detail
         self._dead_code = "died"
         self._first = True
         self._cpu_ns = 0  # the group's CPU time at the end of the seat's last move
         self._frozen = False
         self._replied: int | None = None  # the seq of its last reply (None: it has not replied since it booted)
-        self._waited_from = 0  # the group's CPU ns when its current wait began
-        self._next_check = 0.0  # monotonic time of its next check while it waits
+        self._reply_ns = 0  # the group's CPU ns read as its last reply came in (_cpu_ms): where its next wait begins
         self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
         self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
         self._finish_deadline: float | None = None
@@ -253,19 +250,14 @@ class SandboxedSeat:
         if self._strict or self._replied is None:
             self._freeze()
             return
-        self._waited_from = group.cpu_ns()  # its wait begins: it replied a moment ago
-        self._next_check = time.monotonic() + CHECK_S
         self._watched = waiting()
         self._watched.add(self)
         if group.oom_kills():
             self._died("")
 
     def check_waiting(self) -> None:
-        """At a decision of another seat: _check_cpu, if CHECK_S has passed since the last."""
-        now = time.monotonic()
-        if now >= self._next_check:
-            self._next_check = now + CHECK_S
-            self._check_cpu()
+        """At a decision of another seat (workers.seats.check_waiting: at most every CHECK_S)."""
+        self._check_cpu()
 
     def _check_cpu(self) -> None:
         """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
@@ -275,7 +267,7 @@ class SandboxedSeat:
         if group is None or group.removed or self._dead is not None or self._watched is None:
             self._stop_waiting()
             return
-        used = group.cpu_ns() - self._waited_from
+        used = group.cpu_ns() - self._reply_ns  # its wait began at its reply
         if used > OFF_TURN_NS:
             self._strict = True
             self._freeze()
@@ -486,7 +478,7 @@ class SandboxedSeat:
         group = self._res.group
         if group is None or group.removed:
             return None
-        used = group.cpu_ns()
+        used = self._reply_ns = group.cpu_ns()
         ms = (used - self._cpu_ns) // 1_000_000
         self._cpu_ns += ms * 1_000_000  # the part of a millisecond left counts toward the next move: sums are exact
         return int(ms)
@@ -524,6 +516,7 @@ class SandboxedSeat:
     def _close_stdin(self) -> None:
         proc = self._res.proc
         if proc is not None and proc.stdin is not None:
+            self._poller = None  # it polls the closed pipe
             proc.stdin.close()
 
     def _wait_exit(self, deadline: float) -> None:
@@ -566,9 +559,10 @@ class SandboxedSeat:
         assert proc is not None and proc.stdout is not None
         fd = proc.stdout.fileno()
         while True:
-            found = self._take_line()
-            if found is not None:
-                return found
+            if self._buf:  # an empty buffer holds no line: straight to the wait
+                found = self._take_line()
+                if found is not None:
+                    return found
             if not self._wait_reply(fd, deadline):
                 return None
             try:
@@ -586,13 +580,15 @@ class SandboxedSeat:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
-        ready = dict(poller.poll(math.ceil(remaining * 1000)))
-        if fd in ready:
-            return True
-        if ready:
+        if self._poller is None:  # made once for the seat's pipes, not at every wait
+            self._poller = select.poll()
+            self._poller.register(fd, select.POLLIN)
+            self._poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
+        events = self._poller.poll(math.ceil(remaining * 1000))
+        for ready, _ in events:
+            if ready == fd:
+                return True
+        if events:
             raise self._died("closed its stdin")
         return False
 

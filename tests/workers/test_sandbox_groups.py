@@ -186,6 +186,17 @@ def test_an_honest_seat_waits_unfrozen_asleep_on_its_stdin() -> None:
     assert_contained(result, seat)
 
 
+def test_an_honest_bot_that_computes_up_to_each_reply_is_never_caught() -> None:
+    """The watch's baseline is the CPU reading taken with the reply: a bot that works hard right up to its reply,
+    and not after, must not be taken for one that computes off its turn (the counter may lag its last tick)."""
+    seat = _seat("honest_heavy.py")
+    result = _play(seat, InProcessSeat("random", GAME, 5), seed=5)
+    assert len(moves(result, 0)) >= 15
+    assert "frozen whenever it waits" not in result.logs[0], result.logs[0][-500:]
+    assert faults(result) == []
+    assert_contained(result, seat)
+
+
 def _thinking_ms(result: PlayResult, seat: int) -> list[int]:
     return [m["ms"] for m in moves(result, seat)[1:6]]  # the first has its start-up allowance taken off
 
