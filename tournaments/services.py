@@ -6,10 +6,11 @@ race on the same match and exactly one result is kept (ARCHITECTURE §5, §9).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
-from collections.abc import Callable
-from datetime import timedelta
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -22,7 +23,7 @@ from django.utils import timezone
 from tournaments.advancement import advance_tournament
 from tournaments.dispatch import send_matches
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
-from tournaments.ratings import lock_competition, rate_seats, update_rows
+from tournaments.ratings import lock_competition, locked_ratings, rate_seats, update_rows
 from tournaments.rows import columns, instances, width
 from tournaments.signals import attempt_ended
 
@@ -140,24 +141,57 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     if not seats:
         raise ResultRefused(f"match {match_id} has no seats; its result was not recorded")
     match = seats[0].match
-    with transaction.atomic():
-        # The competition row first: it serializes rating updates and round changes, in one lock order.
+    with transaction.atomic(), _pipelined():
+        # The competition row first: it serializes rating updates and round changes, in one lock order. On
+        # PostgreSQL the statements go in a pipeline: the lock with BEGIN, then the compare-and-set with the rating
+        # rows' lock, then the writes, then COMMIT: four round trips instead of one a statement.
         seq = lock_competition(match)
-        finished = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner).update(
-            status=Status.FINISHED, finished_at=now, lease_expires=None, error="", rating_seq=seq
-        )
-        if finished != 1:
+        finished = _send_finish(match_id, owner, now, seq)
+        ratings = locked_ratings(match, [seat.bot_version_id for seat in seats]) if match.rated else None
+        if finished() != 1:
             raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
         match.status, match.finished_at, match.lease_expires, match.error = Status.FINISHED, now, None, ""
         match.rating_seq = seq
         apply_outcome(match, seats, document, logs or [])
         if match.rated:
-            rate_seats(match, seats, seq)
+            rate_seats(match, seats, seq, ratings)
         update_rows(Seat, seats, SEAT_RESULT_FIELDS)
         attempt_ended.send(Match, match_id=match_id, match=match, document=document)  # replays stores the replay
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match
+
+
+@contextlib.contextmanager
+def _pipelined() -> Iterator[None]:
+    """psycopg's pipeline mode on Django's connection (PostgreSQL): statements are sent without waiting for their
+    answers, which come when one is read (a fetch, or the end of the block). Inside transaction.atomic(), so a
+    failed statement raises (as Django's error) inside the transaction, which rolls back."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    connection.ensure_connection()
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        yield
+
+
+def _send_finish(match_id: int, owner: str, now: datetime, seq: int | None) -> Callable[[], int]:
+    """The result's compare-and-set, sent (written out: in a pipeline its answer comes with the next statement's, or
+    when read); the function returned reads how many rows it finished."""
+    field = Match._meta.get_field("finished_at")
+    # In a pipeline the row count is only set once the answer is read, and reading rows is what waits for it.
+    returning = ' RETURNING "id"' if connection.vendor == "postgresql" else ""
+    cursor = connection.cursor()
+    cursor.execute(f'UPDATE {connection.ops.quote_name(Match._meta.db_table)} SET "status" = %s, "finished_at" = %s, '
+                   '"lease_expires" = NULL, "error" = \'\', "rating_seq" = %s '
+                   f'WHERE "id" = %s AND "status" = %s AND "lease_owner" = %s{returning}',
+                   [Status.FINISHED, field.get_db_prep_save(now, connection), seq, match_id, Status.RUNNING, owner])
+
+    def finished() -> int:
+        with cursor:
+            return len(cursor.fetchall()) if returning else int(cursor.rowcount)
+
+    return finished
 
 
 SEAT_RESULT_FIELDS = [
