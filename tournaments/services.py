@@ -44,14 +44,20 @@ def claim_match(match_id: int, owner: str, worker: str = "") -> bool:
     return bool(claim_and_read(match_id, owner, worker))
 
 
-def claim_and_read(match_id: int, owner: str, worker: str = "") -> list[tuple[Any, ...]]:
+def claim_and_read(match_id: int, owner: str, worker: str = "", one_statement: bool | None = None
+                   ) -> list[tuple[Any, ...]]:
     """claim_match, and the claimed match's row with its seats, their versions and bots, for loaded_match; no rows
     when the match was not claimed. On PostgreSQL in one statement: one round trip and no query building instead of
-    two of each (the runner's fixed cost); elsewhere (SQLite has no UPDATE in a WITH) the claim, then the read."""
+    two of each (the runner's fixed cost); elsewhere (SQLite has no UPDATE in a WITH) the claim, then the read, in one
+    transaction: a read that fails takes the claim back with it, so a retry (with_db_retry) claims again instead of
+    finding the match running under a lease nobody holds. one_statement: which of the two (by default, by the
+    database; tests run both on PostgreSQL)."""
+    if one_statement is None:
+        one_statement = connection.vendor == "postgresql"
     params: dict[str, Any] = {"id": match_id, "owner": owner, "worker": worker, "queued": Status.QUEUED,
                               "running": Status.RUNNING, "lease": timedelta(seconds=settings.LUDUS_LEASE_SECONDS)}
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
+    with contextlib.nullcontext() if one_statement else transaction.atomic(), connection.cursor() as cursor:
+        if one_statement:
             cursor.execute(_claim_sql(bool(worker)), params)
         elif _claim(match_id, owner, worker):
             cursor.execute(_read_sql(connection.ops.quote_name(Match._meta.db_table) + " c")
