@@ -163,7 +163,7 @@ def check_document(document: Any) -> None:
     if not isinstance(document["actions"], list):
         raise ReplayFormatError("actions must be a list")
     for index, record in enumerate(document["actions"]):
-        if not isinstance(record, dict) or not {"seat", "choice"} <= set(record):
+        if not isinstance(record, dict) or "seat" not in record or "choice" not in record:
             raise ReplayFormatError(f"action {index} must be an object with seat and choice")
     if not isinstance(document["footer"], dict) or "outcome" not in document["footer"]:
         raise ReplayFormatError("footer has no outcome")
