@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import marshal
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
@@ -31,8 +32,10 @@ class ReplayFormatError(ValueError):
 # orjson spells plain JSON (dicts with string keys, lists, tuples, strings, integers up to 64 bits, booleans) as
 # json.dumps does with sorted keys, no spaces and UTF-8, escapes included, in a tenth of the time. It refuses other
 # keys, larger integers, lone surrogates and deep nesting, and (passed through) subclasses, dataclasses and dates;
-# it spells floats its own way (1e16 for 1e+16, null for NaN). So bytes with a float or a null in them, and whatever
-# it refuses, are the standard library's: the digests of stored replays never change (tests/replays/test_format.py).
+# it spells floats its own way (1e16 for 1e+16, null for NaN), and writes some values json.dumps refuses (UUIDs,
+# enums, orjson.Fragment). So only values of the exact built-in types go its way (marshal refuses every other
+# type, at C speed), and bytes with a float or a null in them, and whatever it refuses, are the standard library's:
+# the digests of stored replays never change (tests/replays/test_canonical_json.py).
 _ORJSON_OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
                    | orjson.OPT_PASSTHROUGH_DATETIME)
 _NOT_PLAIN = re.compile(rb"null|[0-9][.eE]")  # every float orjson writes has a point or an exponent, or is null
@@ -40,15 +43,36 @@ _NOT_PLAIN = re.compile(rb"null|[0-9][.eE]")  # every float orjson writes has a 
 
 def canonical_json(value: Any) -> bytes:
     """One spelling per value: sorted keys, no spaces, UTF-8. Equal documents give equal bytes."""
+    if not _ORJSON_AGREES:
+        return _stdlib_json(value)
     try:
+        marshal.dumps(value)  # ValueError for anything but the built-in types themselves (not their subclasses)
         data = orjson.dumps(value, option=_ORJSON_OPTIONS)
-    except TypeError:  # orjson.JSONEncodeError
+    except (ValueError, TypeError):  # TypeError: orjson.JSONEncodeError
         return _stdlib_json(value)
     return _stdlib_json(value) if _NOT_PLAIN.search(data) else data
 
 
 def _stdlib_json(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def orjson_agrees(dumps: Callable[..., bytes] = orjson.dumps) -> bool:
+    """Whether this orjson spells what canonical_json gives it as json.dumps does: every control character, the
+    line separators, escapes, characters beyond the BMP (also as keys, whose order is by code point), integer
+    extremes, nested keys to sort. Checked once at import: an orjson release that spells any of them differently
+    sends every value the standard library's way."""
+    text = "".join(map(chr, range(0x20))) + "\x7f\u2028\u2029\"\\/é\U0001f600\U0010ffff"
+    probe = {text: [2**64 - 1, 2**63 - 1, -(2**63), 0, -1, True, False, "", [], {}],
+             "\U0001f600": {"\uffff": [text], "\ud7ff": {}, "b": {"B": 1, "a": [{"z": "y", "Z": (1, "2")}]}},
+             "\uffff": 1, "\ue000": 2, "": 3, "a": 4, "B": 5, "é": 6, "\x00": 7, "\x1f": 8}
+    try:
+        return dumps(probe, option=_ORJSON_OPTIONS) == _stdlib_json(probe)
+    except TypeError:
+        return False
+
+
+_ORJSON_AGREES = orjson_agrees()
 
 
 def _gzip(data: bytes) -> bytes:
@@ -139,7 +163,7 @@ def check_document(document: Any) -> None:
     if not isinstance(document["actions"], list):
         raise ReplayFormatError("actions must be a list")
     for index, record in enumerate(document["actions"]):
-        if not isinstance(record, dict) or not {"seat", "choice"} <= set(record):
+        if not isinstance(record, dict) or "seat" not in record or "choice" not in record:
             raise ReplayFormatError(f"action {index} must be an object with seat and choice")
     if not isinstance(document["footer"], dict) or "outcome" not in document["footer"]:
         raise ReplayFormatError("footer has no outcome")

@@ -94,11 +94,13 @@ def locked_ratings(match: Match, version_ids: Sequence[int]) -> dict[int, Rating
     return ratings
 
 
-def rate_seats(match: Match, seats: Sequence[Seat], seq: int | None = None) -> None:
+def rate_seats(match: Match, seats: Sequence[Seat], seq: int | None = None,
+               ratings: dict[int, Rating] | None = None) -> None:
     """Update the ratings of the seats' versions from their ranks; call inside the result's transaction.
 
     seq is the match's rating_seq when the caller already took it (record_result, with the competition's lock);
-    without it, it is taken here. The rows are locked in primary-key order, so concurrent results serialize instead
+    without it, it is taken here. ratings: the rows of locked_ratings, when the caller locked them already. The rows
+    are locked in primary-key order, so concurrent results serialize instead
     of deadlocking, and every seat keeps its rating before and after.
     """
     version_ids = [seat.bot_version_id for seat in seats]
@@ -106,7 +108,8 @@ def rate_seats(match: Match, seats: Sequence[Seat], seq: int | None = None) -> N
         raise ValueError(f"match {match.pk} seats one version twice; such matches are created unrated")
     if seq is None:
         next_rating_seq(match)
-    ratings = locked_ratings(match, version_ids)
+    if ratings is None:
+        ratings = locked_ratings(match, version_ids)
     before = [ratings[seat.bot_version_id] for seat in seats]
     teams = [[MODEL.rating(mu=rating.mu, sigma=rating.sigma)] for rating in before]
     ranks: list[float] = [float(seat.rank or 0) for seat in seats]  # record_result sets every rank first

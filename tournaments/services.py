@@ -6,10 +6,11 @@ race on the same match and exactly one result is kept (ARCHITECTURE §5, §9).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
-from collections.abc import Callable
-from datetime import timedelta
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -22,7 +23,7 @@ from django.utils import timezone
 from tournaments.advancement import advance_tournament
 from tournaments.dispatch import send_matches
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
-from tournaments.ratings import lock_competition, rate_seats, update_rows
+from tournaments.ratings import lock_competition, locked_ratings, rate_seats, update_rows
 from tournaments.rows import columns, instances, width
 from tournaments.signals import attempt_ended
 
@@ -43,14 +44,20 @@ def claim_match(match_id: int, owner: str, worker: str = "") -> bool:
     return bool(claim_and_read(match_id, owner, worker))
 
 
-def claim_and_read(match_id: int, owner: str, worker: str = "") -> list[tuple[Any, ...]]:
+def claim_and_read(match_id: int, owner: str, worker: str = "", one_statement: bool | None = None
+                   ) -> list[tuple[Any, ...]]:
     """claim_match, and the claimed match's row with its seats, their versions and bots, for loaded_match; no rows
     when the match was not claimed. On PostgreSQL in one statement: one round trip and no query building instead of
-    two of each (the runner's fixed cost); elsewhere (SQLite has no UPDATE in a WITH) the claim, then the read."""
+    two of each (the runner's fixed cost); elsewhere (SQLite has no UPDATE in a WITH) the claim, then the read, in one
+    transaction: a read that fails takes the claim back with it, so a retry (with_db_retry) claims again instead of
+    finding the match running under a lease nobody holds. one_statement: which of the two (by default, by the
+    database; tests run both on PostgreSQL)."""
+    if one_statement is None:
+        one_statement = connection.vendor == "postgresql"
     params: dict[str, Any] = {"id": match_id, "owner": owner, "worker": worker, "queued": Status.QUEUED,
                               "running": Status.RUNNING, "lease": timedelta(seconds=settings.LUDUS_LEASE_SECONDS)}
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
+    with contextlib.nullcontext() if one_statement else transaction.atomic(), connection.cursor() as cursor:
+        if one_statement:
             cursor.execute(_claim_sql(bool(worker)), params)
         elif _claim(match_id, owner, worker):
             cursor.execute(_read_sql(connection.ops.quote_name(Match._meta.db_table) + " c")
@@ -140,24 +147,57 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     if not seats:
         raise ResultRefused(f"match {match_id} has no seats; its result was not recorded")
     match = seats[0].match
-    with transaction.atomic():
-        # The competition row first: it serializes rating updates and round changes, in one lock order.
+    with transaction.atomic(), _pipelined():
+        # The competition row first: it serializes rating updates and round changes, in one lock order. On
+        # PostgreSQL the statements go in a pipeline: the lock with BEGIN, then the compare-and-set with the rating
+        # rows' lock, then the writes, then COMMIT: four round trips instead of one a statement.
         seq = lock_competition(match)
-        finished = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner).update(
-            status=Status.FINISHED, finished_at=now, lease_expires=None, error="", rating_seq=seq
-        )
-        if finished != 1:
+        finished = _send_finish(match_id, owner, now, seq)
+        ratings = locked_ratings(match, [seat.bot_version_id for seat in seats]) if match.rated else None
+        if finished() != 1:
             raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
         match.status, match.finished_at, match.lease_expires, match.error = Status.FINISHED, now, None, ""
         match.rating_seq = seq
         apply_outcome(match, seats, document, logs or [])
         if match.rated:
-            rate_seats(match, seats, seq)
+            rate_seats(match, seats, seq, ratings)
         update_rows(Seat, seats, SEAT_RESULT_FIELDS)
         attempt_ended.send(Match, match_id=match_id, match=match, document=document)  # replays stores the replay
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match
+
+
+@contextlib.contextmanager
+def _pipelined() -> Iterator[None]:
+    """psycopg's pipeline mode on Django's connection (PostgreSQL): statements are sent without waiting for their
+    answers, which come when one is read (a fetch, or the end of the block). Inside transaction.atomic(), so a
+    failed statement raises (as Django's error) inside the transaction, which rolls back."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    connection.ensure_connection()
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        yield
+
+
+def _send_finish(match_id: int, owner: str, now: datetime, seq: int | None) -> Callable[[], int]:
+    """The result's compare-and-set, sent (written out: in a pipeline its answer comes with the next statement's, or
+    when read); the function returned reads how many rows it finished."""
+    field = Match._meta.get_field("finished_at")
+    # In a pipeline the row count is only set once the answer is read, and reading rows is what waits for it.
+    returning = ' RETURNING "id"' if connection.vendor == "postgresql" else ""
+    cursor = connection.cursor()
+    cursor.execute(f'UPDATE {connection.ops.quote_name(Match._meta.db_table)} SET "status" = %s, "finished_at" = %s, '
+                   '"lease_expires" = NULL, "error" = \'\', "rating_seq" = %s '
+                   f'WHERE "id" = %s AND "status" = %s AND "lease_owner" = %s{returning}',
+                   [Status.FINISHED, field.get_db_prep_save(now, connection), seq, match_id, Status.RUNNING, owner])
+
+    def finished() -> int:
+        with cursor:
+            return len(cursor.fetchall()) if returning else int(cursor.rowcount)
+
+    return finished
 
 
 SEAT_RESULT_FIELDS = [

@@ -7,9 +7,11 @@ from __future__ import annotations
 import collections
 import enum
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,7 +19,8 @@ from hypothesis_profiles import examples
 
 from engine import load_game
 from engine.bots import make_bot
-from replays.format import canonical_json
+from replays import format as replay_format
+from replays.format import canonical_json, orjson_agrees
 from replays.verify import verify_document
 
 DATA = Path(__file__).parent / "data"
@@ -45,6 +48,10 @@ class Name(enum.StrEnum):
     ALICE = "alice"
 
 
+class Plain(enum.Enum):
+    ONE = 1
+
+
 class Tricky(int):
     def __repr__(self) -> str:
         return "not a number"
@@ -58,12 +65,33 @@ NASTY: list[Any] = [
     {1: "a", "b": 2}, collections.OrderedDict([("b", 1), ("a", 2)]), (1, (2, "three")), [[[[]]]],
     Colour.RED, Name.ALICE, Tricky(7), {Name.ALICE: 1}, {"k": {"z": [1, {"y": None, "x": 2.5}]}},
     set(), b"bytes", object(),
+    # orjson writes these natively; json.dumps refuses them
+    uuid.UUID(int=7), Plain.ONE, orjson.Fragment(b"[1]"), {"k": [uuid.UUID(int=1)]}, [Plain.ONE],
 ]
 
 
 @pytest.mark.parametrize("value", NASTY, ids=[f"{i}-{type(v).__name__}" for i, v in enumerate(NASTY)])  # no addresses
 def test_it_writes_what_the_standard_library_writes_for_awkward_values(value: Any) -> None:
     assert ours(value) == stdlib(value)
+
+
+def test_the_import_time_probe_finds_orjson_agreeing_and_turns_it_off_when_it_does_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert orjson_agrees() and replay_format._ORJSON_AGREES
+
+    def refusing(value: Any, option: int) -> bytes:
+        raise orjson.JSONEncodeError("refused")
+
+    def spaced(value: Any, option: int) -> bytes:  # as if a release escaped U+2028 (as json.dumps(ensure_ascii) does)
+        return orjson.dumps(value, option=option).replace("\u2028".encode(), b"\\u2028")
+
+    def unsorted(value: Any, option: int) -> bytes:  # as if a release sorted keys by UTF-16 code units
+        return orjson.dumps(value, option=option & ~orjson.OPT_SORT_KEYS)
+
+    assert not orjson_agrees(refusing) and not orjson_agrees(spaced) and not orjson_agrees(unsorted)
+    monkeypatch.setattr(replay_format, "_ORJSON_AGREES", False)
+    monkeypatch.setattr(orjson, "dumps", spaced)  # never called once the probe said no
+    assert canonical_json({"b": "\u2028", "a": 1}) == stdlib({"b": "\u2028", "a": 1})
 
 
 def test_it_writes_what_the_standard_library_writes_for_deep_nesting() -> None:

@@ -3,16 +3,20 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.conf import settings
+from django.db import OperationalError, connection
 from django.db.models import Model
+from django.db.models.functions import Now
 from django.test.utils import CaptureQueriesContext
 
 from tournaments.models import Match, Seat
 from tournaments.scheduling import start_tournament
 from tournaments.services import claim_and_read, loaded_match
+from workers.runner import with_db_retry
 
 pytestmark = pytest.mark.django_db
 
@@ -63,3 +67,43 @@ def test_a_match_without_seats_is_read_alone(match: Match) -> None:
     Seat.objects.filter(match=match).delete()
     loaded, seats = loaded_match(claim_and_read(match.pk, "worker-a"))
     assert (loaded.pk, seats) == (match.pk, [])
+
+
+@pytest.fixture(params=[True, False], ids=["one statement", "claim then read"])
+def one_statement(request: pytest.FixtureRequest) -> bool:
+    """claim_and_read's PostgreSQL way, and the other databases' (the claim, then the read), both on this one."""
+    return bool(request.param)
+
+
+def test_an_expired_lease_is_claimed_again(match: Match, one_statement: bool) -> None:
+    assert claim_and_read(match.pk, "worker-a", one_statement=one_statement)
+    assert claim_and_read(match.pk, "worker-b", one_statement=one_statement) == []
+    Match.objects.filter(pk=match.pk).update(lease_expires=Now() - timedelta(days=1))
+    loaded, seats = loaded_match(claim_and_read(match.pk, "worker-b", one_statement=one_statement))
+    assert (loaded.status, loaded.lease_owner, loaded.attempts, len(seats)) == ("running", "worker-b", 2, 2)
+
+
+def test_the_decline_window_lasts_a_lease(match: Match, one_statement: bool) -> None:
+    Match.objects.filter(pk=match.pk).update(failed_by="broken@host", queued_at=Now())
+    assert claim_and_read(match.pk, "run-1", worker="broken@host", one_statement=one_statement) == []
+    long_ago = Now() - timedelta(seconds=settings.LUDUS_LEASE_SECONDS + 60)
+    Match.objects.filter(pk=match.pk).update(queued_at=long_ago)
+    loaded, _ = loaded_match(claim_and_read(match.pk, "run-2", worker="broken@host", one_statement=one_statement))
+    assert (loaded.lease_owner, loaded.attempts) == ("run-2", 1)
+
+
+@pytest.mark.django_db(transaction=True)  # with_db_retry retries only outside a transaction, as the runner calls it
+def test_a_read_that_fails_after_the_claim_takes_the_claim_back(match: Match) -> None:
+    failed: list[str] = []
+
+    def fail_the_read_once(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if sql.startswith("SELECT") and '"tournaments_seat"' in sql and not failed:
+            failed.append(sql)
+            raise OperationalError("the connection broke during the read")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(fail_the_read_once):
+        rows = with_db_retry(lambda: claim_and_read(match.pk, "worker-a", one_statement=False))
+    assert failed and rows  # the retry claimed again: the failed read took the first claim back
+    stored = Match.objects.get(pk=match.pk)
+    assert (stored.status, stored.lease_owner, stored.attempts) == ("running", "worker-a", 1)

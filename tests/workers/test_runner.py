@@ -267,6 +267,26 @@ def test_an_unrated_result_locks_the_competition_without_numbering_it(
     assert not Rating.objects.filter(ladder=ladder).exists()
 
 
+def test_an_unrated_result_of_a_runner_that_lost_its_lease_is_refused(
+    tinynim: Any, builtin_versions: dict[str, Any]
+) -> None:
+    # No rating rows are read for an unrated match: the compare-and-set's own answer decides (in a pipeline on
+    # PostgreSQL it must be waited for, not taken from a row count not yet known).
+    ladder = Ladder.objects.create(name="try-outs", game="tinynim", players_per_match=2)
+    match = create_match(ladder, [builtin_versions["greedy"], builtin_versions["random"]], 1, rated=False)
+    assert claim_match(match.pk, "worker-a")
+    document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    expire_lease(match.pk)
+    assert claim_match(match.pk, "worker-b")
+    with pytest.raises(ResultRefused):
+        record_result(match.pk, "worker-a", document, logs)
+    assert not Replay.objects.filter(match=match).exists()
+    assert list(match.seats.values_list("rank", flat=True)) == [None, None]
+    record_result(match.pk, "worker-b", document, logs)
+    match.refresh_from_db()
+    assert match.status == "finished" and Replay.objects.filter(match=match).exists()
+
+
 def test_progress_is_written_on_a_coarse_interval_and_a_retry_starts_it_afresh(match: Match) -> None:
     actions = [{"seat": 0, "choice": 0, "ms": 1}]
     first = ProgressRecorder(match)  # attempt 0 or 1: nothing earlier to reset, nothing written yet
