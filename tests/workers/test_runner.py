@@ -252,10 +252,7 @@ def test_a_second_replay_for_the_match_writes_nothing(match: Match) -> None:
 def test_an_unrated_result_locks_the_competition_without_numbering_it(
     tinynim: Any, builtin_versions: dict[str, Any]
 ) -> None:
-    ladder = Ladder.objects.create(name="try-outs", game="tinynim", players_per_match=2)
-    match = create_match(ladder, [builtin_versions["greedy"], builtin_versions["random"]], 1, rated=False)
-    assert claim_match(match.pk, "worker-a")
-    document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    ladder, match, document, logs = _unrated_match_played(builtin_versions)
     with CaptureQueriesContext(connection) as queries:
         record_result(match.pk, "worker-a", document, logs)
     statements = _write_statements(queries)
@@ -272,10 +269,7 @@ def test_an_unrated_result_of_a_runner_that_lost_its_lease_is_refused(
 ) -> None:
     # No rating rows are read for an unrated match: the compare-and-set's own answer decides (in a pipeline on
     # PostgreSQL it must be waited for, not taken from a row count not yet known).
-    ladder = Ladder.objects.create(name="try-outs", game="tinynim", players_per_match=2)
-    match = create_match(ladder, [builtin_versions["greedy"], builtin_versions["random"]], 1, rated=False)
-    assert claim_match(match.pk, "worker-a")
-    document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    _, match, document, logs = _unrated_match_played(builtin_versions)
     expire_lease(match.pk)
     assert claim_match(match.pk, "worker-b")
     with pytest.raises(ResultRefused):
@@ -285,6 +279,15 @@ def test_an_unrated_result_of_a_runner_that_lost_its_lease_is_refused(
     record_result(match.pk, "worker-b", document, logs)
     match.refresh_from_db()
     assert match.status == "finished" and Replay.objects.filter(match=match).exists()
+
+
+def _unrated_match_played(versions: dict[str, Any]) -> tuple[Ladder, Match, dict[str, Any], list[str]]:
+    """An unrated try-out match on a fresh ladder, claimed by worker-a and played: its document and logs."""
+    ladder = Ladder.objects.create(name="try-outs", game="tinynim", players_per_match=2)
+    match = create_match(ladder, [versions["greedy"], versions["random"]], 1, rated=False)
+    assert claim_match(match.pk, "worker-a")
+    document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    return ladder, match, document, logs
 
 
 def test_progress_is_written_on_a_coarse_interval_and_a_retry_starts_it_afresh(match: Match) -> None:
