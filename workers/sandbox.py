@@ -68,6 +68,11 @@ MiB = 1 << 20
 # A seat that waits unfrozen and whose group used more CPU than this since its wait began computes off its turn. An
 # honest bot, asleep on its stdin, uses none; see docs/bots.md, "The freezer".
 OFF_TURN_NS = 1_000_000
+# While the worker waits for one seat's reply, the seats that wait unfrozen are looked at this often (_wait_reply):
+# at most this much of another seat's long move goes to one computing off its turn before it is frozen. Over two ticks
+# (4 ms at 250 Hz), so that a look sees a spinning seat's counter move; a wake-up every 10 ms costs the worker some
+# 0.1 % of a long move, and a reply within 10 ms (nearly all of them) nothing at all: the same one poll as before.
+WATCH_MS = 10
 
 
 @dataclass(frozen=True)
@@ -584,7 +589,19 @@ class SandboxedSeat:
             self._poller = select.poll()
             self._poller.register(fd, select.POLLIN)
             self._poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
-        events = self._poller.poll(math.ceil(remaining * 1000))
+        watched = waiting()  # seats of this match that wait unfrozen (not this one: its wait ended at its decide)
+        while True:
+            timeout = math.ceil(remaining * 1000)
+            if not watched:
+                events = self._poller.poll(timeout)
+                break
+            events = self._poller.poll(min(timeout, WATCH_MS))
+            if events:
+                break
+            check_waiting()  # a long move: a seat computing meanwhile is frozen within WATCH_MS, not at the next one
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
         for ready, _ in events:
             if ready == fd:
                 return True
