@@ -591,19 +591,17 @@ class SandboxedSeat:
             self._poller = select.poll()
             self._poller.register(fd, select.POLLIN)
             self._poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
+        timeout = math.ceil(remaining * 1000)
         watched = waiting()  # seats of this match that wait unfrozen (not this one: its wait ended at its decide)
-        while True:
-            timeout = math.ceil(remaining * 1000)
-            if not watched:
-                events = self._poller.poll(timeout)
+        while watched and timeout > WATCH_MS:  # look at them every WATCH_MS of a long move, not at the next decision
+            if events := self._poller.poll(WATCH_MS):
                 break
-            events = self._poller.poll(min(timeout, WATCH_MS))
-            if events:
-                break
-            check_waiting()  # a long move: a seat computing meanwhile is frozen within WATCH_MS, not at the next one
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            check_waiting()  # a seat that computes meanwhile is frozen (and leaves watched)
+            timeout = math.ceil((deadline - time.monotonic()) * 1000)
+        else:  # nobody to look at, or the last slice: one poll to the deadline
+            if timeout <= 0:
                 return False
+            events = self._poller.poll(timeout)
         for ready, _ in events:
             if ready == fd:
                 return True

@@ -189,10 +189,10 @@ def test_a_bot_that_computes_through_another_seats_long_move_is_caught_during_it
     assert faults(result) == [] and faults(result, 1) == [], (faults(result), faults(result, 1), result.logs[1])
     assert len(re.findall(r"^worked 1\d\d\d in", result.logs[1], re.M)) == 3, result.logs[1]  # it took long moves
     stolen_ms = sum(after - before for _, before, after in during) / 1e6
-    # Unchecked, the thief takes about as much as the honest seat's 3 s of moves (a core each on this host). The
-    # documented bound: OFF_TURN_MS, then a look (WATCH_MS) on the cores its quota gives it, plus the counter's lag;
-    # 100 ms leaves room for a worker woken late on a busy machine.
-    assert stolen_ms < 100, (stolen_ms, during)
+    # Looked at only at decisions, the thief took one whole honest move (844, 1061 ms). The documented bound:
+    # OFF_TURN_MS, then a look (WATCH_MS) on the cores its quota gives it, plus the counter's lag (3 to 17 ms measured,
+    # 40 once in 18 runs); 200 ms leaves room for a worker woken late on a busy machine, and is a fifth of one move.
+    assert stolen_ms < 200, (stolen_ms, [(s, (b - a) // 1000) for s, a, b in during if b > a])
     assert "pondering late in threads" in result.logs[0]
     assert re.search(r"\[ludus\] used \d+ ms of CPU after its reply to decision \d+, while another seat held "
                      r"the decision: frozen whenever it waits, from now on", result.logs[0]), result.logs[0]
