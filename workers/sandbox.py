@@ -5,8 +5,9 @@
 (with a seccomp filter) as an unprivileged uid of its own (when the worker runs as root), in a control group of its
 own (workers/cgroups.py) and with rlimits, and every decision is a `decide` line answered by one reply line within
 `move_ms + bank_ms`. A seat boots until it read its hello, then is frozen until its turn; after a reply it waits
-unfrozen, asleep on its stdin, watched before every decision, and one caught computing off its turn is frozen
-whenever it waits from then on (docs/bots.md, "The freezer"): no seat computes on another's clock beyond that bound.
+unfrozen, asleep on its stdin, watched before every decision and every WATCH_MS of another's move, and one caught
+computing off its turn is frozen whenever it waits from then on (docs/bots.md, "The freezer"): no seat computes on
+another's clock beyond that bound.
 Nothing outlives `finish()`: the processes, the group, the temp dir, the pipes and the uid are all given back.
 
 `LUDUS_SANDBOX=none` runs uploaded code without bwrap (still with its group, rlimits and its own uid). It exists for
