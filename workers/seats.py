@@ -94,8 +94,8 @@ class SeatDied(Exception):
 
 class Waiter(Protocol):
     def check_waiting(self) -> None:
-        """Called at decisions of another seat, at most every CHECK_S, while this one waits unfrozen
-        (workers/sandbox.py)."""
+        """Called at decisions of another seat, at most every CHECK_S, and every WATCH_MS of a sandboxed seat's move,
+        while this one waits unfrozen (workers/sandbox.py)."""
 
 
 # How often, at most, decisions check the seats that wait unfrozen: a running task's CPU counter moves at the

@@ -167,6 +167,40 @@ def test_a_bot_that_computes_after_its_reply_gets_one_other_decision_at_most_the
     assert_group_gone(seat)
 
 
+def test_a_bot_that_computes_through_another_seats_long_move_is_caught_during_it() -> None:
+    """A waiting seat is looked at while another sandboxed seat decides, not only at decisions: a thief that lets the
+    look at the start of the next decision pass and then spins is frozen within a look, not after a long move."""
+    thief = _seat("ponder_late.py")
+    during: list[tuple[int, int, int]] = []  # per decision of the honest seat: seq, the thief's CPU before, after
+
+    class Watched(SandboxedSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            group = thief.group
+            if group is None or group.removed:
+                return super().decide(seq, view, decision, bank_ms)
+            before = group.cpu_ns()
+            reply = super().decide(seq, view, decision, bank_ms)
+            during.append((seq, before, group.cpu_ns()))
+            return reply
+
+    name = "honest_long.py"
+    honest = Watched((BOTS / name).read_bytes(), name, CONFIG)
+    result = _play(thief, honest, clock=Clock(move_ms=1000, bank_ms=10_000))  # a bank for a busy machine
+    assert faults(result) == [] and faults(result, 1) == [], (faults(result), faults(result, 1), result.logs[1])
+    assert len(re.findall(r"^worked 1\d\d\d in", result.logs[1], re.M)) == 3, result.logs[1]  # it took long moves
+    stolen_ms = sum(after - before for _, before, after in during) / 1e6
+    # Looked at only at decisions, the thief took one whole honest move (844, 1061 ms). The documented bound:
+    # OFF_TURN_MS, then a look (WATCH_MS) on the cores its quota gives it, plus the counter's lag (3 to 17 ms measured,
+    # 40 once in 18 runs); 200 ms leaves room for a worker woken late on a busy machine, and is a fifth of one move.
+    assert stolen_ms < 200, (stolen_ms, [(s, (b - a) // 1000) for s, a, b in during if b > a])
+    assert "pondering late in threads" in result.logs[0]
+    assert re.search(r"\[ludus\] used \d+ ms of CPU after its reply to decision \d+, while another seat held "
+                     r"the decision: frozen whenever it waits, from now on", result.logs[0]), result.logs[0]
+    assert sum(m["cpu_ms"] for m in moves(result)) >= stolen_ms - 1  # charged to its own moves, in the replay
+    assert_contained(result, thief)
+    assert_group_gone(thief)
+
+
 def test_an_honest_seat_waits_unfrozen_asleep_on_its_stdin() -> None:
     example = Path(__file__).resolve().parents[2] / "examples" / "bots" / "evolution_bot.py"
     seat = SandboxedSeat(example.read_bytes(), example.name, CONFIG)
