@@ -35,7 +35,7 @@ from tournaments.services import (
     record_result,
     renew_lease,
 )
-from workers import health, metrics
+from workers import health, metrics, pinning
 from workers.play import PlayResult, Start, play_game
 from workers.sandbox import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, SeatPlayer
@@ -67,7 +67,9 @@ def run_match(match_id: int) -> str:
     heartbeat = Heartbeat(match_id, owner)
     heartbeat.start()
     try:
-        outcome, cause = _run_claimed(match_id, owner, heartbeat, timings, rows)
+        # The match and its seats on one CPU: each hand-over between them is then no cross-CPU wake-up (pinning.py).
+        with pinning.one_cpu(settings.LUDUS_PIN_MATCHES):
+            outcome, cause = _run_claimed(match_id, owner, heartbeat, timings, rows)
     finally:
         heartbeat.stop()
     logger.info("match %s %s; timings %s", match_id, outcome, json.dumps(timings.ms))
