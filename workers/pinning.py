@@ -3,9 +3,11 @@
 A sandboxed match is a strict pipeline: the runner sends a decide and waits, the bot computes and replies; only one
 of them runs at a time. Between two CPUs every hand-over is a cross-CPU wake-up, an inter-processor interrupt, which
 under a hypervisor is a VM exit: a pipe round trip took 42-57 us across CPUs and 7-8 us on one CPU on a Firecracker
-VM (docs/scaling.md). So for the length of one match the runner's thread is pinned to one CPU; the seats it spawns
-inherit the affinity (it passes through fork, exec, setpriv and bwrap, and the seats' control groups have no cpuset
-controller, whose attach would reset it), and the match's processes hand over on one CPU.
+VM (docs/scaling.md). So while it plays a match with a sandboxed seat, the runner's thread is pinned to one CPU; the
+seats it spawns inherit the affinity (it passes through vfork, exec, setpriv and bwrap, and the seats' control
+groups have no cpuset controller, whose attach would reset it), and the match's processes hand over on one CPU.
+Built-in bots alone hand nothing over, and a pinned thread cannot leave a CPU that other work keeps busy: such a
+match, and verification, stay unpinned.
 
 Which CPU: a lease per CPU, a non-blocking flock on `cpu-N.lock` in the worker lock dir (beside the seats' uid
 leases, workers/bwrap.py), so matches played at once on one machine (Celery prefork children, the embedded pool,

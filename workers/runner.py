@@ -67,9 +67,7 @@ def run_match(match_id: int) -> str:
     heartbeat = Heartbeat(match_id, owner)
     heartbeat.start()
     try:
-        # The match and its seats on one CPU: each hand-over between them is then no cross-CPU wake-up (pinning.py).
-        with pinning.one_cpu(settings.LUDUS_PIN_MATCHES):
-            outcome, cause = _run_claimed(match_id, owner, heartbeat, timings, rows)
+        outcome, cause = _run_claimed(match_id, owner, heartbeat, timings, rows)
     finally:
         heartbeat.stop()
     logger.info("match %s %s; timings %s", match_id, outcome, json.dumps(timings.ms))
@@ -224,17 +222,22 @@ def play_match(
     options = game.validate_options(match.options)
     clock = Clock(move_ms=match.move_ms, bank_ms=match.bank_ms)
     players: list[SeatPlayer] = []
-    try:
-        with_timing = timings.measure
-        with_timing("spawn", lambda: players.extend(TimedSeat(make_seat_player(match, seat), timings)
-                                                    for seat in seats))
-        recorder = ProgressRecorder(match, heartbeat=heartbeat, owner=heartbeat.owner if heartbeat else "")
-        start = branch_of(match, match_header(match, seats, options, clock), players)
-        result = with_timing("play", lambda: play_game(match.game, match.num_players, match.seed, options, players,
-                                                       clock, match.max_faults, on_action=recorder, start=start))
-    finally:
-        for player in players:
-            _close(player)
+    # A sandboxed match on one CPU, its seats spawned there: no hand-over between the runner and a bot is then a
+    # cross-CPU wake-up (workers/pinning.py). Built-ins alone hand nothing over, and pinned could not leave a busy CPU.
+    pinned = settings.LUDUS_PIN_MATCHES and not all(seat.bot_version.builtin for seat in seats)
+    with pinning.one_cpu(pinned):
+        try:
+            with_timing = timings.measure
+            with_timing("spawn", lambda: players.extend(TimedSeat(make_seat_player(match, seat), timings)
+                                                        for seat in seats))
+            recorder = ProgressRecorder(match, heartbeat=heartbeat, owner=heartbeat.owner if heartbeat else "")
+            start = branch_of(match, match_header(match, seats, options, clock), players)
+            result = with_timing("play", lambda: play_game(match.game, match.num_players, match.seed, options,
+                                                           players, clock, match.max_faults, on_action=recorder,
+                                                           start=start))
+        finally:
+            for player in players:
+                _close(player)
     # Seat logs go to the seats, for their owners only, never into the public replay.
     return replay_document(match, seats, options, clock, result), result.logs
 
