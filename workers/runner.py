@@ -35,7 +35,7 @@ from tournaments.services import (
     record_result,
     renew_lease,
 )
-from workers import health, metrics
+from workers import health, metrics, pinning
 from workers.play import PlayResult, Start, play_game
 from workers.sandbox import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, SeatPlayer
@@ -222,17 +222,22 @@ def play_match(
     options = game.validate_options(match.options)
     clock = Clock(move_ms=match.move_ms, bank_ms=match.bank_ms)
     players: list[SeatPlayer] = []
-    try:
-        with_timing = timings.measure
-        with_timing("spawn", lambda: players.extend(TimedSeat(make_seat_player(match, seat), timings)
-                                                    for seat in seats))
-        recorder = ProgressRecorder(match, heartbeat=heartbeat, owner=heartbeat.owner if heartbeat else "")
-        start = branch_of(match, match_header(match, seats, options, clock), players)
-        result = with_timing("play", lambda: play_game(match.game, match.num_players, match.seed, options, players,
-                                                       clock, match.max_faults, on_action=recorder, start=start))
-    finally:
-        for player in players:
-            _close(player)
+    # A sandboxed match on one CPU, its seats spawned there: no hand-over between the runner and a bot is then a
+    # cross-CPU wake-up (workers/pinning.py). Built-ins alone hand nothing over, and pinned could not leave a busy CPU.
+    pinned = settings.LUDUS_PIN_MATCHES and not all(seat.bot_version.builtin for seat in seats)
+    with pinning.one_cpu(pinned):
+        try:
+            with_timing = timings.measure
+            with_timing("spawn", lambda: players.extend(TimedSeat(make_seat_player(match, seat), timings)
+                                                        for seat in seats))
+            recorder = ProgressRecorder(match, heartbeat=heartbeat, owner=heartbeat.owner if heartbeat else "")
+            start = branch_of(match, match_header(match, seats, options, clock), players)
+            result = with_timing("play", lambda: play_game(match.game, match.num_players, match.seed, options,
+                                                           players, clock, match.max_faults, on_action=recorder,
+                                                           start=start))
+        finally:
+            for player in players:
+                _close(player)
     # Seat logs go to the seats, for their owners only, never into the public replay.
     return replay_document(match, seats, options, clock, result), result.logs
 

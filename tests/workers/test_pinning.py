@@ -1,0 +1,287 @@
+"""One match, one CPU (workers/pinning.py): the runner's thread and its seats' processes share a leased CPU.
+
+The leases are real flocks in a lock dir of the test's own (`locks`), so other test processes that run matches
+meanwhile neither take this test's CPUs nor are taken from; the matches are real, in the bubblewrap sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tournaments.bot_lifecycle import upload_bot_version
+from tournaments.models import BotVersion, Ladder, Match
+from tournaments.new_matches import create_match
+from tournaments.scheduling import start_tournament
+from workers import pinning
+from workers.runner import run_match
+
+ALLOWED = sorted(os.sched_getaffinity(0)) if pinning.can_pin() else []
+pytestmark = pytest.mark.skipif(
+    len(ALLOWED) < 2, reason="pinning needs at least two CPUs this process may use (one CPU, or no sched_setaffinity)")
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bwrap is not installed: run `make sysdeps`")
+BOT = Path(__file__).resolve().parent / "bots" / "affinity.py"
+HOLD = """
+import fcntl, os, sys
+fds = [os.open(os.path.join(sys.argv[1], f"cpu-{cpu}.lock"), os.O_CREAT | os.O_RDWR) for cpu in sys.argv[2:]]
+for fd in fds:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.fixture
+def locks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A lock dir of this test's own, for the runner too (it leases in the default one)."""
+    monkeypatch.setattr(pinning, "default_lock_dir", lambda: str(tmp_path))
+    return str(tmp_path)
+
+
+@pytest.fixture
+def held_elsewhere(locks: str) -> Iterator[Any]:
+    """hold(cpus): another process takes the leases of those CPUs and keeps them until the test ends (or kill())."""
+    holders: list[subprocess.Popen[str]] = []
+
+    def hold(cpus: list[int]) -> subprocess.Popen[str]:
+        proc = subprocess.Popen([sys.executable, "-c", HOLD, locks, *map(str, cpus)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+        holders.append(proc)
+        assert proc.stdout is not None and proc.stdout.readline() == "held\n"
+        return proc
+
+    yield hold
+    for proc in holders:
+        proc.kill()
+        proc.wait()
+
+
+def affinity() -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+# --- the lease and the pin ------------------------------------------------------------------------------------
+
+
+def test_two_leases_held_at_once_get_different_cpus(locks: str) -> None:
+    first, second = pinning.take_cpu(locks), pinning.take_cpu(locks)
+    assert first is not None and second is not None
+    assert first.cpu != second.cpu and {first.cpu, second.cpu} <= set(ALLOWED)
+    first.release()
+    second.release()
+
+
+def test_a_lease_held_by_another_process_is_respected_and_freed_when_it_is_killed(
+        locks: str, held_elsewhere: Any) -> None:
+    holder = held_elsewhere(ALLOWED[:-1])
+    lease = pinning.take_cpu(locks)
+    assert lease is not None and lease.cpu == ALLOWED[-1]  # the one CPU the other process left
+    assert pinning.take_cpu(locks) is None  # and now none at all
+    holder.kill()  # a killed worker: the kernel drops its flocks
+    holder.wait()
+    again = pinning.take_cpu(locks)
+    assert again is not None and again.cpu in ALLOWED[:-1]
+    again.release()
+    lease.release()
+
+
+def test_the_thread_is_pinned_inside_and_restored_after(locks: str) -> None:
+    before = affinity()
+    with pinning.one_cpu(True, locks) as cpu:
+        assert cpu in ALLOWED and affinity() == [cpu]
+    assert affinity() == before
+    assert pinning.take_cpu(locks) is not None, "the lease was not given back"
+
+
+def test_the_thread_is_restored_and_the_lease_dropped_when_the_match_raises(locks: str) -> None:
+    before = affinity()
+    with pytest.raises(RuntimeError, match="boom"), pinning.one_cpu(True, locks) as cpu:
+        assert affinity() == [cpu]
+        raise RuntimeError("boom")
+    assert affinity() == before
+    leases = [pinning.take_cpu(locks) for _ in ALLOWED]
+    assert all(lease is not None for lease in leases), "a lease outlived the match that raised"
+    for lease in leases:
+        assert lease is not None
+        lease.release()
+
+
+def test_with_every_cpu_leased_the_block_runs_unpinned(locks: str, held_elsewhere: Any) -> None:
+    held_elsewhere(ALLOWED)
+    before = affinity()
+    with pinning.one_cpu(True, locks) as cpu:
+        assert cpu is None and affinity() == before
+
+
+def test_switched_off_nothing_is_pinned_or_leased(locks: str) -> None:
+    before = affinity()
+    with pinning.one_cpu(False, locks) as cpu:
+        assert cpu is None and affinity() == before
+        assert not list(Path(locks).iterdir())
+
+
+def test_a_thread_allowed_one_cpu_only_is_not_pinned(locks: str) -> None:
+    seen: list[Any] = []
+
+    def confined() -> None:  # a thread of its own, so the test's thread keeps its affinity whatever happens
+        os.sched_setaffinity(0, {ALLOWED[-1]})
+        with pinning.one_cpu(True, locks) as cpu:
+            seen.append(cpu)
+
+    thread = threading.Thread(target=confined)
+    thread.start()
+    thread.join()
+    assert seen == [None]
+
+
+def test_a_process_takes_the_cpu_of_its_last_match_again_when_it_is_free(locks: str) -> None:
+    for _ in range(4):
+        with pinning.one_cpu(True, locks) as first:
+            pass
+        with pinning.one_cpu(True, locks) as second:
+            assert second == first
+
+
+# --- a real match in the sandbox ---------------------------------------------------------------------------------
+
+
+def affinity_versions(owner: Any) -> list[BotVersion]:
+    versions = []
+    for name in ("north", "south"):
+        version = upload_bot_version(owner, name, "evolution", "affinity.py", BOT.read_bytes(), dispatch=False)
+        version.status = BotVersion.Status.ACTIVE  # the smoke match is tested elsewhere (test_validation.py)
+        version.save(update_fields=["status"])
+        versions.append(version)
+    return versions
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes under pid (its children's children too), as the host sees them."""
+    found: list[int] = []
+    try:
+        tasks = list(os.scandir(f"/proc/{pid}/task"))
+        children = [int(c) for task in tasks for c in Path(task.path, "children").read_text().split()]
+    except OSError:
+        return found
+    for child in children:
+        found += [child, *descendants(child)]
+    return found
+
+
+def allowed_list(pid: int) -> tuple[str, str] | None:
+    """(the process's name, its Cpus_allowed_list), or None once it is gone."""
+    try:
+        status = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                      if ":\t" in line)
+    except OSError:
+        return None
+    return status["Name"].strip(), status["Cpus_allowed_list"].strip()
+
+
+class SeatWatch:
+    """A thread that, while a match plays, records the name and allowed CPUs of every process under this one."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[str, str]] = {}
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)  # started unpinned, before the match
+
+    def __enter__(self) -> SeatWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._done.wait(0.005):
+            for pid in descendants(os.getpid()):
+                if (found := allowed_list(pid)) is not None:
+                    self.seen.setdefault(pid, found)
+
+
+def played(ladder: Ladder, versions: list[BotVersion]) -> tuple[Match, SeatWatch, list[int]]:
+    """A match of the two versions run by the runner, watched; with the runner thread's affinity after it."""
+    match = create_match(ladder, versions, seed=7)
+    with SeatWatch() as watch:
+        assert run_match(match.pk) == "finished"
+    return match, watch, affinity()
+
+
+def reported(match: Match) -> list[dict[str, str]]:
+    """What each seat's bot said of its CPUs, from its log: {"affinity": "0", "allowed self": ..., ...}."""
+    logs = []
+    for seat in match.seats.order_by("number"):
+        lines = [line.split(": ", 1) for line in seat.log.splitlines() if ": " in line]
+        logs.append({key: value for key, value in lines if key in ("affinity", "allowed self", "allowed init")})
+    return logs
+
+
+@pytest.fixture
+def ladder(db: None) -> Ladder:
+    return Ladder.objects.create(name="pinned", game="evolution", players_per_match=2)
+
+
+@needs_bwrap
+@pytest.mark.sandbox
+@pytest.mark.django_db
+def test_each_seat_and_its_bwrap_may_run_on_the_matchs_one_cpu_only(ladder: Ladder, alice: Any, locks: str) -> None:
+    before = affinity()
+    match, watch, after = played(ladder, affinity_versions(alice))
+    cpu = str(pinning._last_cpu)
+    assert pinning._last_cpu in ALLOWED
+    for report in reported(match):  # inside the sandbox: the bot, and bwrap's init as pid 1 of its namespace
+        assert report == {"affinity": cpu, "allowed self": cpu, "allowed init": cpu}
+    names = {name for name, _ in watch.seen.values()}
+    assert "bwrap" in names and any(n.startswith("python") for n in names), f"the seats were not seen: {names}"
+    assert {allowed for _, allowed in watch.seen.values()} == {cpu}, watch.seen  # outer bwrap too, as the host sees
+    assert after == before, "the runner's thread was left pinned"
+    assert (Path(locks) / f"cpu-{cpu}.lock").exists()
+    leases = [pinning.take_cpu(locks), pinning.take_cpu(locks)]
+    assert None not in leases, "the match kept its CPU's lease"
+    for lease in leases:
+        assert lease is not None
+        lease.release()
+
+
+@needs_bwrap
+@pytest.mark.sandbox
+@pytest.mark.django_db
+def test_with_every_cpu_leased_elsewhere_the_match_runs_unpinned(ladder: Ladder, alice: Any,
+                                                                 held_elsewhere: Any) -> None:
+    held_elsewhere(ALLOWED)
+    everywhere = ",".join(map(str, ALLOWED))
+    match, watch, after = played(ladder, affinity_versions(alice))
+    assert [report["affinity"] for report in reported(match)] == [everywhere, everywhere]
+    assert after == ALLOWED
+
+
+@needs_bwrap
+@pytest.mark.sandbox
+@pytest.mark.django_db
+def test_switched_off_by_the_setting_no_match_is_pinned(ladder: Ladder, alice: Any, locks: str,
+                                                       settings: Any) -> None:
+    settings.LUDUS_PIN_MATCHES = False
+    everywhere = ",".join(map(str, ALLOWED))
+    match, watch, after = played(ladder, affinity_versions(alice))
+    assert [report["affinity"] for report in reported(match)] == [everywhere, everywhere]
+    assert {allowed for _, allowed in watch.seen.values()} <= {f"{ALLOWED[0]}-{ALLOWED[-1]}", everywhere}
+    assert not list(Path(locks).iterdir()), "a CPU was leased though pinning is off"
+
+
+@pytest.mark.django_db
+def test_a_match_of_built_in_bots_alone_is_not_pinned(tournament: Any, locks: str) -> None:
+    """Nothing to hand over to another process, and a pinned thread could not leave a CPU that other work keeps busy
+    (pinned, the built-in match's play in benchmarks.match took 159 ms against 103 on a loaded machine)."""
+    match = start_tournament(tournament)[0]
+    assert run_match(match.pk) == "finished"
+    assert not list(Path(locks).iterdir()), "a CPU was leased for a match without a sandboxed seat"

@@ -1,0 +1,128 @@
+"""One match, one CPU: the runner's thread and every process of the match's seats share a CPU (issue 17).
+
+A sandboxed match is a strict pipeline: the runner sends a decide and waits, the bot computes and replies; only one
+of them runs at a time. Between two CPUs every hand-over is a cross-CPU wake-up, an inter-processor interrupt, which
+under a hypervisor is a VM exit: a pipe round trip took 42-57 us across CPUs and 7-8 us on one CPU on a Firecracker
+VM (docs/scaling.md). So while it plays a match with a sandboxed seat, the runner's thread is pinned to one CPU; the
+seats it spawns inherit the affinity (it passes through vfork, exec, setpriv and bwrap, and the seats' control
+groups have no cpuset controller, whose attach would reset it), and the match's processes hand over on one CPU.
+Built-in bots alone hand nothing over, and a pinned thread cannot leave a CPU that other work keeps busy: such a
+match, and verification, stay unpinned.
+
+Which CPU: a lease per CPU, a non-blocking flock on `cpu-N.lock` in the worker lock dir (beside the seats' uid
+leases, workers/bwrap.py), so matches played at once on one machine (Celery prefork children, the embedded pool,
+several workers) take different CPUs instead of piling onto one while another idles. A process prefers the CPU of
+its last match: its warm seats (workers/sandbox.py) were spawned there and keep that affinity. When every allowed
+CPU is leased, when the thread may use one CPU only, or when the platform cannot pin, the match runs unpinned. The
+kernel drops the flock of a killed worker, so a lease never outlives its process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+from workers.bwrap import default_lock_dir
+
+logger = logging.getLogger(__name__)
+
+_last_cpu: int | None = None  # the CPU this process's last pinned match used
+
+
+class CpuLease:
+    """One CPU held for one match: an exclusive flock on its lock file, open until `release()`."""
+
+    def __init__(self, cpu: int, fd: int) -> None:
+        self.cpu, self._fd = cpu, fd
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def can_pin() -> bool:
+    """Whether this platform lets a thread choose its CPUs (Linux does; macOS and Windows do not)."""
+    return hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
+
+
+def take_cpu(lock_dir: str = "") -> CpuLease | None:
+    """A lease on a free CPU among the calling thread's allowed ones, the last one this process used first; None when
+    none is free, when only one is allowed (nothing to choose: pinning would only forbid the kernel to help), or
+    when the platform cannot pin."""
+    if not can_pin():
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        return None
+    try:
+        locks = Path(lock_dir or default_lock_dir())
+        locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for cpu in _in_order_of_preference(allowed):
+            if (lease := _try_lock(locks, cpu)) is not None:
+                return lease
+    except OSError:  # an unwritable lock dir: the match runs as it would have without pinning
+        logger.warning("cannot lease a CPU in %s; the match runs unpinned", lock_dir or default_lock_dir(),
+                       exc_info=True)
+    return None
+
+
+def _in_order_of_preference(allowed: list[int]) -> list[int]:
+    """The last CPU used, then the others from a random start: workers whose lock dirs differ (one per container)
+    then spread at random rather than all beginning with CPU 0."""
+    start = random.randrange(len(allowed))
+    order = allowed[start:] + allowed[:start]
+    if _last_cpu in order:
+        order.remove(_last_cpu)
+        order.insert(0, _last_cpu)
+    return order
+
+
+def _try_lock(locks: Path, cpu: int) -> CpuLease | None:
+    fd = os.open(locks / f"cpu-{cpu}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return CpuLease(cpu, fd)
+
+
+@contextlib.contextmanager
+def one_cpu(enabled: bool = True, lock_dir: str = "") -> Iterator[int | None]:
+    """Pin the calling thread to one leased CPU for the block, and yield that CPU (None: not pinned); on leaving,
+    exceptions included, restore the thread's previous affinity and drop the lease.
+
+    Processes spawned inside the block inherit the pin; threads started inside it do too, and keep it."""
+    lease = take_cpu(lock_dir) if enabled else None
+    previous = _pin(lease) if lease is not None else None
+    if lease is None or previous is None:
+        yield None
+        return
+    try:
+        yield lease.cpu
+    finally:
+        try:
+            os.sched_setaffinity(0, previous)
+        except OSError:  # a CPU of before went offline: the match's result stands; the thread stays pinned
+            logger.warning("cannot restore the affinity %s after a match", sorted(previous), exc_info=True)
+        lease.release()
+
+
+def _pin(lease: CpuLease) -> set[int] | None:
+    """Pin the calling thread to the lease's CPU; return its affinity before (None: not pinned, lease dropped)."""
+    global _last_cpu
+    try:
+        previous = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {lease.cpu})
+    except OSError:  # the CPU went offline or out of the worker's cpuset meanwhile
+        lease.release()
+        logger.warning("cannot pin to CPU %s; the match runs unpinned", lease.cpu, exc_info=True)
+        return None
+    _last_cpu = lease.cpu
+    return previous
