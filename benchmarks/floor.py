@@ -70,12 +70,16 @@ def round_trip_us(kind: str, same_cpu: bool, trips: int, line: bytes) -> float:
     from_parent, to_child = os.pipe()
     from_child, to_parent = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: echo until the parent closes its end
-        os.close(from_child)
-        os.close(to_child)
-        os.sched_setaffinity(0, {theirs})
-        (_echo_byte if kind == "pipe" else _echo_json)(from_parent, to_parent)
-        os._exit(0)
+    if pid == 0:  # the child: echo until the parent closes its end, and never return into main()
+        code = 1
+        try:
+            os.close(from_child)
+            os.close(to_child)
+            os.sched_setaffinity(0, {theirs})
+            (_echo_byte if kind == "pipe" else _echo_json)(from_parent, to_parent)
+            code = 0
+        finally:
+            os._exit(code)
     os.close(from_parent)
     os.close(to_parent)
     before = os.sched_getaffinity(0)
