@@ -24,6 +24,7 @@ import fcntl
 import logging
 import os
 import random
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,15 +36,17 @@ _last_cpu: int | None = None  # the CPU this process's last pinned match used
 
 
 class CpuLease:
-    """One CPU held for one match: an exclusive flock on its lock file, open until `release()`."""
+    """One CPU held for one match: an exclusive flock on its lock file, open until `release()`.
+
+    Dropped without `release()` (an exception between taking and using it), the lease is given back when the object
+    is collected, not only when the process ends: a pool child lives for many matches."""
 
     def __init__(self, cpu: int, fd: int) -> None:
-        self.cpu, self._fd = cpu, fd
+        self.cpu = cpu
+        self._close = weakref.finalize(self, os.close, fd)
 
     def release(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._close()  # a finalizer runs once: releasing twice is harmless
 
 
 def can_pin() -> bool:
@@ -85,12 +88,13 @@ def _in_order_of_preference(allowed: list[int]) -> list[int]:
 
 def _try_lock(locks: Path, cpu: int) -> CpuLease | None:
     fd = os.open(locks / f"cpu-{cpu}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    lease = CpuLease(cpu, fd)  # from here on, the fd is closed with the lease, whatever is raised
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        os.close(fd)
+        lease.release()
         return None
-    return CpuLease(cpu, fd)
+    return lease
 
 
 @contextlib.contextmanager
@@ -98,31 +102,41 @@ def one_cpu(enabled: bool = True, lock_dir: str = "") -> Iterator[int | None]:
     """Pin the calling thread to one leased CPU for the block, and yield that CPU (None: not pinned); on leaving,
     exceptions included, restore the thread's previous affinity and drop the lease.
 
-    Processes spawned inside the block inherit the pin; threads started inside it do too, and keep it."""
+    Processes spawned inside the block inherit the pin; threads started inside it do too, and keep it. The pin is
+    taken inside the `try`, and the lease is dropped even if restoring raises: Celery's soft time limit raises
+    SoftTimeLimitExceeded from a signal handler, at any point of the block."""
     lease = take_cpu(lock_dir) if enabled else None
-    previous = _pin(lease) if lease is not None else None
-    if lease is None or previous is None:
+    if lease is None:
         yield None
         return
-    try:
-        yield lease.cpu
-    finally:
-        try:
-            os.sched_setaffinity(0, previous)
-        except OSError:  # a CPU of before went offline: the match's result stands; the thread stays pinned
-            logger.warning("cannot restore the affinity %s after a match", sorted(previous), exc_info=True)
-        lease.release()
-
-
-def _pin(lease: CpuLease) -> set[int] | None:
-    """Pin the calling thread to the lease's CPU; return its affinity before (None: not pinned, lease dropped)."""
-    global _last_cpu
+    previous: set[int] | None = None
     try:
         previous = os.sched_getaffinity(0)
+        yield _pin(lease)
+    finally:
+        try:
+            if previous is not None:
+                _restore(previous)
+        finally:
+            lease.release()
+
+
+def _pin(lease: CpuLease) -> int | None:
+    """Pin the calling thread to the lease's CPU and return it (None: not pinned, the lease dropped)."""
+    global _last_cpu
+    try:
         os.sched_setaffinity(0, {lease.cpu})
     except OSError:  # the CPU went offline or out of the worker's cpuset meanwhile
         lease.release()
         logger.warning("cannot pin to CPU %s; the match runs unpinned", lease.cpu, exc_info=True)
         return None
     _last_cpu = lease.cpu
-    return previous
+    return lease.cpu
+
+
+def _restore(previous: set[int]) -> None:
+    """Give the calling thread back the affinity it had before the match (a no-op if the pin never happened)."""
+    try:
+        os.sched_setaffinity(0, previous)
+    except OSError:  # a CPU of before went offline: the match's result stands; the thread stays pinned
+        logger.warning("cannot restore the affinity %s after a match", sorted(previous), exc_info=True)

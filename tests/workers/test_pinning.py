@@ -6,6 +6,7 @@ meanwhile neither take this test's CPUs nor are taken from; the matches are real
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 
 from tournaments.bot_lifecycle import upload_bot_version
 from tournaments.models import BotVersion, Ladder, Match
@@ -68,6 +70,25 @@ def affinity() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
+def every_cpu_is_free(locks: str) -> bool:
+    """Whether a lease can be had on each allowed CPU at once (then all are given back): none is held any more."""
+    leases = [pinning.take_cpu(locks) for _ in ALLOWED]
+    for lease in leases:
+        if lease is not None:
+            lease.release()
+    return None not in leases
+
+
+def raising_after(real: Any) -> Any:
+    """real, then SoftTimeLimitExceeded as Celery's soft time limit raises it from a signal handler: at any point."""
+
+    def wrapper(*args: Any) -> Any:
+        real(*args)
+        raise SoftTimeLimitExceeded()
+
+    return wrapper
+
+
 # --- the lease and the pin ------------------------------------------------------------------------------------
 
 
@@ -112,6 +133,31 @@ def test_the_thread_is_restored_and_the_lease_dropped_when_the_match_raises(lock
     for lease in leases:
         assert lease is not None
         lease.release()
+
+
+def test_a_signal_raised_just_after_the_pin_restores_the_thread_and_drops_the_lease(
+        locks: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = affinity()
+    monkeypatch.setattr(pinning, "_pin", raising_after(pinning._pin))
+    with pytest.raises(SoftTimeLimitExceeded), pinning.one_cpu(True, locks):
+        pytest.fail("the block ran though entering it raised")
+    assert affinity() == before
+    assert every_cpu_is_free(locks), "a lease outlived the pin that raised"
+
+
+def test_a_signal_raised_while_restoring_still_drops_the_lease(locks: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pinning, "_restore", raising_after(pinning._restore))
+    with pytest.raises(SoftTimeLimitExceeded), pinning.one_cpu(True, locks) as cpu:
+        assert cpu is not None
+    assert every_cpu_is_free(locks), "a lease outlived the restore that raised"
+
+
+def test_a_lease_dropped_without_release_is_given_back_when_collected(locks: str) -> None:
+    leases = [pinning.take_cpu(locks) for _ in ALLOWED]
+    assert None not in leases and pinning.take_cpu(locks) is None
+    del leases
+    gc.collect()
+    assert every_cpu_is_free(locks), "a lease nobody holds kept its CPU"
 
 
 def test_with_every_cpu_leased_the_block_runs_unpinned(locks: str, held_elsewhere: Any) -> None:
