@@ -20,15 +20,13 @@ kernel drops the flock of a killed worker, so a lease never outlives its process
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import random
-import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
-from workers.bwrap import default_lock_dir
+from workers.bwrap import FileLock, default_lock_dir, try_lock
 
 logger = logging.getLogger(__name__)
 
@@ -36,17 +34,14 @@ _last_cpu: int | None = None  # the CPU this process's last pinned match used
 
 
 class CpuLease:
-    """One CPU held for one match: an exclusive flock on its lock file, open until `release()`.
+    """One CPU held for one match: an exclusive flock on its lock file, until `release()` (or the lease's collection,
+    workers/bwrap.FileLock: a pool child lives for many matches)."""
 
-    Dropped without `release()` (an exception between taking and using it), the lease is given back when the object
-    is collected, not only when the process ends: a pool child lives for many matches."""
-
-    def __init__(self, cpu: int, fd: int) -> None:
-        self.cpu = cpu
-        self._close = weakref.finalize(self, os.close, fd)
+    def __init__(self, cpu: int, lock: FileLock) -> None:
+        self.cpu, self._lock = cpu, lock
 
     def release(self) -> None:
-        self._close()  # a finalizer runs once: releasing twice is harmless
+        self._lock.release()
 
 
 def can_pin() -> bool:
@@ -67,8 +62,8 @@ def take_cpu(lock_dir: str = "") -> CpuLease | None:
         locks = Path(lock_dir or default_lock_dir())
         locks.mkdir(mode=0o700, parents=True, exist_ok=True)
         for cpu in _in_order_of_preference(allowed):
-            if (lease := _try_lock(locks, cpu)) is not None:
-                return lease
+            if (lock := try_lock(locks / f"cpu-{cpu}.lock")) is not None:
+                return CpuLease(cpu, lock)
     except OSError:  # an unwritable lock dir: the match runs as it would have without pinning
         logger.warning("cannot lease a CPU in %s; the match runs unpinned", lock_dir or default_lock_dir(),
                        exc_info=True)
@@ -84,17 +79,6 @@ def _in_order_of_preference(allowed: list[int]) -> list[int]:
         order.remove(_last_cpu)
         order.insert(0, _last_cpu)
     return order
-
-
-def _try_lock(locks: Path, cpu: int) -> CpuLease | None:
-    fd = os.open(locks / f"cpu-{cpu}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
-    lease = CpuLease(cpu, fd)  # from here on, the fd is closed with the lease, whatever is raised
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lease.release()
-        return None
-    return lease
 
 
 @contextlib.contextmanager
