@@ -119,7 +119,7 @@ def test_the_thread_is_pinned_inside_and_restored_after(locks: str) -> None:
     with pinning.one_cpu(True, locks) as cpu:
         assert cpu in ALLOWED and affinity() == [cpu]
     assert affinity() == before
-    assert pinning.take_cpu(locks) is not None, "the lease was not given back"
+    assert every_cpu_is_free(locks), "the lease was not given back"
 
 
 def test_the_thread_is_restored_and_the_lease_dropped_when_the_match_raises(locks: str) -> None:
@@ -128,11 +128,7 @@ def test_the_thread_is_restored_and_the_lease_dropped_when_the_match_raises(lock
         assert affinity() == [cpu]
         raise RuntimeError("boom")
     assert affinity() == before
-    leases = [pinning.take_cpu(locks) for _ in ALLOWED]
-    assert all(lease is not None for lease in leases), "a lease outlived the match that raised"
-    for lease in leases:
-        assert lease is not None
-        lease.release()
+    assert every_cpu_is_free(locks), "a lease outlived the match that raised"
 
 
 def test_a_signal_raised_just_after_the_pin_restores_the_thread_and_drops_the_lease(
@@ -292,11 +288,7 @@ def test_each_seat_and_its_bwrap_may_run_on_the_matchs_one_cpu_only(ladder: Ladd
     assert {allowed for _, allowed in watch.seen.values()} == {cpu}, watch.seen  # outer bwrap too, as the host sees
     assert after == before, "the runner's thread was left pinned"
     assert (Path(locks) / f"cpu-{cpu}.lock").exists()
-    leases = [pinning.take_cpu(locks), pinning.take_cpu(locks)]
-    assert None not in leases, "the match kept its CPU's lease"
-    for lease in leases:
-        assert lease is not None
-        lease.release()
+    assert every_cpu_is_free(locks), "the match kept its CPU's lease"
 
 
 @needs_bwrap
