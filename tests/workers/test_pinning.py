@@ -229,10 +229,12 @@ def allowed_list(pid: int) -> tuple[str, str] | None:
 
 
 class SeatWatch:
-    """A thread that, while a match plays, records the name and allowed CPUs of every process under this one."""
+    """A thread that, while a match plays, records the name and allowed CPUs of every process under this one.
+
+    Every (name, allowed CPUs) seen is kept, not the first per pid: a bot's pid is bwrap's until bwrap execs it."""
 
     def __init__(self) -> None:
-        self.seen: dict[int, tuple[str, str]] = {}
+        self.seen: set[tuple[str, str]] = set()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)  # started unpinned, before the match
 
@@ -248,7 +250,7 @@ class SeatWatch:
         while not self._done.wait(0.005):
             for pid in descendants(os.getpid()):
                 if (found := allowed_list(pid)) is not None:
-                    self.seen.setdefault(pid, found)
+                    self.seen.add(found)
 
 
 def played(ladder: Ladder, versions: list[BotVersion]) -> tuple[Match, SeatWatch, list[int]]:
@@ -283,9 +285,9 @@ def test_each_seat_and_its_bwrap_may_run_on_the_matchs_one_cpu_only(ladder: Ladd
     assert pinning._last_cpu in ALLOWED
     for report in reported(match):  # inside the sandbox: the bot, and bwrap's init as pid 1 of its namespace
         assert report == {"affinity": cpu, "allowed self": cpu, "allowed init": cpu}
-    names = {name for name, _ in watch.seen.values()}
+    names = {name for name, _ in watch.seen}
     assert "bwrap" in names and any(n.startswith("python") for n in names), f"the seats were not seen: {names}"
-    assert {allowed for _, allowed in watch.seen.values()} == {cpu}, watch.seen  # outer bwrap too, as the host sees
+    assert {allowed for _, allowed in watch.seen} == {cpu}, watch.seen  # outer bwrap too, as the host sees
     assert after == before, "the runner's thread was left pinned"
     assert (Path(locks) / f"cpu-{cpu}.lock").exists()
     assert every_cpu_is_free(locks), "the match kept its CPU's lease"
@@ -312,7 +314,7 @@ def test_switched_off_by_the_setting_no_match_is_pinned(ladder: Ladder, alice: A
     everywhere = ",".join(map(str, ALLOWED))
     match, watch, after = played(ladder, affinity_versions(alice))
     assert [report["affinity"] for report in reported(match)] == [everywhere, everywhere]
-    assert {allowed for _, allowed in watch.seen.values()} <= {f"{ALLOWED[0]}-{ALLOWED[-1]}", everywhere}
+    assert {allowed for _, allowed in watch.seen} <= {f"{ALLOWED[0]}-{ALLOWED[-1]}", everywhere}
     assert not list(Path(locks).iterdir()), "a CPU was leased though pinning is off"
 
 
