@@ -320,8 +320,9 @@ def test_switched_off_by_the_setting_no_match_is_pinned(ladder: Ladder, alice: A
 
 @pytest.mark.django_db
 def test_a_match_of_built_in_bots_alone_is_not_pinned(tournament: Any, locks: str) -> None:
-    """Nothing to hand over to another process, and a pinned thread could not leave a CPU that other work keeps busy
-    (pinned, the built-in match's play in benchmarks.match took 159 ms against 103 on a loaded machine)."""
+    """Nothing to hand over to another process, and a pinned thread could not leave a CPU that other work keeps busy:
+    with the whole match pinned (795deee), `python -m benchmarks.match --seeds 6 --json --baseline <ba37001, before
+    pinning>` at load ~3 gave the built-in match's play (phases_ms.builtin.play) 159 ms against 103 unpinned."""
     match = start_tournament(tournament)[0]
     assert run_match(match.pk) == "finished"
     assert not list(Path(locks).iterdir()), "a CPU was leased for a match without a sandboxed seat"
