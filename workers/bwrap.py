@@ -333,8 +333,11 @@ def _uids_in_use() -> set[int]:
     return {uid for uid, state in processes().values() if state != "Z"}
 
 
+RUN_LOCK_DIR = "/run/ludus-sandbox"  # one per host; docker-compose.yml shares it between the worker's replicas
+
+
 def default_lock_dir() -> str:
-    return "/run/ludus-sandbox" if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "ludus-uids")
+    return RUN_LOCK_DIR if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "ludus-uids")
 
 
 def processes() -> dict[int, tuple[int, str]]:
