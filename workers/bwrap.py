@@ -24,6 +24,7 @@ import stat
 import subprocess
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -235,6 +236,30 @@ def reap(proc: subprocess.Popen[bytes]) -> None:
 # --- uids and processes: one unprivileged uid per live seat -----------------------------------------------------
 
 
+class FileLock:
+    """An exclusive flock on one lock file (`try_lock`), held until `release()`, the object's collection or the
+    process's end: the kernel drops a flock with the last fd of its file, so a lock never outlives its process, and
+    one dropped by an exception (a signal's, say) is given back without waiting for a long-lived process to end."""
+
+    def __init__(self, fd: int) -> None:
+        self._close = weakref.finalize(self, os.close, fd)
+
+    def release(self) -> None:
+        self._close()  # a finalizer runs once: releasing twice is harmless
+
+
+def try_lock(path: Path) -> FileLock | None:
+    """The lock on path (the file created if need be), or None at once if another open file holds it."""
+    fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    lock = FileLock(fd)  # from here on, the fd is closed with the lock, whatever is raised
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.release()
+        return None
+    return lock
+
+
 class UidLease:
     """An exclusive uid for one seat, held by an flock on a lock file so that concurrent workers never share one.
 
@@ -249,22 +274,16 @@ class UidLease:
         start = (os.getpid() * 31 + time.monotonic_ns()) % uid_count
         for i in range(uid_count):
             uid = uid_base + (start + i) % uid_count
-            fd = os.open(locks / f"uid-{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
+            if (lock := try_lock(locks / f"uid-{uid}.lock")) is None:
                 continue
-            self.uid, self._fd = uid, fd
+            self.uid, self._lock = uid, lock
             if groups is None:
                 kill_uid(uid)  # whatever a crashed worker left behind under this uid
             return
         raise RuntimeError(f"all {uid_count} sandbox uids from {uid_base} are in use")
 
     def release(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._lock.release()
 
 
 _swept: set[tuple[int, int, str]] = set()
@@ -288,11 +307,7 @@ def sweep_orphans(uids: range, locks: Path, groups: Host | None = None) -> None:
     dirs = _seat_dirs_by_owner(uids)
     slots = {s for s in seat_slots(groups) if s in uids} if groups is not None else set()
     for uid in sorted({u for u in _uids_in_use() if u in uids} | set(dirs) | slots):
-        fd = os.open(locks / f"uid-{uid}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
+        if (lock := try_lock(locks / f"uid-{uid}.lock")) is None:
             continue  # a live seat holds it
         try:
             if groups is not None:
@@ -301,7 +316,7 @@ def sweep_orphans(uids: range, locks: Path, groups: Host | None = None) -> None:
             for path in dirs.get(uid, []):
                 shutil.rmtree(path, ignore_errors=True)
         finally:
-            os.close(fd)
+            lock.release()
 
 
 def _seat_dirs_by_owner(uids: range) -> dict[int, list[str]]:
@@ -318,8 +333,11 @@ def _uids_in_use() -> set[int]:
     return {uid for uid, state in processes().values() if state != "Z"}
 
 
+RUN_LOCK_DIR = "/run/ludus-sandbox"  # one per host; docker-compose.yml shares it between the worker's replicas
+
+
 def default_lock_dir() -> str:
-    return "/run/ludus-sandbox" if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "ludus-uids")
+    return RUN_LOCK_DIR if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "ludus-uids")
 
 
 def processes() -> dict[int, tuple[int, str]]:

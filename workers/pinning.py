@@ -20,14 +20,13 @@ kernel drops the flock of a killed worker, so a lease never outlives its process
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
 
-from workers.bwrap import default_lock_dir
+from workers.bwrap import FileLock, default_lock_dir, try_lock
 
 logger = logging.getLogger(__name__)
 
@@ -35,15 +34,14 @@ _last_cpu: int | None = None  # the CPU this process's last pinned match used
 
 
 class CpuLease:
-    """One CPU held for one match: an exclusive flock on its lock file, open until `release()`."""
+    """One CPU held for one match: an exclusive flock on its lock file, until `release()` (or the lease's collection,
+    workers/bwrap.FileLock: a pool child lives for many matches)."""
 
-    def __init__(self, cpu: int, fd: int) -> None:
-        self.cpu, self._fd = cpu, fd
+    def __init__(self, cpu: int, lock: FileLock) -> None:
+        self.cpu, self._lock = cpu, lock
 
     def release(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._lock.release()
 
 
 def can_pin() -> bool:
@@ -64,8 +62,8 @@ def take_cpu(lock_dir: str = "") -> CpuLease | None:
         locks = Path(lock_dir or default_lock_dir())
         locks.mkdir(mode=0o700, parents=True, exist_ok=True)
         for cpu in _in_order_of_preference(allowed):
-            if (lease := _try_lock(locks, cpu)) is not None:
-                return lease
+            if (lock := try_lock(locks / f"cpu-{cpu}.lock")) is not None:
+                return CpuLease(cpu, lock)
     except OSError:  # an unwritable lock dir: the match runs as it would have without pinning
         logger.warning("cannot lease a CPU in %s; the match runs unpinned", lock_dir or default_lock_dir(),
                        exc_info=True)
@@ -83,46 +81,46 @@ def _in_order_of_preference(allowed: list[int]) -> list[int]:
     return order
 
 
-def _try_lock(locks: Path, cpu: int) -> CpuLease | None:
-    fd = os.open(locks / f"cpu-{cpu}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return CpuLease(cpu, fd)
-
-
 @contextlib.contextmanager
 def one_cpu(enabled: bool = True, lock_dir: str = "") -> Iterator[int | None]:
     """Pin the calling thread to one leased CPU for the block, and yield that CPU (None: not pinned); on leaving,
     exceptions included, restore the thread's previous affinity and drop the lease.
 
-    Processes spawned inside the block inherit the pin; threads started inside it do too, and keep it."""
+    Processes spawned inside the block inherit the pin; threads started inside it do too, and keep it. The pin is
+    taken inside the `try`, and the lease is dropped even if restoring raises: Celery's soft time limit raises
+    SoftTimeLimitExceeded from a signal handler, at any point of the block."""
     lease = take_cpu(lock_dir) if enabled else None
-    previous = _pin(lease) if lease is not None else None
-    if lease is None or previous is None:
+    if lease is None:
         yield None
         return
-    try:
-        yield lease.cpu
-    finally:
-        try:
-            os.sched_setaffinity(0, previous)
-        except OSError:  # a CPU of before went offline: the match's result stands; the thread stays pinned
-            logger.warning("cannot restore the affinity %s after a match", sorted(previous), exc_info=True)
-        lease.release()
-
-
-def _pin(lease: CpuLease) -> set[int] | None:
-    """Pin the calling thread to the lease's CPU; return its affinity before (None: not pinned, lease dropped)."""
-    global _last_cpu
+    previous: set[int] | None = None
     try:
         previous = os.sched_getaffinity(0)
+        yield _pin(lease)
+    finally:
+        try:
+            if previous is not None:
+                _restore(previous)
+        finally:
+            lease.release()
+
+
+def _pin(lease: CpuLease) -> int | None:
+    """Pin the calling thread to the lease's CPU and return it (None: not pinned, the lease dropped)."""
+    global _last_cpu
+    try:
         os.sched_setaffinity(0, {lease.cpu})
     except OSError:  # the CPU went offline or out of the worker's cpuset meanwhile
         lease.release()
         logger.warning("cannot pin to CPU %s; the match runs unpinned", lease.cpu, exc_info=True)
         return None
     _last_cpu = lease.cpu
-    return previous
+    return lease.cpu
+
+
+def _restore(previous: set[int]) -> None:
+    """Give the calling thread back the affinity it had before the match (a no-op if the pin never happened)."""
+    try:
+        os.sched_setaffinity(0, previous)
+    except OSError:  # a CPU of before went offline: the match's result stands; the thread stays pinned
+        logger.warning("cannot restore the affinity %s after a match", sorted(previous), exc_info=True)

@@ -16,6 +16,8 @@ import pytest
 import yaml
 from testkit import ROOT
 
+from workers.bwrap import RUN_LOCK_DIR
+
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 ONE_SHOTS = {"migrate"}  # they run to completion; the others wait for it (service_completed_successfully)
 
@@ -83,6 +85,12 @@ def test_the_worker_serves_metrics_from_a_directory_of_its_own(services: dict[st
     assert worker["environment"]["PROMETHEUS_MULTIPROC_DIR"]
     assert worker["environment"]["LUDUS_METRICS_PORT"] in worker["expose"]
     assert "LUDUS_METRICS_PORT" not in services["web"]["environment"]
+
+
+def test_the_worker_replicas_share_one_lock_dir(services: dict[str, Any]) -> None:
+    """Each container has its own /run: `--scale worker=N` replicas must lease CPUs and seat uids in one directory."""
+    [locks] = [volume for volume in services["worker"]["volumes"] if volume["target"] == RUN_LOCK_DIR]
+    assert locks["type"] == "volume"  # a named volume, one for every replica (a `tmpfs:` mount is per container)
 
 
 def test_the_beat_healthcheck_watches_the_file_beat_touches(services: dict[str, Any]) -> None:

@@ -126,6 +126,12 @@ def test_the_worker_serves_metrics_from_a_directory_of_its_own() -> None:
     assert int(env["LUDUS_METRICS_PORT"]) in {port["containerPort"] for port in worker["ports"]}
 
 
+def test_the_workers_do_not_pin_matches_since_the_pods_of_a_node_share_no_lock_dir() -> None:
+    """Each pod has its own /run: pinned, the worker pods of one node would lease the same CPUs (docs/operations.md)."""
+    [worker] = by_kind("Deployment")["ludus-worker"]["spec"]["template"]["spec"]["containers"]
+    assert {item["name"]: item["value"] for item in worker["env"]}["LUDUS_PIN_MATCHES"] == "0"
+
+
 def test_it_finds_the_manifests() -> None:
     kinds = sorted(doc["kind"] for _, doc in manifests())
     assert kinds.count("Deployment") == 3 and "ScaledObject" in kinds and "Job" in kinds

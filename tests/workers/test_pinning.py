@@ -6,6 +6,7 @@ meanwhile neither take this test's CPUs nor are taken from; the matches are real
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 
 from tournaments.bot_lifecycle import upload_bot_version
 from tournaments.models import BotVersion, Ladder, Match
@@ -68,6 +70,25 @@ def affinity() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
+def every_cpu_is_free(locks: str) -> bool:
+    """Whether a lease can be had on each allowed CPU at once (then all are given back): none is held any more."""
+    leases = [pinning.take_cpu(locks) for _ in ALLOWED]
+    for lease in leases:
+        if lease is not None:
+            lease.release()
+    return None not in leases
+
+
+def raising_after(real: Any) -> Any:
+    """real, then SoftTimeLimitExceeded as Celery's soft time limit raises it from a signal handler: at any point."""
+
+    def wrapper(*args: Any) -> Any:
+        real(*args)
+        raise SoftTimeLimitExceeded()
+
+    return wrapper
+
+
 # --- the lease and the pin ------------------------------------------------------------------------------------
 
 
@@ -98,7 +119,7 @@ def test_the_thread_is_pinned_inside_and_restored_after(locks: str) -> None:
     with pinning.one_cpu(True, locks) as cpu:
         assert cpu in ALLOWED and affinity() == [cpu]
     assert affinity() == before
-    assert pinning.take_cpu(locks) is not None, "the lease was not given back"
+    assert every_cpu_is_free(locks), "the lease was not given back"
 
 
 def test_the_thread_is_restored_and_the_lease_dropped_when_the_match_raises(locks: str) -> None:
@@ -107,11 +128,32 @@ def test_the_thread_is_restored_and_the_lease_dropped_when_the_match_raises(lock
         assert affinity() == [cpu]
         raise RuntimeError("boom")
     assert affinity() == before
+    assert every_cpu_is_free(locks), "a lease outlived the match that raised"
+
+
+def test_a_signal_raised_just_after_the_pin_restores_the_thread_and_drops_the_lease(
+        locks: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = affinity()
+    monkeypatch.setattr(pinning, "_pin", raising_after(pinning._pin))
+    with pytest.raises(SoftTimeLimitExceeded), pinning.one_cpu(True, locks):
+        pytest.fail("the block ran though entering it raised")
+    assert affinity() == before
+    assert every_cpu_is_free(locks), "a lease outlived the pin that raised"
+
+
+def test_a_signal_raised_while_restoring_still_drops_the_lease(locks: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pinning, "_restore", raising_after(pinning._restore))
+    with pytest.raises(SoftTimeLimitExceeded), pinning.one_cpu(True, locks) as cpu:
+        assert cpu is not None
+    assert every_cpu_is_free(locks), "a lease outlived the restore that raised"
+
+
+def test_a_lease_dropped_without_release_is_given_back_when_collected(locks: str) -> None:
     leases = [pinning.take_cpu(locks) for _ in ALLOWED]
-    assert all(lease is not None for lease in leases), "a lease outlived the match that raised"
-    for lease in leases:
-        assert lease is not None
-        lease.release()
+    assert None not in leases and pinning.take_cpu(locks) is None
+    del leases
+    gc.collect()
+    assert every_cpu_is_free(locks), "a lease nobody holds kept its CPU"
 
 
 def test_with_every_cpu_leased_the_block_runs_unpinned(locks: str, held_elsewhere: Any) -> None:
@@ -187,10 +229,12 @@ def allowed_list(pid: int) -> tuple[str, str] | None:
 
 
 class SeatWatch:
-    """A thread that, while a match plays, records the name and allowed CPUs of every process under this one."""
+    """A thread that, while a match plays, records the name and allowed CPUs of every process under this one.
+
+    Every (name, allowed CPUs) seen is kept, not the first per pid: a bot's pid is bwrap's until bwrap execs it."""
 
     def __init__(self) -> None:
-        self.seen: dict[int, tuple[str, str]] = {}
+        self.seen: set[tuple[str, str]] = set()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)  # started unpinned, before the match
 
@@ -206,7 +250,7 @@ class SeatWatch:
         while not self._done.wait(0.005):
             for pid in descendants(os.getpid()):
                 if (found := allowed_list(pid)) is not None:
-                    self.seen.setdefault(pid, found)
+                    self.seen.add(found)
 
 
 def played(ladder: Ladder, versions: list[BotVersion]) -> tuple[Match, SeatWatch, list[int]]:
@@ -241,16 +285,12 @@ def test_each_seat_and_its_bwrap_may_run_on_the_matchs_one_cpu_only(ladder: Ladd
     assert pinning._last_cpu in ALLOWED
     for report in reported(match):  # inside the sandbox: the bot, and bwrap's init as pid 1 of its namespace
         assert report == {"affinity": cpu, "allowed self": cpu, "allowed init": cpu}
-    names = {name for name, _ in watch.seen.values()}
+    names = {name for name, _ in watch.seen}
     assert "bwrap" in names and any(n.startswith("python") for n in names), f"the seats were not seen: {names}"
-    assert {allowed for _, allowed in watch.seen.values()} == {cpu}, watch.seen  # outer bwrap too, as the host sees
+    assert {allowed for _, allowed in watch.seen} == {cpu}, watch.seen  # outer bwrap too, as the host sees
     assert after == before, "the runner's thread was left pinned"
     assert (Path(locks) / f"cpu-{cpu}.lock").exists()
-    leases = [pinning.take_cpu(locks), pinning.take_cpu(locks)]
-    assert None not in leases, "the match kept its CPU's lease"
-    for lease in leases:
-        assert lease is not None
-        lease.release()
+    assert every_cpu_is_free(locks), "the match kept its CPU's lease"
 
 
 @needs_bwrap
@@ -274,14 +314,15 @@ def test_switched_off_by_the_setting_no_match_is_pinned(ladder: Ladder, alice: A
     everywhere = ",".join(map(str, ALLOWED))
     match, watch, after = played(ladder, affinity_versions(alice))
     assert [report["affinity"] for report in reported(match)] == [everywhere, everywhere]
-    assert {allowed for _, allowed in watch.seen.values()} <= {f"{ALLOWED[0]}-{ALLOWED[-1]}", everywhere}
+    assert {allowed for _, allowed in watch.seen} <= {f"{ALLOWED[0]}-{ALLOWED[-1]}", everywhere}
     assert not list(Path(locks).iterdir()), "a CPU was leased though pinning is off"
 
 
 @pytest.mark.django_db
 def test_a_match_of_built_in_bots_alone_is_not_pinned(tournament: Any, locks: str) -> None:
-    """Nothing to hand over to another process, and a pinned thread could not leave a CPU that other work keeps busy
-    (pinned, the built-in match's play in benchmarks.match took 159 ms against 103 on a loaded machine)."""
+    """Nothing to hand over to another process, and a pinned thread could not leave a CPU that other work keeps busy:
+    with the whole match pinned (795deee), `python -m benchmarks.match --seeds 6 --json --baseline <ba37001, before
+    pinning>` at load ~3 gave the built-in match's play (phases_ms.builtin.play) 159 ms against 103 unpinned."""
     match = start_tournament(tournament)[0]
     assert run_match(match.pk) == "finished"
     assert not list(Path(locks).iterdir()), "a CPU was leased for a match without a sandboxed seat"
