@@ -300,6 +300,35 @@ def test_seccomp_refuses_each_family(family: str, filtered: dict[str, str], unfi
         assert unfiltered[call] != answer, f"{call} answers {answer} without the filter too: the test proves nothing"
 
 
+def _widen_affinity(seccomp: bool) -> dict[str, str]:
+    """The bot's log lines, played with this thread pinned to one CPU, as the runner pins a match
+    (workers/pinning.py): the seat inherits the pin."""
+    cpu = max(os.sched_getaffinity(0))
+    previous = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        seat = _seat("widen_affinity.py", SandboxConfig(startup_ms=1500, seccomp=seccomp))
+        result = _play(seat)
+    finally:
+        os.sched_setaffinity(0, previous)
+    assert faults(result) == [], result.logs[0]
+    assert_contained(result, seat)
+    lines = dict(re.findall(r"^(affinity before|affinity after|widen|widen thread): (\S+)$", result.logs[0], re.M))
+    assert lines["affinity before"] == str(cpu), lines
+    return lines
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: there is nowhere to widen to")
+def test_seccomp_refuses_a_bot_that_widens_its_cpu_affinity() -> None:
+    """A match's seats are pinned to the CPU its runner leased; a bot that could widen its affinity would run on the
+    CPU another match leased, whose pinned runner and seats cannot get away from it."""
+    cpu = str(max(os.sched_getaffinity(0)))
+    filtered = _widen_affinity(seccomp=True)
+    assert filtered == {"affinity before": cpu, "widen": "EPERM", "widen thread": "EPERM", "affinity after": cpu}
+    unfiltered = _widen_affinity(seccomp=False)  # the control: without the filter the kernel lets it
+    assert unfiltered["widen"] == "ok" and unfiltered["affinity after"] != cpu, unfiltered
+
+
 # --- pipes --------------------------------------------------------------------------------------------------------
 
 
