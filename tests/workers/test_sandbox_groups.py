@@ -288,7 +288,7 @@ def unfiltered() -> dict[str, str]:
 
 
 FAMILIES = ["io_uring", "keys", "bpf", "perf", "userfaultfd", "namespaces", "mount", "tracing", "kernel", "handles",
-            "numa"]
+            "numa", "affinity"]
 
 
 @pytest.mark.parametrize("family", FAMILIES)
