@@ -201,6 +201,38 @@ def test_a_bot_that_computes_through_another_seats_long_move_is_caught_during_it
     assert_group_gone(thief)
 
 
+def test_a_deciding_accomplice_that_trickles_bytes_does_not_blind_the_looks() -> None:
+    """The looks at waiting seats come by time, whatever the deciding seat writes: an accomplice that writes a byte
+    every 2 ms of its 0.5 s moves (each one wakes the worker, and once started a fresh wait) must not keep the look
+    from coming due while ponder_late.py spins (it took about 495 ms of each such move when the look came only after
+    a quiet slice)."""
+    thief = _seat("ponder_late.py")
+    during: list[tuple[int, int, int]] = []  # per decision of the accomplice: seq, the thief's CPU before, after
+
+    class Watched(SandboxedSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            group = thief.group
+            if group is None or group.removed:
+                return super().decide(seq, view, decision, bank_ms)
+            before = group.cpu_ns()
+            reply = super().decide(seq, view, decision, bank_ms)
+            during.append((seq, before, group.cpu_ns()))
+            return reply
+
+    name = "trickle_accomplice.py"
+    accomplice = Watched((BOTS / name).read_bytes(), name, CONFIG)
+    result = _play(thief, accomplice, clock=Clock(move_ms=1000, bank_ms=10_000))
+    assert faults(result) == [] and faults(result, 1) == [], (faults(result), faults(result, 1), result.logs[1])
+    assert len(re.findall(r"^trickled \d{2,} bytes$", result.logs[1], re.M)) == 3, result.logs[1]
+    stolen_ms = sum(after - before for _, before, after in during) / 1e6
+    # The bound of the test above: a look every WATCH_MS, however the deciding seat's bytes come.
+    assert stolen_ms < 200, (stolen_ms, [(s, (b - a) // 1000) for s, a, b in during if b > a])
+    assert re.search(r"\[ludus\] used \d+ ms of CPU after its reply to decision \d+, while another seat held "
+                     r"the decision: frozen whenever it waits, from now on", result.logs[0]), result.logs[0]
+    assert_contained(result, thief)
+    assert_group_gone(thief)
+
+
 def test_an_honest_seat_waits_unfrozen_asleep_on_its_stdin() -> None:
     example = Path(__file__).resolve().parents[2] / "examples" / "bots" / "evolution_bot.py"
     seat = SandboxedSeat(example.read_bytes(), example.name, CONFIG)
