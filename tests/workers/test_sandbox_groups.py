@@ -23,7 +23,7 @@ from test_sandbox import BOTS, GAME, _zip, assert_contained, faults, moves, unha
 from workers.play import PlayResult, play_game
 from workers.sandbox import SandboxConfig, SandboxedSeat
 from workers.seat_host import cgroup_host
-from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer
+from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer, waiting
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -231,6 +231,43 @@ def test_a_deciding_accomplice_that_trickles_bytes_does_not_blind_the_looks() ->
                      r"the decision: frozen whenever it waits, from now on", result.logs[0]), result.logs[0]
     assert_contained(result, thief)
     assert_group_gone(thief)
+
+
+def test_the_time_a_look_takes_is_not_charged_to_the_deciding_seat() -> None:
+    """A look at the waiting seats during a move can take a while (a caught seat killed for its memory, waiting for
+    bwrap; a worker woken late): that time is the worker's, not the deciding seat's. A bot that replies within 30 ms,
+    during a look made slow on purpose (500 ms, past its 300 ms clock), must neither time out nor lose its bank."""
+    slow_s = 0.5
+
+    class SlowLook:
+        """Stands in the waiting set for a seat whose look is slow, once per decision of the sandboxed seat."""
+
+        due: float | None = None
+
+        def check_waiting(self) -> None:
+            if self.due is not None and time.monotonic() >= self.due:
+                self.due = None
+                time.sleep(slow_s)
+
+    look = SlowLook()
+
+    class Watched(SandboxedSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            look.due = time.monotonic() + 0.005  # past the look at the start of the decision: one during the move
+            waiting().add(look)
+            try:
+                return super().decide(seq, view, decision, bank_ms)
+            finally:
+                waiting().discard(look)
+
+    name = "replies_in_30ms.py"
+    seat = Watched((BOTS / name).read_bytes(), name, CONFIG)
+    result = _play(seat, clock=Clock(move_ms=200, bank_ms=100))
+    assert faults(result) == [], (faults(result), result.logs[0][-500:])
+    assert len(moves(result)) > 10
+    # The look alone took 500 ms of each move's wall time: none of it is in the seat's ms.
+    assert all(m["ms"] < slow_s * 1000 for m in moves(result)), [m["ms"] for m in moves(result)]
+    assert_contained(result, seat)
 
 
 def test_an_honest_seat_waits_unfrozen_asleep_on_its_stdin() -> None:
