@@ -169,6 +169,7 @@ class SandboxedSeat:
         self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
         self._finish_deadline: float | None = None
         self._next_look = 0.0  # when the seats that wait unfrozen are next looked at during this seat's move
+        self._looks_s = 0.0  # the time those looks took during this seat's move: the worker's, not the seat's
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
         self._views = "full"  # what the bot asked for in its hello (protocol 2): "patch", or whole views
         self._sent: dict[str, Any] | None = None  # the view of the last decide, the base of the next patch
@@ -314,10 +315,10 @@ class SandboxedSeat:
         self._resume()  # before the line: writing it into a frozen seat's pipe, then thawing, measured 1.4x slower
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
-        self._next_look = t0 + WATCH_MS / 1000  # the look at its start was check_waiting() above
+        self._next_look, self._looks_s = t0 + WATCH_MS / 1000, 0.0  # the look at its start was check_waiting() above
         sent = self._send(line_out, deadline)
         line = self._reply_line(deadline) if sent else None
-        ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
+        ms = max(0, int((time.monotonic() - t0 - self._looks_s) * 1000) - allowance)
         cpu_ms = self._cpu_ms()
         self._replied = seq
         if line is None:
@@ -589,11 +590,14 @@ class SandboxedSeat:
         While other seats of the match wait unfrozen, they are looked at every WATCH_MS of this seat's move, not only
         at the next decision. The looks go by time (_next_look, kept across the waits of one decide), not by quiet
         polls: a deciding seat that writes a byte now and then wakes the worker and ends a wait each time, and must
-        not keep the look from coming due while an accomplice computes off its turn."""
+        not keep the look from coming due while an accomplice computes off its turn.
+
+        The time the looks take (freezing a caught seat, or killing one that ran out of memory and waiting for bwrap)
+        is the worker's: the seat's deadline moves on by it, and its move's ms leaves it out (decide). A waiting
+        accomplice could make its own look slow to lend the deciding seat time, but only once: caught, it is frozen
+        whenever it waits and looked at no more; killed, it is gone."""
         proc = self._res.proc
         assert proc is not None and proc.stdin is not None
-        if deadline - time.monotonic() <= 0:
-            return False
         if self._poller is None:  # made once for the seat's pipes, not at every wait
             self._poller = select.poll()
             self._poller.register(fd, select.POLLIN)
@@ -603,13 +607,16 @@ class SandboxedSeat:
             watched = waiting()  # seats of this match that wait unfrozen (not this one: its wait ended at its decide)
             if watched and now >= self._next_look:
                 check_waiting()  # a seat that computes meanwhile is frozen (and leaves watched)
+                self._looks_s += time.monotonic() - now
                 now = time.monotonic()
                 self._next_look = now + WATCH_MS / 1000
+            end = deadline + self._looks_s
             # Nobody to look at: one poll to the deadline, as without the watch; else until the look or the deadline.
-            until = min(deadline, self._next_look) if watched else deadline
+            # Past the deadline still one poll (of 0 ms): a reply that came while the worker looked or woke late counts.
+            until = min(end, self._next_look) if watched else end
             if events := self._poller.poll(max(0, math.ceil((until - now) * 1000))):
                 break
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= end:
                 return False
         for ready, _ in events:
             if ready == fd:
