@@ -711,7 +711,8 @@ def warm_seats() -> int:
 
 
 class SeatPool:
-    """Warm seats: parked sandboxes per (bot version, sha256, sandbox, config), at most `warm_seats()` per process.
+    """Warm seats: parked sandboxes per (bot version, sha256, sandbox, config, CPU affinity), at most `warm_seats()`
+    per process.
 
     The isolation trade-off (docs/bots.md, "Warm seats"): a bot process then plays several matches of its own
     version in turn, and may carry memory and /tmp files from one to the next. Never across versions or bots.
@@ -764,6 +765,14 @@ class SeatPool:
 POOL = SeatPool()
 
 
+def _affinity() -> frozenset[int] | None:
+    """The calling thread's CPUs, which a seat spawned now keeps for its life (workers/pinning.py; the seccomp filter
+    forbids it to change them): part of a warm seat's key, so that it is reused only by a match pinned as its first
+    was, never by one pinned to another CPU or unpinned, where it would run on a CPU another match leased. None where
+    the platform has no affinity."""
+    return frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+
+
 class BotFiles(Protocol):
     """What the sandbox needs of a bot version (a tournaments.models.BotVersion has it)."""
 
@@ -785,7 +794,7 @@ def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None
     config = config or replace(SandboxConfig(), cgroups=cgroup_mode())
     key = None
     if warm_seats():
-        key = (bot.id, bot.sha256, kind, config)
+        key = (bot.id, bot.sha256, kind, config, _affinity())
         if (parked := POOL.take(key)) is not None:
             return parked
     label = f"bv{bot.id if bot.id is not None else 'x'}-m{match_id if match_id is not None else 'x'}"
