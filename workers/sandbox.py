@@ -168,6 +168,8 @@ class SandboxedSeat:
         self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
         self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
         self._finish_deadline: float | None = None
+        self._next_look = 0.0  # when the seats that wait unfrozen are next looked at during this seat's move
+        self._looks_s = 0.0  # the time those looks took during this seat's move: the worker's, not the seat's
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
         self._views = "full"  # what the bot asked for in its hello (protocol 2): "patch", or whole views
         self._sent: dict[str, Any] | None = None  # the view of the last decide, the base of the next patch
@@ -313,9 +315,10 @@ class SandboxedSeat:
         self._resume()  # before the line: writing it into a frozen seat's pipe, then thawing, measured 1.4x slower
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
+        self._next_look, self._looks_s = t0 + WATCH_MS / 1000, 0.0  # the look at its start was check_waiting() above
         sent = self._send(line_out, deadline)
         line = self._reply_line(deadline) if sent else None
-        ms = max(0, int((time.monotonic() - t0) * 1000) - allowance)
+        ms = max(0, int((time.monotonic() - t0 - self._looks_s) * 1000) - allowance)
         cpu_ms = self._cpu_ms()
         self._replied = seq
         if line is None:
@@ -582,33 +585,43 @@ class SandboxedSeat:
             self._buf += chunk
 
     def _wait_reply(self, fd: int, deadline: float) -> bool:
-        """Wait for stdout to be readable (True) or the deadline (False); a stdin closed meanwhile is a death."""
+        """Wait for stdout to be readable (True) or the deadline (False); a stdin closed meanwhile is a death.
+
+        While other seats of the match wait unfrozen, they are looked at every WATCH_MS of this seat's move, not only
+        at the next decision. The looks go by time (_next_look, kept across the waits of one decide), not by quiet
+        polls: a deciding seat that writes a byte now and then wakes the worker and ends a wait each time, and must
+        not keep the look from coming due while an accomplice computes off its turn.
+
+        The time the looks take (freezing a caught seat, or killing one that ran out of memory and waiting for bwrap)
+        is the worker's: the seat's deadline moves on by it, and its move's ms leaves it out (decide). A waiting
+        accomplice could make its own look slow to lend the deciding seat time, but only once: caught, it is frozen
+        whenever it waits and looked at no more; killed, it is gone."""
         proc = self._res.proc
         assert proc is not None and proc.stdin is not None
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
         if self._poller is None:  # made once for the seat's pipes, not at every wait
             self._poller = select.poll()
             self._poller.register(fd, select.POLLIN)
             self._poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
-        timeout = math.ceil(remaining * 1000)
-        watched = waiting()  # seats of this match that wait unfrozen (not this one: its wait ended at its decide)
-        while watched and timeout > WATCH_MS:  # look at them every WATCH_MS of a long move, not at the next decision
-            if events := self._poller.poll(WATCH_MS):
+        while True:
+            now = time.monotonic()
+            watched = waiting()  # seats of this match that wait unfrozen (not this one: its wait ended at its decide)
+            if watched and now >= self._next_look:
+                check_waiting()  # a seat that computes meanwhile is frozen (and leaves watched)
+                self._looks_s += time.monotonic() - now
+                now = time.monotonic()
+                self._next_look = now + WATCH_MS / 1000
+            end = deadline + self._looks_s
+            # Nobody to look at: one poll to the deadline, as without the watch; else until the look or the deadline.
+            # Past the deadline still one poll (of 0 ms): a reply that came while the worker looked or woke late counts.
+            until = min(end, self._next_look) if watched else end
+            if events := self._poller.poll(max(0, math.ceil((until - now) * 1000))):
                 break
-            check_waiting()  # a seat that computes meanwhile is frozen (and leaves watched)
-            timeout = math.ceil((deadline - time.monotonic()) * 1000)
-        else:  # nobody to look at, or the last slice: one poll to the deadline
-            if timeout <= 0:
+            if time.monotonic() >= end:
                 return False
-            events = self._poller.poll(timeout)
         for ready, _ in events:
             if ready == fd:
                 return True
-        if events:
-            raise self._died("closed its stdin")
-        return False
+        raise self._died("closed its stdin")
 
     def _take_line(self) -> bytes | protocol.ProtocolFault | None:
         """Cut one complete line off the buffer, keeping at most MAX_LINE bytes of an unfinished one."""
@@ -698,7 +711,8 @@ def warm_seats() -> int:
 
 
 class SeatPool:
-    """Warm seats: parked sandboxes per (bot version, sha256, sandbox, config), at most `warm_seats()` per process.
+    """Warm seats: parked sandboxes per (bot version, sha256, sandbox, config, CPU affinity), at most `warm_seats()`
+    per process.
 
     The isolation trade-off (docs/bots.md, "Warm seats"): a bot process then plays several matches of its own
     version in turn, and may carry memory and /tmp files from one to the next. Never across versions or bots.
@@ -751,6 +765,14 @@ class SeatPool:
 POOL = SeatPool()
 
 
+def _affinity() -> frozenset[int] | None:
+    """The calling thread's CPUs, which a seat spawned now keeps for its life (workers/pinning.py; the seccomp filter
+    forbids it to change them): part of a warm seat's key, so that it is reused only by a match pinned as its first
+    was, never by one pinned to another CPU or unpinned, where it would run on a CPU another match leased. None where
+    the platform has no affinity."""
+    return frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+
+
 class BotFiles(Protocol):
     """What the sandbox needs of a bot version (a tournaments.models.BotVersion has it)."""
 
@@ -772,7 +794,7 @@ def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None
     config = config or replace(SandboxConfig(), cgroups=cgroup_mode())
     key = None
     if warm_seats():
-        key = (bot.id, bot.sha256, kind, config)
+        key = (bot.id, bot.sha256, kind, config, _affinity())
         if (parked := POOL.take(key)) is not None:
             return parked
     label = f"bv{bot.id if bot.id is not None else 'x'}-m{match_id if match_id is not None else 'x'}"

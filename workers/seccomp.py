@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-# Refused families: each is a test in tests/workers/test_sandbox_seccomp.py.
+# Refused families: each is a test in tests/workers/test_sandbox_groups.py (seccomp).
 DENIED: dict[str, tuple[str, ...]] = {
     "io_uring": ("io_uring_setup", "io_uring_enter", "io_uring_register"),
     "keys": ("keyctl", "add_key", "request_key"),
@@ -37,6 +37,9 @@ DENIED: dict[str, tuple[str, ...]] = {
                "ioperm", "vhangup", "sethostname", "setdomainname", "lookup_dcookie"),
     "handles": ("name_to_handle_at", "open_by_handle_at", "fanotify_init"),
     "numa": ("mbind", "set_mempolicy", "move_pages", "migrate_pages"),
+    # A match's seats inherit the CPU its runner leased (workers/pinning.py); widened, a bot would run on the CPU
+    # another match leased, whose pinned runner and seats cannot get away from it. Reading the affinity stays allowed.
+    "affinity": ("sched_setaffinity",),
 }
 # clone(2) with any of these flags makes a namespace (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID,
 # NEWNET, NEWTIME); clone3 hides its flags in a struct, so it is refused as a whole with ENOSYS.

@@ -23,7 +23,7 @@ from test_sandbox import BOTS, GAME, _zip, assert_contained, faults, moves, unha
 from workers.play import PlayResult, play_game
 from workers.sandbox import SandboxConfig, SandboxedSeat
 from workers.seat_host import cgroup_host
-from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer
+from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer, waiting
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -201,6 +201,75 @@ def test_a_bot_that_computes_through_another_seats_long_move_is_caught_during_it
     assert_group_gone(thief)
 
 
+def test_a_deciding_accomplice_that_trickles_bytes_does_not_blind_the_looks() -> None:
+    """The looks at waiting seats come by time, whatever the deciding seat writes: an accomplice that writes a byte
+    every 2 ms of its 0.5 s moves (each one wakes the worker, and once started a fresh wait) must not keep the look
+    from coming due while ponder_late.py spins (it took about 495 ms of each such move when the look came only after
+    a quiet slice)."""
+    thief = _seat("ponder_late.py")
+    during: list[tuple[int, int, int]] = []  # per decision of the accomplice: seq, the thief's CPU before, after
+
+    class Watched(SandboxedSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            group = thief.group
+            if group is None or group.removed:
+                return super().decide(seq, view, decision, bank_ms)
+            before = group.cpu_ns()
+            reply = super().decide(seq, view, decision, bank_ms)
+            during.append((seq, before, group.cpu_ns()))
+            return reply
+
+    name = "trickle_accomplice.py"
+    accomplice = Watched((BOTS / name).read_bytes(), name, CONFIG)
+    result = _play(thief, accomplice, clock=Clock(move_ms=1000, bank_ms=10_000))
+    assert faults(result) == [] and faults(result, 1) == [], (faults(result), faults(result, 1), result.logs[1])
+    assert len(re.findall(r"^trickled \d{2,} bytes$", result.logs[1], re.M)) == 3, result.logs[1]
+    stolen_ms = sum(after - before for _, before, after in during) / 1e6
+    # The bound of the test above: a look every WATCH_MS, however the deciding seat's bytes come.
+    assert stolen_ms < 200, (stolen_ms, [(s, (b - a) // 1000) for s, a, b in during if b > a])
+    assert re.search(r"\[ludus\] used \d+ ms of CPU after its reply to decision \d+, while another seat held "
+                     r"the decision: frozen whenever it waits, from now on", result.logs[0]), result.logs[0]
+    assert_contained(result, thief)
+    assert_group_gone(thief)
+
+
+def test_the_time_a_look_takes_is_not_charged_to_the_deciding_seat() -> None:
+    """A look at the waiting seats during a move can take a while (a caught seat killed for its memory, waiting for
+    bwrap; a worker woken late): that time is the worker's, not the deciding seat's. A bot that replies within 30 ms,
+    during a look made slow on purpose (500 ms, past its 300 ms clock), must neither time out nor lose its bank."""
+    slow_s = 0.5
+
+    class SlowLook:
+        """Stands in the waiting set for a seat whose look is slow, once per decision of the sandboxed seat."""
+
+        due: float | None = None
+
+        def check_waiting(self) -> None:
+            if self.due is not None and time.monotonic() >= self.due:
+                self.due = None
+                time.sleep(slow_s)
+
+    look = SlowLook()
+
+    class Watched(SandboxedSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            look.due = time.monotonic() + 0.005  # past the look at the start of the decision: one during the move
+            waiting().add(look)
+            try:
+                return super().decide(seq, view, decision, bank_ms)
+            finally:
+                waiting().discard(look)
+
+    name = "replies_in_30ms.py"
+    seat = Watched((BOTS / name).read_bytes(), name, CONFIG)
+    result = _play(seat, clock=Clock(move_ms=200, bank_ms=100))
+    assert faults(result) == [], (faults(result), result.logs[0][-500:])
+    assert len(moves(result)) > 10
+    # The look alone took 500 ms of each move's wall time: none of it is in the seat's ms.
+    assert all(m["ms"] < slow_s * 1000 for m in moves(result)), [m["ms"] for m in moves(result)]
+    assert_contained(result, seat)
+
+
 def test_an_honest_seat_waits_unfrozen_asleep_on_its_stdin() -> None:
     example = Path(__file__).resolve().parents[2] / "examples" / "bots" / "evolution_bot.py"
     seat = SandboxedSeat(example.read_bytes(), example.name, CONFIG)
@@ -288,7 +357,7 @@ def unfiltered() -> dict[str, str]:
 
 
 FAMILIES = ["io_uring", "keys", "bpf", "perf", "userfaultfd", "namespaces", "mount", "tracing", "kernel", "handles",
-            "numa"]
+            "numa", "affinity"]
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -298,6 +367,35 @@ def test_seccomp_refuses_each_family(family: str, filtered: dict[str, str], unfi
     for call, answer in calls.items():
         assert answer == ("ENOSYS" if call.endswith("clone3") else "EPERM"), (call, answer)
         assert unfiltered[call] != answer, f"{call} answers {answer} without the filter too: the test proves nothing"
+
+
+def _widen_affinity(seccomp: bool) -> dict[str, str]:
+    """The bot's log lines, played with this thread pinned to one CPU, as the runner pins a match
+    (workers/pinning.py): the seat inherits the pin."""
+    cpu = max(os.sched_getaffinity(0))
+    previous = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        seat = _seat("widen_affinity.py", SandboxConfig(startup_ms=1500, seccomp=seccomp))
+        result = _play(seat)
+    finally:
+        os.sched_setaffinity(0, previous)
+    assert faults(result) == [], result.logs[0]
+    assert_contained(result, seat)
+    lines = dict(re.findall(r"^(affinity before|affinity after|widen|widen thread): (\S+)$", result.logs[0], re.M))
+    assert lines["affinity before"] == str(cpu), lines
+    return lines
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: there is nowhere to widen to")
+def test_seccomp_refuses_a_bot_that_widens_its_cpu_affinity() -> None:
+    """A match's seats are pinned to the CPU its runner leased; a bot that could widen its affinity would run on the
+    CPU another match leased, whose pinned runner and seats cannot get away from it."""
+    cpu = str(max(os.sched_getaffinity(0)))
+    filtered = _widen_affinity(seccomp=True)
+    assert filtered == {"affinity before": cpu, "widen": "EPERM", "widen thread": "EPERM", "affinity after": cpu}
+    unfiltered = _widen_affinity(seccomp=False)  # the control: without the filter the kernel lets it
+    assert unfiltered["widen"] == "ok" and unfiltered["affinity after"] != cpu, unfiltered
 
 
 # --- pipes --------------------------------------------------------------------------------------------------------

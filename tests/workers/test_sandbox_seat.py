@@ -285,6 +285,42 @@ def test_warm_seats_play_their_versions_next_match_in_the_same_process(monkeypat
     assert not first.alive and not other.alive and not first.seat_dir.exists()
 
 
+LOGS_ITS_CPUS = ("import os, sys, ludus\nprint('cpus', sorted(os.sched_getaffinity(0)), file=sys.stderr)\n"
+                 "ludus.run(lambda view, decision: 1)\n")
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: every match runs on it")
+def test_a_warm_seat_is_reused_only_by_a_match_pinned_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seat keeps the CPU affinity it was spawned with (workers/pinning.py): reused by a match pinned elsewhere, or
+    unpinned, it would run on the CPU another match leased. The runner's thread is pinned here as pinning does it."""
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    everywhere = os.sched_getaffinity(0)
+    first_cpu, second_cpu = sorted(everywhere)[:2]
+
+    def match_on(cpus: set[int]) -> tuple[SandboxedSeat, str]:
+        os.sched_setaffinity(0, cpus)
+        try:
+            return _match_with(_version(5, LOGS_ITS_CPUS), 0)
+        finally:
+            os.sched_setaffinity(0, everywhere)
+
+    try:
+        first, first_log = match_on({first_cpu})
+        elsewhere, elsewhere_log = match_on({second_cpu})
+        again, again_log = match_on({first_cpu})
+        unpinned, unpinned_log = match_on(everywhere)
+        assert f"cpus [{first_cpu}]" in first_log and f"cpus [{second_cpu}]" in elsewhere_log, (first_log,
+                                                                                               elsewhere_log)
+        assert elsewhere is not first and unpinned is not first and unpinned is not elsewhere
+        assert again is first and again_log == ""  # the same pin: the warm seat, which logs nothing more
+        assert f"cpus {sorted(everywhere)}" in unpinned_log, unpinned_log
+    finally:
+        POOL.clear()
+    assert not first.alive and not elsewhere.alive and not unpinned.alive
+
+
 @pytest.mark.parametrize(("warm", "code"), [("0", LOGS_ITS_PID), ("2", HANG_AFTER_RESULT := (
     "import json, sys\n"  # a raw bot that never says it plays on
     "for line in sys.stdin:\n"
