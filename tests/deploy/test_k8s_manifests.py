@@ -126,10 +126,19 @@ def test_the_worker_serves_metrics_from_a_directory_of_its_own() -> None:
     assert int(env["LUDUS_METRICS_PORT"]) in {port["containerPort"] for port in worker["ports"]}
 
 
-def test_the_workers_do_not_pin_matches_since_the_pods_of_a_node_share_no_lock_dir() -> None:
-    """Each pod has its own /run: pinned, the worker pods of one node would lease the same CPUs (docs/operations.md)."""
+def test_the_workers_do_not_pin_matches_on_nodes_whose_cpus_they_share() -> None:
+    """Pinned, a match could not move off a CPU the node's other workloads keep busy (docs/operations.md)."""
     [worker] = by_kind("Deployment")["ludus-worker"]["spec"]["template"]["spec"]["containers"]
     assert {item["name"]: item["value"] for item in worker["env"]}["LUDUS_PIN_MATCHES"] == "0"
+
+
+def test_the_worker_pods_of_a_node_lease_seat_uids_in_one_lock_dir() -> None:
+    """Each pod has its own /run: with lock dirs of their own, two pods of a node could give their seats one uid."""
+    spec = by_kind("Deployment")["ludus-worker"]["spec"]["template"]["spec"]
+    [worker] = spec["containers"]
+    [mount] = [m for m in worker["volumeMounts"] if m["mountPath"] == "/run/ludus-sandbox"]
+    [volume] = [v for v in spec["volumes"] if v["name"] == mount["name"]]
+    assert volume["hostPath"] == {"path": "/run/ludus-sandbox", "type": "DirectoryOrCreate"}
 
 
 def test_it_finds_the_manifests() -> None:
