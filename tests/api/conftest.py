@@ -44,7 +44,8 @@ def module_world(request: pytest.FixtureRequest, build_world: Callable[[], World
     of its tests builds its own world."""
     from django.db import transaction
 
-    if any(getattr(item, "module", None) is request.module and is_transactional(item) for item in request.session.items):
+    mine = [item for item in request.session.items if getattr(item, "module", None) is request.module]
+    if any(is_transactional(item) for item in mine):
         yield None
         return
     with django_db_blocker.unblock():
