@@ -6,7 +6,8 @@
 - `dev`: random examples each run, the same budgets (HYPOTHESIS_PROFILE=dev pytest ...), to explore;
 - `nightly` (make test-nightly): random examples, DEEP times the budgets, and the conformance suite probes every
   step (or many more of them) instead of a sample.
-Budgets in tests go through `examples(n)`, since a test's own `@settings(max_examples=...)` overrides a profile.
+Budgets in tests go through `examples(n)`, since a test's own `@settings(max_examples=...)` overrides a profile; a test
+that checks every step of a whole game asks `is_probed(step)`.
 """
 
 from __future__ import annotations
@@ -36,3 +37,9 @@ def examples(n: int) -> int:
     if PROFILE == "check":
         return max(1, n // QUICK)
     return n * DEEP if is_deep() else n
+
+
+def is_probed(step: int) -> bool:
+    """Whether a test that checks every step of a game checks this one: every step, but every QUICK-th under the
+    check profile (the game is still played, and each step's own work done, in full)."""
+    return PROFILE != "check" or step % QUICK == 0
