@@ -1,8 +1,8 @@
 """Hypothesis settings profiles, chosen by HYPOTHESIS_PROFILE (default `ci`); loaded by tests/conftest.py.
 
 - `ci` (make test): derandomized, so every run checks the same examples and takes the same time;
-- `check` (make check, the everyday loop): derandomized, a third of the budgets (at least one example); make test
-  still runs them all;
+- `check` (make check, the everyday loop): derandomized, a third of the budgets (at least one example), and a test
+  that checks every step of a whole game checks every third (`is_probed`); make test still runs them all;
 - `dev`: random examples each run, the same budgets (HYPOTHESIS_PROFILE=dev pytest ...), to explore;
 - `nightly` (make test-nightly): random examples, DEEP times the budgets, and the conformance suite probes every
   step (or many more of them) instead of a sample.
