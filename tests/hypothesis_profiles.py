@@ -40,6 +40,6 @@ def examples(n: int) -> int:
 
 
 def is_probed(step: int) -> bool:
-    """Whether a test that checks every step of a game checks this one: every step, but every QUICK-th under the
-    check profile (the game is still played, and each step's own work done, in full)."""
+    """Whether a test that checks every step of a game (or each of a fixed list of games) checks this one: all of
+    them, but every QUICK-th under the check profile (a game is still played, each step's own work done, in full)."""
     return PROFILE != "check" or step % QUICK == 0
