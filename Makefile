@@ -54,7 +54,8 @@ test: $(STAMP) sysdeps
 	$(BIN)/lint-imports --no-cache
 	$(PYTEST)
 
-# The everyday loop: lint, types, the engine tests and the unit tests (a third of the Hypothesis examples).
+# The everyday loop: lint, types, the engine tests and the unit tests (a third of the Hypothesis examples, every third
+# step of the whole-game checks: tests/hypothesis_profiles.py).
 check: $(STAMP) lint typecheck
 	HYPOTHESIS_PROFILE=check $(PYTEST) -m '$(QUICK)'
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,6 +14,18 @@ from tournaments.models import Bot, BotVersion, Entry, Ladder, Match, Rating, Se
 
 pytestmark = pytest.mark.django_db
 MANY = 110
+
+
+@pytest.fixture(scope="module")
+def build_world(build_world: Callable[[], World]) -> Callable[[], World]:
+    """The API tests' world, filled: built once for the module, each test in a savepoint (tests/api/conftest.py)."""
+
+    def build() -> World:
+        world = build_world()
+        fill(world)
+        return world
+
+    return build
 
 
 def fill(world: World) -> None:
@@ -55,7 +68,6 @@ def count_queries(client: Any, url: str) -> int:
 @pytest.mark.parametrize("role", ["anonymous", "owner", "admin"])
 @pytest.mark.parametrize("path", LISTS)
 def test_it_makes_as_many_queries_for_100_rows_as_for_10(world: World, path: str, role: str) -> None:
-    fill(world)
     url = path.format(bot=world.other_bot.pk, ladder=world.ladder.pk, tournament=world.tournament.pk)
     client = world.client(role)
     joiner = "&" if "?" in url else "?"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -51,12 +52,18 @@ PRIVATE_RUNNING_SEED, QUEUED_SEED, TOURNAMENT_SEED, SET_SEED = (8_164_000_000_00
 PRIVATE_NAME, PRIVATE_DESCRIPTION = "stealth", "private-description-3e9d"
 
 
-@pytest.fixture
-def world(world: World) -> World:
-    add_marine_running(world)
-    add_private_matches(world)
-    add_hidden_seeds(world)
-    return world
+@pytest.fixture(scope="module")
+def build_world(build_world: Callable[[], World]) -> Callable[[], World]:
+    """The API tests' world plus what this walk plants (built once for the module: tests/api/conftest.py)."""
+
+    def build() -> World:
+        world = build_world()
+        add_marine_running(world)
+        add_private_matches(world)
+        add_hidden_seeds(world)
+        return world
+
+    return build
 
 
 def add_marine_running(world: World) -> None:
@@ -185,6 +192,19 @@ def obj(world: World, attr: str) -> Any:
     return world.extra[attr] if attr in world.extra else getattr(world, attr)
 
 
+@pytest.fixture(scope="module")
+def walks() -> dict[str, dict[str, str]]:
+    """Each role's walk, kept for the module: the world is the module's and a walk only reads, so a role's two tests
+    (what it may not see, what it may) search one walk."""
+    return {}
+
+
+def walk(world: World, role: str, walks: dict[str, dict[str, str]]) -> dict[str, str]:
+    if role not in walks:
+        walks[role] = responses(world, role)
+    return walks[role]
+
+
 def responses(world: World, role: str) -> dict[str, str]:
     client = world.client(role)
     bodies = {}
@@ -251,8 +271,8 @@ def secrets_of(world: World) -> dict[str, tuple[set[str], list[str]]]:
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_it_shows_no_role_what_it_may_not_see(world: World, role: str) -> None:
-    bodies = responses(world, role)
+def test_it_shows_no_role_what_it_may_not_see(world: World, walks: dict[str, dict[str, str]], role: str) -> None:
+    bodies = walk(world, role, walks)
     leaks = [f"{what} in GET {url}"
              for what, (allowed, spelled) in secrets_of(world).items() if role not in allowed
              for url, body in bodies.items() if any(s in body for s in spelled)]
@@ -276,9 +296,9 @@ def test_it_shows_no_omniscient_frame_of_a_match_that_is_not_over(world: World, 
 
 
 @pytest.mark.parametrize("role", ["owner", "author", "admin"])
-def test_each_role_finds_what_it_may_see(world: World, role: str) -> None:
+def test_each_role_finds_what_it_may_see(world: World, walks: dict[str, dict[str, str]], role: str) -> None:
     """The search is not vacuous: the roles allowed to see a planted secret do find it somewhere; staff find all."""
-    bodies = "\n".join(responses(world, role).values())
+    bodies = "\n".join(walk(world, role, walks).values())
     missing = [what for what, (allowed, spelled) in secrets_of(world).items()
                if role in allowed and not any(s in bodies for s in spelled)]
     assert not missing, f"{role} never sees {missing}"

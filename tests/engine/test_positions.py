@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis_profiles import is_probed
 
 from engine.core import IllegalAction, InvalidState
 from engine.registry import load_game
@@ -67,13 +68,16 @@ def test_a_state_with_forced_steps_pending_takes_no_action(game_name: str) -> No
 
 
 def walk(game_name: str, players: int, seed: int) -> list[tuple[Any, Any]]:
-    """(state, action) pairs along a random game."""
+    """(state, action) pairs along a random game: every step, or every third under the check profile."""
     game = load_game(game_name)
     s, rng, out = game.new_state(players, seed), random.Random(seed), []
+    step = 0
     while (d := s.decision()) is not None:
         action = d.options[rng.randrange(len(d.options))]
-        out.append((s.clone(), action))
+        if is_probed(step):
+            out.append((s.clone(), action))
         s.apply(action)
+        step += 1
     return out
 
 

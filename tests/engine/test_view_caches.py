@@ -1,7 +1,8 @@
 """Views built from a live state's caches (Marine's per-tile thriving and domination values, Evolution's card
 views) are exactly the views of a fresh state read back from its dict, at every step of random games, for every
 seat and the omniscient view; and a view shares nothing with the state or the next view, so a caller that writes
-over one cannot change what the next one says. `game_name` and `players` are parametrized by conftest.py."""
+over one cannot change what the next one says. `game_name` and `players` are parametrized by conftest.py. The check
+profile (make check) probes every third step of each game (tests/hypothesis_profiles.py is_probed); make test all."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_profiles import examples
+from hypothesis_profiles import examples, is_probed
 
 from engine.core import Game, State
 from engine.evolution.state import EvolutionState
@@ -45,6 +46,8 @@ def views_equal_fresh_ones(game: Game, players: int) -> Callable[[State, int], N
         decision = state.decision()
         assert decision is not None
         state.view(decision.seat)  # the view a match builds at each decision: it warms the caches
+        if not is_probed(step):
+            return
         fresh = game.state_from_dict(state.to_dict())
         for seat in [None, *range(players)]:
             assert strict(state.view(seat)) == strict(fresh.view(seat)), f"step {step}, seat {seat}"
@@ -86,6 +89,8 @@ def test_a_clone_playing_on_never_changes_the_originals_views(play: Any, game_na
 
     def play_a_twin(state: State, step: int) -> None:
         same_as_fresh(state, step)
+        if not is_probed(step):
+            return
         twin = state.clone()
         decision = twin.decision()
         assert decision is not None
@@ -100,6 +105,8 @@ def test_a_view_written_over_changes_neither_the_state_nor_the_next_view(play: A
     players = game.min_players + 1
 
     def write_over(state: State, step: int) -> None:
+        if not is_probed(step):
+            return
         before = state.to_dict()
         expected = [strict(state.view(seat)) for seat in [None, *range(players)]]
         for seat in [None, *range(players)]:

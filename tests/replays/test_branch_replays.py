@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from engine import load_game
 from replays import format as replay_format
@@ -79,7 +80,7 @@ def test_the_stored_parents_still_verify_byte_for_byte(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", sorted(PARENTS))
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(data=st.data())
 def test_a_branch_that_changes_nothing_replays_the_parents_remaining_moves(game: str, data: st.DataObject) -> None:
     parent = stored(game)
@@ -132,7 +133,7 @@ def test_a_branch_header_that_is_not_a_branch_point_is_named() -> None:
 
 
 @pytest.mark.parametrize("game", sorted(PARENTS))
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=examples(4), deadline=None)
 @given(data=st.data())
 def test_a_resampled_branch_shows_every_seat_what_it_saw_and_verifies(game: str, data: st.DataObject) -> None:
     parent = stored(game)
