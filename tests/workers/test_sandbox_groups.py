@@ -233,6 +233,39 @@ def test_a_deciding_accomplice_that_trickles_bytes_does_not_blind_the_looks() ->
     assert_group_gone(thief)
 
 
+def test_a_deciding_accomplice_that_reads_its_decide_line_late_does_not_blind_the_looks() -> None:
+    """The looks at waiting seats come while the worker writes the decide line too, not only while it waits for the
+    reply: an accomplice that shrinks its stdin pipe to one page and sleeps 0.8 s before reading a line that fills it
+    holds the worker in that write; ponder_big.py, spinning meanwhile, took 385 ms of such a move (the reviewer's run)
+    when the write's wait looked at nobody."""
+    thief = _seat("ponder_big.py")
+    during: list[tuple[int, int, int]] = []  # per decision of the accomplice: seq, the thief's CPU before, after
+
+    class Watched(SandboxedSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            group = thief.group
+            if group is None or group.removed:
+                return super().decide(seq, view, decision, bank_ms)
+            before = group.cpu_ns()
+            reply = super().decide(seq, view, decision, bank_ms)
+            during.append((seq, before, group.cpu_ns()))
+            return reply
+
+    name = "slow_reader.py"
+    accomplice = Watched((BOTS / name).read_bytes(), name, CONFIG)
+    result = _play(thief, accomplice, clock=Clock(move_ms=1000, bank_ms=10_000))
+    assert faults(result) == [] and faults(result, 1) == [], (faults(result), faults(result, 1), result.logs[1])
+    assert len(re.findall(r"^line \d{4,} bytes, read late$", result.logs[1], re.M)) == 3, result.logs[1]
+    assert "pondering late in threads" in result.logs[0]
+    stolen_ms = sum(after - before for _, before, after in during) / 1e6
+    # The bound of the tests above: a look every WATCH_MS, whether the worker waits to write or to read.
+    assert stolen_ms < 200, (stolen_ms, [(s, (b - a) // 1000) for s, a, b in during if b > a])
+    assert re.search(r"\[ludus\] used \d+ ms of CPU after its reply to decision \d+, while another seat held "
+                     r"the decision: frozen whenever it waits, from now on", result.logs[0]), result.logs[0]
+    assert_contained(result, thief)
+    assert_group_gone(thief)
+
+
 def test_the_time_a_look_takes_is_not_charged_to_the_deciding_seat() -> None:
     """A look at the waiting seats during a move can take a while (a caught seat killed for its memory, waiting for
     bwrap; a worker woken late): that time is the worker's, not the deciding seat's. A bot that replies within 30 ms,
