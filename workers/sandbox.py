@@ -69,12 +69,12 @@ MiB = 1 << 20
 # A seat that waits unfrozen and whose group used more CPU than this since its wait began computes off its turn. An
 # honest bot, asleep on its stdin, uses none; see docs/bots.md, "The freezer".
 OFF_TURN_NS = 1_000_000
-# While the worker waits for one seat's reply, the seats that wait unfrozen are looked at this often (_wait_reply):
-# a seat computing off its turn takes about this much of another's long move (plus OFF_TURN_NS and the counter's lag)
-# before it is frozen. Over two ticks (4 ms at 250 Hz), so that a look sees a spinning seat's counter move. A wake-up
-# costs the worker 50 to 80 us of CPU on the 2-core VM (a timed-out poll, and a counter read per waiting seat): under
-# 1 % of a long move at 10 ms, against 3 % at 1 ms. A reply within 10 ms (nearly all of them) costs nothing more: the
-# same one poll as before.
+# While the worker waits for one seat's reply (or to write its decide line), the seats that wait unfrozen are looked at
+# this often (_watch_until): a seat computing off its turn takes about this much of another's long move (plus
+# OFF_TURN_NS and the counter's lag) before it is frozen. Over two ticks (4 ms at 250 Hz), so that a look sees a
+# spinning seat's counter move. A wake-up costs the worker 50 to 80 us of CPU on the 2-core VM (a timed-out poll, and a
+# counter read per waiting seat): under 1 % of a long move at 10 ms, against 3 % at 1 ms. A reply within 10 ms (nearly
+# all of them) costs nothing more: the same one poll as before.
 WATCH_MS = 10
 
 
@@ -158,6 +158,7 @@ class SandboxedSeat:
         self._scanned = 0  # bytes of _buf already searched for a newline
         self._discarding = False  # inside a line that was too long: drop bytes up to its newline
         self._poller: select.poll | None = None  # stdout readable, or stdin's readers gone (_wait_reply)
+        self._write_poller: select.poll | None = None  # stdin writable (_send, when a decide line fills the pipe)
         self._dead: str | None = None  # why the process is gone, in words: a died fault's detail
         self._dead_code = "died"
         self._first = True
@@ -316,7 +317,7 @@ class SandboxedSeat:
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
         self._next_look, self._looks_s = t0 + WATCH_MS / 1000, 0.0  # the look at its start was check_waiting() above
-        sent = self._send(line_out, deadline)
+        sent = self._send(line_out, deadline, watch=True)
         line = self._reply_line(deadline) if sent else None
         ms = max(0, int((time.monotonic() - t0 - self._looks_s) * 1000) - allowance)
         cpu_ms = self._cpu_ms()
@@ -527,7 +528,7 @@ class SandboxedSeat:
     def _close_stdin(self) -> None:
         proc = self._res.proc
         if proc is not None and proc.stdin is not None:
-            self._poller = None  # it polls the closed pipe
+            self._poller = self._write_poller = None  # they poll the closed pipe
             proc.stdin.close()
 
     def _wait_exit(self, deadline: float) -> None:
@@ -546,8 +547,12 @@ class SandboxedSeat:
 
     # --- pipes -------------------------------------------------------------------------------------------------
 
-    def _send(self, data: bytes, deadline: float) -> bool:
-        """Write all of data before deadline. False on timeout; SeatDied when the bot closed its stdin."""
+    def _send(self, data: bytes, deadline: float, watch: bool = False) -> bool:
+        """Write all of data before deadline. False on timeout; SeatDied when the bot closed its stdin.
+
+        With watch (a decide line), a full pipe is waited on as the reply is (_watch_until): a bot that shrinks its
+        stdin pipe and reads a long line late holds the worker here, and the seats that wait unfrozen are looked at
+        meanwhile. A pipe that takes the line at once, as nearly always, costs the one write."""
         proc = self._res.proc
         assert proc is not None and proc.stdin is not None
         fd = proc.stdin.fileno()
@@ -560,7 +565,14 @@ class SandboxedSeat:
                 pass
             except BrokenPipeError:
                 raise self._died("closed its stdin") from None
-            if not _wait(fd, select.POLLOUT, deadline):
+            if not watch:
+                if not _wait(fd, select.POLLOUT, deadline):
+                    return False
+                continue
+            if self._write_poller is None:
+                self._write_poller = select.poll()
+                self._write_poller.register(fd, select.POLLOUT)
+            if not self._watch_until(self._write_poller, deadline):  # writable, or hung up: the write tells
                 return False
         return True
 
@@ -585,23 +597,35 @@ class SandboxedSeat:
             self._buf += chunk
 
     def _wait_reply(self, fd: int, deadline: float) -> bool:
-        """Wait for stdout to be readable (True) or the deadline (False); a stdin closed meanwhile is a death.
-
-        While other seats of the match wait unfrozen, they are looked at every WATCH_MS of this seat's move, not only
-        at the next decision. The looks go by time (_next_look, kept across the waits of one decide), not by quiet
-        polls: a deciding seat that writes a byte now and then wakes the worker and ends a wait each time, and must
-        not keep the look from coming due while an accomplice computes off its turn.
-
-        The time the looks take (freezing a caught seat, or killing one that ran out of memory and waiting for bwrap)
-        is the worker's: the seat's deadline moves on by it, and its move's ms leaves it out (decide). A waiting
-        accomplice could make its own look slow to lend the deciding seat time, but only once: caught, it is frozen
-        whenever it waits and looked at no more; killed, it is gone."""
+        """Wait for stdout to be readable (True) or the deadline (False); a stdin closed meanwhile is a death."""
         proc = self._res.proc
         assert proc is not None and proc.stdin is not None
         if self._poller is None:  # made once for the seat's pipes, not at every wait
             self._poller = select.poll()
             self._poller.register(fd, select.POLLIN)
             self._poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
+        events = self._watch_until(self._poller, deadline)
+        if not events:
+            return False
+        for ready, _ in events:
+            if ready == fd:
+                return True
+        raise self._died("closed its stdin")
+
+    def _watch_until(self, poller: select.poll, deadline: float) -> list[tuple[int, int]]:
+        """Poll until an event (returned) or the deadline (an empty list), looking at the waiting seats meanwhile:
+        every wait of a decide goes through here, the write of its line (_send) and the wait for its reply.
+
+        While other seats of the match wait unfrozen, they are looked at every WATCH_MS of this seat's move, not only
+        at the next decision. The looks go by time (_next_look, kept across the waits of one decide), not by quiet
+        polls: a deciding seat that writes a byte now and then wakes the worker and ends a wait each time, and must
+        not keep the look from coming due while an accomplice computes off its turn; nor may one that reads its decide
+        line late, holding the worker in the write.
+
+        The time the looks take (freezing a caught seat, or killing one that ran out of memory and waiting for bwrap)
+        is the worker's: the seat's deadline moves on by it, and its move's ms leaves it out (decide). A waiting
+        accomplice could make its own look slow to lend the deciding seat time, but only once: caught, it is frozen
+        whenever it waits and looked at no more; killed, it is gone."""
         while True:
             now = time.monotonic()
             watched = waiting()  # seats of this match that wait unfrozen (not this one: its wait ended at its decide)
@@ -614,14 +638,10 @@ class SandboxedSeat:
             # Nobody to look at: one poll to the deadline, as without the watch; else until the look or the deadline.
             # Past the deadline still one poll (of 0 ms): a reply that came while the worker looked or woke late counts.
             until = min(end, self._next_look) if watched else end
-            if events := self._poller.poll(max(0, math.ceil((until - now) * 1000))):
-                break
+            if events := poller.poll(max(0, math.ceil((until - now) * 1000))):
+                return events
             if time.monotonic() >= end:
-                return False
-        for ready, _ in events:
-            if ready == fd:
-                return True
-        raise self._died("closed its stdin")
+                return []
 
     def _take_line(self) -> bytes | protocol.ProtocolFault | None:
         """Cut one complete line off the buffer, keeping at most MAX_LINE bytes of an unfinished one."""
