@@ -76,6 +76,15 @@ OFF_TURN_NS = 1_000_000
 # counter read per waiting seat): under 1 % of a long move at 10 ms, against 3 % at 1 ms. A reply within 10 ms (nearly
 # all of them) costs nothing more: the same one poll as before.
 WATCH_MS = 10
+# At most this much of the time the looks take in one decide is the worker's (the seat's deadline moves on by it, its ms
+# leaves it out); the rest is the deciding seat's. Ordinary looks take microseconds (a counter read per waiting seat, 2
+# to 5 us; freezing a caught one, a freezer write), a look delayed on a busy host some milliseconds: 50 ms covers them
+# many times over, so an honest seat keeps the credit of every ordinary look. A slow look is rare and can be made on
+# purpose: a waiting accomplice caught and found killed for its memory takes up to 1.1 s to reap (_death_cause,
+# seat_host._await_monitor), which, uncapped, it lent to the deciding seat, once per accomplice. Capped, the gift is 50
+# ms a decide whatever the accomplices do; the cost, when a waiting seat is really killed during an honest seat's move,
+# is the rest of that one look taken from the honest seat's bank.
+LOOKS_CREDIT_S = 0.050
 
 
 @dataclass(frozen=True)
@@ -170,7 +179,7 @@ class SandboxedSeat:
         self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
         self._finish_deadline: float | None = None
         self._next_look = 0.0  # when the seats that wait unfrozen are next looked at during this seat's move
-        self._looks_s = 0.0  # the time those looks took during this seat's move: the worker's, not the seat's
+        self._looks_s = 0.0  # the time those looks took during this seat's move: the worker's (up to LOOKS_CREDIT_S)
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
         self._views = "full"  # what the bot asked for in its hello (protocol 2): "patch", or whole views
         self._sent: dict[str, Any] | None = None  # the view of the last decide, the base of the next patch
@@ -319,7 +328,7 @@ class SandboxedSeat:
         self._next_look, self._looks_s = t0 + WATCH_MS / 1000, 0.0  # the look at its start was check_waiting() above
         sent = self._send(line_out, deadline, watch=True)
         line = self._reply_line(deadline) if sent else None
-        ms = max(0, int((time.monotonic() - t0 - self._looks_s) * 1000) - allowance)
+        ms = max(0, int((time.monotonic() - t0 - min(self._looks_s, LOOKS_CREDIT_S)) * 1000) - allowance)
         cpu_ms = self._cpu_ms()
         self._replied = seq
         if line is None:
@@ -623,9 +632,8 @@ class SandboxedSeat:
         line late, holding the worker in the write.
 
         The time the looks take (freezing a caught seat, or killing one that ran out of memory and waiting for bwrap)
-        is the worker's: the seat's deadline moves on by it, and its move's ms leaves it out (decide). A waiting
-        accomplice could make its own look slow to lend the deciding seat time, but only once: caught, it is frozen
-        whenever it waits and looked at no more; killed, it is gone."""
+        is the worker's, up to LOOKS_CREDIT_S a decide: the seat's deadline moves on by it, and its move's ms leaves
+        it out (decide). A waiting accomplice that makes its own look slow lends the deciding seat that much at most."""
         while True:
             now = time.monotonic()
             watched = waiting()  # seats of this match that wait unfrozen (not this one: its wait ended at its decide)
@@ -634,7 +642,7 @@ class SandboxedSeat:
                 self._looks_s += time.monotonic() - now
                 now = time.monotonic()
                 self._next_look = now + WATCH_MS / 1000
-            end = deadline + self._looks_s
+            end = deadline + min(self._looks_s, LOOKS_CREDIT_S)
             # Nobody to look at: one poll to the deadline, as without the watch; else until the look or the deadline.
             # Past the deadline still one poll (of 0 ms): a reply that came while the worker looked or woke late counts.
             until = min(end, self._next_look) if watched else end
