@@ -516,3 +516,32 @@ def test_the_opt_out_setting_lets_seats_run_without_groups(opted_out: bool, mode
         seat = make_sandboxed_seat(SimpleNamespace(source=b"x = 1\n", filename="bot.py", id=1, sha256=""), None)
     assert seat.config.cgroups == mode
     seat.close()
+
+
+def test_a_lock_is_held_until_the_last_exit_finalizer_has_run(tmp_path: Path) -> None:
+    """At interpreter exit weakref.finalize runs the newest finalizer first: a lock taken after a seat was made used to
+    be closed before the seat's own finalizer killed its processes, so another worker could lease the uid while they
+    ran. The kernel drops the flock when the process ends anyway: the lock registers no exit finalizer. Here a finalizer
+    registered before the lock (as a seat's is) looks at the lock from another open file as the interpreter exits."""
+    import subprocess
+    import sys
+
+    probe = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+             "import fcntl, os, weakref\n"
+             "from workers.bwrap import try_lock\n"
+             "path = sys.argv[1]\n"
+             "class Seat: pass\n"
+             "def look():\n"
+             "    fd = os.open(path, os.O_RDWR)\n"
+             "    try:\n"
+             "        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+             "        print('dropped', flush=True)\n"
+             "    except BlockingIOError:\n"
+             "        print('held', flush=True)\n"
+             "seat = Seat()\n"
+             "weakref.finalize(seat, look)\n"
+             "lock = try_lock(__import__('pathlib').Path(path))\n"
+             "assert lock is not None\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "uid-1.lock")], capture_output=True,
+                          text=True, timeout=60, cwd="/", env={**os.environ, "DJANGO_SETTINGS_MODULE": ""})
+    assert done.stdout.strip() == "held", done
