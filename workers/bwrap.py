@@ -243,6 +243,10 @@ class FileLock:
 
     def __init__(self, fd: int) -> None:
         self._close = weakref.finalize(self, os.close, fd)
+        # Not at interpreter exit: finalizers run newest first there, so a lock taken after its seat was made would
+        # be dropped before the seat's finalizer kills its processes, and another worker could lease the uid while
+        # they still run. The kernel drops the flock when the process ends, after everything else.
+        self._close.atexit = False
 
     def release(self) -> None:
         self._close()  # a finalizer runs once: releasing twice is harmless
