@@ -545,3 +545,31 @@ def test_a_lock_is_held_until_the_last_exit_finalizer_has_run(tmp_path: Path) ->
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "uid-1.lock")], capture_output=True,
                           text=True, timeout=60, cwd="/")
     assert done.stdout.strip() == "held", done
+
+
+@pytest.mark.parametrize("maker", ["prepare_worker", "UidLease", "take_cpu", "bpf_path"])
+def test_a_lock_dir_that_exists_with_a_wider_mode_is_narrowed_to_0700(maker: str, tmp_path: Path) -> None:
+    """A Kubernetes hostPath of type DirectoryOrCreate is created 0755, and mkdir(mode=0o700, exist_ok=True) leaves an
+    existing dir's mode alone: every place that makes the lock dir narrows it. (Uids 39000 on: outside any seat range,
+    so prepare_worker's sweep touches nobody's seats.)"""
+    import stat
+
+    from workers.bwrap import UidLease
+    from workers.pinning import take_cpu
+    from workers.seat_host import prepare_worker
+    from workers.seccomp import bpf_path
+
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    locks.chmod(0o755)
+    if maker == "prepare_worker":
+        prepare_worker(39_000, 1, str(locks))
+    elif maker == "UidLease":
+        UidLease(39_000, 1, str(locks)).release()
+    elif maker == "take_cpu":
+        if (lease := take_cpu(str(locks))) is None:
+            pytest.skip("this host cannot pin: take_cpu makes no lock dir")
+        lease.release()
+    else:
+        bpf_path(str(locks))
+    assert stat.S_IMODE(locks.stat().st_mode) == 0o700
