@@ -272,8 +272,7 @@ class UidLease:
     """
 
     def __init__(self, uid_base: int, uid_count: int, lock_dir: str = "", groups: Host | None = None) -> None:
-        locks = Path(lock_dir or default_lock_dir())
-        locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+        locks = make_lock_dir(lock_dir)
         sweep_once(range(uid_base, uid_base + uid_count), locks, groups)
         start = (os.getpid() * 31 + time.monotonic_ns()) % uid_count
         for i in range(uid_count):
@@ -342,6 +341,17 @@ RUN_LOCK_DIR = "/run/ludus-sandbox"  # one per host; docker-compose.yml shares i
 
 def default_lock_dir() -> str:
     return RUN_LOCK_DIR if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "ludus-uids")
+
+
+def make_lock_dir(lock_dir: str = "") -> Path:
+    """The lock dir (lock_dir, or the default), made if need be, and mode 0700 even when it was there before: a
+    Kubernetes hostPath of type DirectoryOrCreate is made 0755, and mkdir(exist_ok=True) leaves an existing dir's
+    mode alone. Every place that makes it goes through here (uid leases, CPU leases, the seccomp filter's file)."""
+    locks = Path(lock_dir or default_lock_dir())
+    locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if stat.S_IMODE(locks.stat().st_mode) != 0o700:
+        locks.chmod(0o700)
+    return locks
 
 
 def processes() -> dict[int, tuple[int, str]]:

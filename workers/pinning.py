@@ -24,9 +24,8 @@ import logging
 import os
 import random
 from collections.abc import Iterator
-from pathlib import Path
 
-from workers.bwrap import FileLock, default_lock_dir, try_lock
+from workers.bwrap import FileLock, default_lock_dir, make_lock_dir, try_lock
 
 logger = logging.getLogger(__name__)
 
@@ -59,8 +58,7 @@ def take_cpu(lock_dir: str = "") -> CpuLease | None:
     if len(allowed) < 2:
         return None
     try:
-        locks = Path(lock_dir or default_lock_dir())
-        locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+        locks = make_lock_dir(lock_dir)
         for cpu in _in_order_of_preference(allowed):
             if (lock := try_lock(locks / f"cpu-{cpu}.lock")) is not None:
                 return CpuLease(cpu, lock)

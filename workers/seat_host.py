@@ -19,10 +19,10 @@ from workers.bwrap import (
     SandboxUnavailable,
     UidLease,
     children_of,
-    default_lock_dir,
     kill_pid,
     kill_uid,
     killpg,
+    make_lock_dir,
     reap,
     sweep_once,
 )
@@ -58,8 +58,7 @@ def cgroup_host(mode: CgroupMode) -> Host | None:
 def prepare_worker(uid_base: int, uid_count: int, lock_dir: str = "") -> str:
     """At worker start: sweep what killed workers left (processes, seat dirs, groups); say what seats will get."""
     host = cgroup_host("optional")
-    locks = Path(lock_dir or default_lock_dir())
-    locks.mkdir(mode=0o700, parents=True, exist_ok=True)
+    locks = make_lock_dir(lock_dir)
     sweep_once(range(uid_base, uid_base + uid_count), locks, host)
     found = _found_host()
     status = (f"sandbox: one control group per seat (cgroup v{found.version})" if isinstance(found, Host)

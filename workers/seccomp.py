@@ -19,7 +19,8 @@ import json
 import os
 import subprocess
 import tempfile
-from pathlib import Path
+
+from workers.bwrap import make_lock_dir
 
 # Refused families: each is a test in tests/workers/test_sandbox_groups.py (seccomp).
 DENIED: dict[str, tuple[str, ...]] = {
@@ -85,8 +86,7 @@ def bpf_path(lock_dir: str) -> str:
                                  f"{done.stderr.decode(errors='replace').strip()[-300:]}")
     # In the uid leases' dir (mode 0700, not the shared temp dir): the gate opens it as the worker's user, before the
     # drop to the seat's uid, and the bot never sees the file. Named by content, written whole, so workers share it.
-    folder = Path(lock_dir)
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder = make_lock_dir(lock_dir)
     path = folder / f"seccomp-{hashlib.sha256(done.stdout).hexdigest()[:16]}.bpf"
     if not path.exists():
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".seccomp-")
