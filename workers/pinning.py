@@ -58,7 +58,7 @@ def take_cpu(lock_dir: str = "") -> CpuLease | None:
     if len(allowed) < 2:
         return None
     try:
-        locks = make_lock_dir(lock_dir)
+        locks = make_lock_dir(lock_dir or default_lock_dir())  # this module's name: tests point it elsewhere
         for cpu in _in_order_of_preference(allowed):
             if (lock := try_lock(locks / f"cpu-{cpu}.lock")) is not None:
                 return CpuLease(cpu, lock)
