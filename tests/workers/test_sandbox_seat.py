@@ -9,6 +9,7 @@ import shutil
 import threading
 import time
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -230,7 +231,9 @@ def test_the_sdk_asks_for_patches_and_act_sees_every_whole_view() -> None:
 @pytest.mark.parametrize(("hello", "fault"), [("", None), ('{"type":"hello","views":"full"}', None),
                                               ('{"type":"hello","views":"diff"}', "bad_shape")])
 def test_a_raw_bot_gets_whole_views_unless_it_asks_for_patches(hello: str, fault: str | None) -> None:
-    seat = _seat(
+    # With the bad hello, the last decide is answered at once by the reply already waiting in the pipe (stale_seq),
+    # so the bot may still be reading it when the result comes: give it time to log it and exit, on a busy machine.
+    code = (
         "import json, sys\n"
         + (f"print({hello!r}, flush=True)\n" if hello else "")
         + "for line in sys.stdin:\n"
@@ -239,6 +242,7 @@ def test_a_raw_bot_gets_whole_views_unless_it_asks_for_patches(hello: str, fault
         "        print('KEYS', ' '.join(sorted(message)), file=sys.stderr)\n"
         "        print(json.dumps({'seq': message['seq'], 'choice': 2}), flush=True)\n"
     )
+    seat = SandboxedSeat(code.encode(), "main.py", replace(CONFIG, finish_ms=5000))
     seat.start(HELLO_2)
     replies = [seat.decide(seq, view, PICK, bank_ms=300) for seq, view in enumerate(VIEWS, 1)]
     seat.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
