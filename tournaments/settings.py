@@ -13,6 +13,7 @@ from kombu import Queue
 
 from tournaments.env import env_bool, env_choice, env_float, env_int, env_list, env_optional, env_str
 from tournaments.localenv import load_local_env
+from tournaments.proxies import trusted_proxies
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 load_local_env(BASE_DIR)  # var/local.env from `make local`, for variables the environment leaves unset
@@ -138,8 +139,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # one address cannot loc
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-# The address is REMOTE_ADDR only: a client sets X-Forwarded-For to what it likes. Behind a proxy, uvicorn's
-# --forwarded-allow-ips sets REMOTE_ADDR from the proxy's header.
+# The address is REMOTE_ADDR only: a client sets X-Forwarded-For to what it likes. Behind proxies listed in
+# LUDUS_TRUSTED_PROXIES (empty: none), the web server (gunicorn.conf.py) sets REMOTE_ADDR from their header; the feed
+# cap counts the same address (docs/operations.md#trusted-proxies).
+LUDUS_TRUSTED_PROXIES = trusted_proxies()
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
 AXES_SENSITIVE_PARAMETERS: list[str] = []  # log who is locked out and from where (never a password): for operators
 

@@ -17,7 +17,8 @@ REQUEST_TIMEOUT_S = 30
 COMMAND = ["-m", "gunicorn", "tournaments.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
 
 
-def start_server(tmp_path: Any, cache_url: str, workers: int = 2, **env: str) -> tuple[subprocess.Popen[bytes], int, Any]:
+def start_server(tmp_path: Any, cache_url: str, workers: int = 2,
+                 **env: str) -> tuple[subprocess.Popen[bytes], int, Any]:
     """The server, listening; its process, port and log file (close the log once the process is stopped)."""
     import redis
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from apiworld import World, make_world
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from liveserver import REQUEST_TIMEOUT_S, request, start_server
 from testkit import stop_process
 
@@ -81,3 +81,4 @@ def test_a_trusted_proxy_names_the_client(server: tuple[int, World]) -> None:
     finally:
         for connection, _ in feeds:
             connection.close()
+
