@@ -95,8 +95,11 @@ def announce(port: int, path: str, headers: str) -> bytes:
     """Send a request's head only (no body) and read what the server answers; fail if it waits for the body."""
     with socket.create_connection(("127.0.0.1", port), timeout=REQUEST_TIMEOUT_S) as sock:
         sock.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}\r\n".encode())
+        answer = b""
         try:
-            return sock.recv(65536)
+            while chunk := sock.recv(65536):  # the server closes the connection after refusing
+                answer += chunk
+            return answer
         except TimeoutError:
             pytest.fail(f"{path}: the server waited for the body instead of refusing it")
 
