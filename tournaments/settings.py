@@ -34,6 +34,11 @@ def _database() -> dict[str, object]:
         config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0)))
     except ValueError as exc:
         raise ImproperlyConfigured(f"environment variable DATABASE_URL is not a database URL: {exc}") from None
+    if config["ENGINE"] == "django.db.backends.postgresql" and (pool := _pool()):
+        # The pool keeps the connections, so Django's own persistence is off (it refuses both at once).
+        config["CONN_MAX_AGE"] = 0
+        config["CONN_HEALTH_CHECKS"] = True  # Django has the pool check each connection it hands out (one round trip)
+        config["OPTIONS"] = {**dict(config.get("OPTIONS") or {}), "pool": pool}  # type: ignore[call-overload]
     if config["ENGINE"] == "django.db.backends.sqlite3":
         name = str(config["NAME"])
         if name != ":memory:":
@@ -46,6 +51,18 @@ def _database() -> dict[str, object]:
             "timeout": env_int("LUDUS_SQLITE_TIMEOUT", 60, minimum=1),
         }
     return config
+
+
+def _pool() -> dict[str, object] | None:
+    """psycopg's connection pool for this process, at most LUDUS_DB_POOL_SIZE connections (0: none, a connection per
+    thread as Django opens them). The web server sets it (gunicorn.conf.py): under ASGI each request runs in a thread
+    of its own, and connections kept per thread pile up (docs/operations.md#database-connections)."""
+    size = env_int("LUDUS_DB_POOL_SIZE", 0, minimum=0)
+    if not size:
+        return None
+    # A request waits this long for a free connection before it fails.
+    return {"min_size": min(2, size), "max_size": size,
+            "timeout": env_float("LUDUS_DB_POOL_TIMEOUT", 10.0, minimum=0.1)}
 
 
 DATABASES = {"default": _database()}

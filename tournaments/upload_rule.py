@@ -14,6 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
 
 SLACK = 64 * 1024  # multipart framing and the form fields around the file
 URL_NAMES = ("pages:upload", "api:bot-upload")  # the two doors, by URL name
@@ -38,7 +39,7 @@ def file_too_large(name: str, size: int) -> str | None:
     return f"{name} is {size} bytes, over the upload limit of {limit} bytes" if size > limit else None
 
 
-class _Door:
+class _Door(APIView):
     throttle_scope = SCOPE  # what ScopedRateThrottle reads from the view
 
 

@@ -2,15 +2,17 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 from rest_framework.negotiation import DefaultContentNegotiation
 
 from tournaments.api.root import api_root
+from tournaments.api.schema_view import BuiltOnceSchemaView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    # DRF's own negotiation here: `?format=json` picks the JSON schema (the API itself ignores `?format=`).
-    path("api/schema/", SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation),
+    # DRF's own negotiation here: `?format=json` picks the JSON schema (the API itself ignores `?format=`). Built
+    # once per process (tournaments/api/schema_view.py).
+    path("api/schema/", BuiltOnceSchemaView.as_view(content_negotiation_class=DefaultContentNegotiation),
          name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", api_root, name="api-root"),

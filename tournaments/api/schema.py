@@ -73,3 +73,4 @@ def no_nul_in_text_parameters(result: dict[str, Any], **kwargs: Any) -> dict[str
                         {"enum", "format", "pattern"} & set(schema)):
                     schema["pattern"] = "^[^\\u0000]*$"
     return result
+
