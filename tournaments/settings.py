@@ -8,6 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
@@ -89,6 +90,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's assets, served locally (no CDN)
     "axes",  # login throttling: failed logins and lockouts, in the admin
+    "csp",  # Content-Security-Policy; its checks catch settings of its older versions
     "tournaments",
     "replays",
 ]
@@ -97,6 +99,7 @@ MIDDLEWARE = [
     "tournaments.health.HealthMiddleware",  # first: /healthz answers before the host check
     "tournaments.metrics.MetricsMiddleware",  # /metrics for Prometheus, whatever host it scrapes by
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files from gunicorn too
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -166,6 +169,27 @@ AXES_SENSITIVE_PARAMETERS: list[str] = []  # log who is locked out and from wher
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
+    # HSTS on HTTPS answers (a request is HTTPS when a trusted proxy says so: LUDUS_TRUSTED_PROXIES). Not preloaded:
+    # joining the browsers' preload list is the operator's commitment for the whole domain (docs/operations.md).
+    SECURE_HSTS_SECONDS = env_int("LUDUS_HSTS_SECONDS", 365 * 24 * 3600, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    # The TLS proxy redirects HTTP to HTTPS; redirecting here too loops forever behind a proxy not listed as trusted.
+    SECURE_SSL_REDIRECT = env_bool("LUDUS_SSL_REDIRECT", False)
+    SILENCED_SYSTEM_CHECKS = ["security.W021", *([] if SECURE_SSL_REDIRECT else ["security.W008"])]
+
+# Content-Security-Policy (django-csp), in development as in production, so a page that breaks it breaks in tests:
+# scripts only from this site (and the one inline script of a page, by its nonce), style attributes allowed (the
+# bars' widths), nothing framed, no plugins (docs/operations.md#security-headers).
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": {
+    "default-src": [SELF],
+    "script-src": [SELF, NONCE],
+    "style-src": [SELF, "'unsafe-inline'"],
+    "img-src": [SELF, "data:"],
+    "object-src": [NONE],
+    "base-uri": [SELF],
+    "form-action": [SELF],
+    "frame-ancestors": [NONE],
+}}
 
 # Views that do not say otherwise need a login; the public ones (tournaments/api/) allow anonymous reads.
 REST_FRAMEWORK = {

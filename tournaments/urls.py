@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework.negotiation import DefaultContentNegotiation
 
 from tournaments.api.root import api_root
@@ -14,7 +14,8 @@ urlpatterns = [
     # once per process (tournaments/api/schema_view.py).
     path("api/schema/", BuiltOnceSchemaView.as_view(content_negotiation_class=DefaultContentNegotiation),
          name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # The split view serves Swagger UI's start-up script as a file: no inline script (the Content-Security-Policy).
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("api/", api_root, name="api-root"),
     path("api/", include("tournaments.api.urls")),
     path("accounts/", include("django.contrib.auth.urls")),  # login and logout for the pages
