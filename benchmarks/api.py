@@ -287,15 +287,16 @@ def concurrent_endpoints(urls: dict[str, str]) -> dict[str, str]:
 def measure_concurrent(ports: list[int], urls: dict[str, str], clients: int, rounds: int,
                        ) -> list[dict[str, dict[str, float]]]:
     """p50, p95 and errors per endpoint for each server, with `clients` requests at once on new connections, for
-    `rounds` rounds; each round goes to every server in turn (the first alternates), so both share the machine's
-    moments."""
+    `rounds` rounds after a warm-up round; each round goes to every server in turn (the first alternates), so both
+    share the machine's moments. Errors (any answer but 200) count the warm-up round too."""
     results: list[dict[str, dict[str, float]]] = [{} for _ in ports]
     with ThreadPoolExecutor(clients) as pool:
         for name, url in urls.items():
             times: list[list[float]] = [[] for _ in ports]
             errors = [0 for _ in ports]
-            for port in ports:  # warm-up: the first import of each view, a first schema
-                list(pool.map(timed_get, [port] * clients, [url] * clients))
+            for which, port in enumerate(ports):  # warm-up (the first schema, the first import of each view):
+                for ok, _ in pool.map(timed_get, [port] * clients, [url] * clients):  # untimed, its errors counted
+                    errors[which] += not ok
             for i in range(rounds):
                 for which in (range(len(ports)) if i % 2 == 0 else reversed(range(len(ports)))):
                     for ok, ms in pool.map(timed_get, [ports[which]] * clients, [url] * clients):
@@ -305,7 +306,7 @@ def measure_concurrent(ports: list[int], urls: dict[str, str], clients: int, rou
                 samples.sort()
                 results[which][name] = {"p50_ms": round(statistics.median(samples), 1),
                                         "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 1),
-                                        "errors": errors[which], "requests": len(samples)}
+                                        "errors": errors[which], "requests": len(samples) + clients}
     return results
 
 
