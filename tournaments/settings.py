@@ -346,6 +346,8 @@ if LUDUS_METRICS_PORT and not env_optional("PROMETHEUS_MULTIPROC_DIR"):  # else 
                                "of this worker's own (docs/operations.md)")
 # When set, the web's /metrics answers only `Authorization: Bearer <token>` (Prometheus' `authorization` setting).
 LUDUS_METRICS_TOKEN = env_optional("LUDUS_METRICS_TOKEN")
+# Without a token, /metrics is open only in development: a production web (DEBUG off) answers it 403.
+LUDUS_METRICS_OPEN_WITHOUT_TOKEN = DEBUG
 LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))  # json: one object per line, for log collectors
 _JSON_LOGS = {"()": "pythonjsonlogger.json.JsonFormatter",
               "fmt": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s", "datefmt": "%Y-%m-%dT%H:%M:%S%z",
