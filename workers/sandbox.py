@@ -85,6 +85,10 @@ WATCH_MS = 10
 # ms a decide whatever the accomplices do; the cost, when a waiting seat is really killed during an honest seat's move,
 # is the rest of that one look taken from the honest seat's bank.
 LOOKS_CREDIT_S = 0.050
+# The CPU a seat's group used off its turn is added to its next move's ms; more than this in one wait is an `off_turn`
+# fault as well. Frozen, a group keeps 1 % of a CPU (workers/cgroups.py, freeze): a thief's kernel calls cost it this
+# after some 5 s of its opponents' moves; a thief caught by a look takes some 15 ms; an honest bot uses none.
+OFF_TURN_FAULT_MS = 50
 
 
 @dataclass(frozen=True)
@@ -279,6 +283,14 @@ class SandboxedSeat:
         """At a decision of another seat (workers.seats.check_waiting: at most every CHECK_S)."""
         self._check_cpu()
 
+    def _off_turn_ms(self) -> int:
+        """The CPU milliseconds the seat's group used since its last reply: while it waited, watched or frozen (a
+        frozen task inside a kernel call runs on until the call returns). 0 before its first reply of a match."""
+        group = self._res.group
+        if group is None or group.removed or self._replied is None:
+            return 0
+        return max(0, group.cpu_ns() - self._reply_ns) // 1_000_000
+
     def _check_cpu(self) -> None:
         """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
         off its turn. It is frozen at once and at every hand-off for the rest of its process; its log says so, and
@@ -313,6 +325,7 @@ class SandboxedSeat:
         """Send decide seq and wait for one reply line until move_ms + bank_ms. Raises SeatDied if the bot is gone."""
         if self._dead is not None:
             raise SeatDied(self._dead, self._dead_code)
+        off_ms = self._off_turn_ms()
         if self._watched is not None:  # its wait ends: what it used since the wait began was off its turn
             self._check_cpu()
             self._stop_waiting()
@@ -329,6 +342,7 @@ class SandboxedSeat:
         sent = self._send(line_out, deadline, watch=True)
         line = self._reply_line(deadline) if sent else None
         ms = max(0, int((time.monotonic() - t0 - min(self._looks_s, LOOKS_CREDIT_S)) * 1000) - allowance)
+        ms += off_ms  # the CPU its group used off its turn is its own time (docs/bots.md, "The freezer")
         cpu_ms = self._cpu_ms()
         self._replied = seq
         if line is None:
@@ -338,6 +352,9 @@ class SandboxedSeat:
             return Reply(choice=0, ms=ms, fault="timeout", detail=f"no reply within {limit} ms", cpu_ms=cpu_ms)
         if isinstance(line, protocol.ProtocolFault):
             return Reply(choice=0, ms=ms, fault=line.code, detail=str(line), cpu_ms=cpu_ms)
+        if off_ms > OFF_TURN_FAULT_MS:
+            return Reply(choice=0, ms=ms, fault="off_turn", cpu_ms=cpu_ms,
+                         detail=f"its processes used {off_ms} ms of CPU while another seat held the decision")
         try:
             return Reply(choice=protocol.parse_reply(line, seq, len(decision.options)), ms=ms, cpu_ms=cpu_ms)
         except protocol.ProtocolFault as fault:
