@@ -154,6 +154,7 @@ class SandboxedSeat:
 
     needs_view = True
     has_process = True  # settled, paused and sent its result (workers.seats)
+    caught = ""  # what the freezer first caught it at, computing off its turn ("" while it never was)
 
     def __init__(self, source: bytes, filename: str, config: SandboxConfig | None = None,
                  sandbox: str = "bwrap", label: str = "seat") -> None:
@@ -303,6 +304,8 @@ class SandboxedSeat:
         if used > OFF_TURN_NS:
             self._strict = True
             self._freeze()
+            self.caught = self.caught or (f"used {used // 1_000_000} ms of CPU after its reply to decision "
+                                          f"{self._replied}, while another seat held the decision")
             self._log.note(f"used {used // 1_000_000} ms of CPU after its reply to decision {self._replied}, while "
                            "another seat held the decision: frozen whenever it waits, from now on")
 

@@ -5,9 +5,10 @@
   validation lease, left by a worker that died), so any number of deliveries validate it once;
 - it plays one game with the upload at seat 0 in the sandbox, the same `make_sandboxed_seat` and protocol as every
   match, against in-process built-in bots;
-- it writes `active` when the bot played the whole game without forfeiting and with at most
-  LUDUS_VALIDATION_MAX_FAULTS faults, else `rejected`. Either way the validation log says why: the result, every
-  fault with its step, code and detail (and the viewer link to it), and the bot's captured stderr;
+- it writes `active` when the bot played the whole game without forfeiting, with at most
+  LUDUS_VALIDATION_MAX_FAULTS faults and without being caught computing off its turn, else `rejected`. Either
+  way the validation log says why: the result, every fault with its step, code and detail (and the viewer link to
+  it), and the bot's captured stderr;
 - it keeps the smoke match, in the transaction that writes the verdict, like a try-out: an unrated finished Match
   with its seats and its verified replay in the system's paused "validation <game>" ladder, never rated, never
   scheduled. The version page and the log link its viewer; tournaments.visibility says who may open what.
@@ -66,7 +67,7 @@ class ValidationUnavailable(RunnerUnavailable):
 class FaultNote:
     step: int  # numbered as everywhere (replays.links): the first decision is step 1, the bot's seq
     kind: str  # the decision kind, e.g. "feed"
-    code: str  # timeout, bad_json, stale_seq, out_of_range, too_long, bad_shape, died
+    code: str  # timeout, bad_json, stale_seq, out_of_range, too_long, bad_shape, died, oom, off_turn
     detail: str
 
     def line(self) -> str:
@@ -113,6 +114,11 @@ class RecordingSeat:
     @property
     def has_process(self) -> bool:
         return self.inner.has_process
+
+    @property
+    def caught(self) -> str:
+        """What the freezer caught the bot at, computing off its turn ("" when it never did)."""
+        return str(getattr(self.inner, "caught", ""))
 
     def settle(self, deadline: float) -> None:
         self.inner.settle(deadline)
@@ -209,6 +215,11 @@ def judge(spec: SmokeMatch, result: PlayResult, seat: RecordingSeat, allowed_fau
         lines += [line for note in seat.faults for line in (note.line(), note.link(match_id))]
     if forfeited:
         status, why = Status.REJECTED, "the bot forfeited the smoke match (it died, or faulted too often)"
+    elif seat.caught:  # it would take CPU from its opponents in every match (docs/bots.md, "The freezer")
+        status, why = Status.REJECTED, (
+            f"the freezer caught the bot computing while another seat held the decision: it {seat.caught}. A bot "
+            "may compute only on its own turn, between a decide and its reply; stop threads, children and kernel "
+            'calls before you reply (docs/bots.md, "The freezer")')
     elif faults > allowed_faults:
         status, why = Status.REJECTED, f"{faults} fault(s), more than the {allowed_faults} allowed"
     else:
