@@ -198,8 +198,8 @@ class SeatGroup:
     def freeze(self) -> None:
         """Stop the group's tasks, and leave it next to no CPU meanwhile: the freezer stops a task only on its way
         back to user mode, and one inside a long kernel call (madvise(MADV_POPULATE_READ) over a large mapping: tens
-        of milliseconds) runs on until it returns. Throttled to a 1 % quota at the least weight, such a call takes
-        nothing worth having from the seat that decides (docs/bots.md, "The freezer")."""
+        of milliseconds) runs on until it returns. Throttled to 1 ms of CPU a second at the least weight, such a call
+        takes next to nothing from the seat that decides (docs/bots.md, "The freezer")."""
         self._set_cpu(frozen=True)
         os.pwrite(self._fds["freeze"], b"1" if self.host.version == 2 else b"FROZEN", 0)
 
@@ -286,9 +286,11 @@ FILES_V2 = {
 }
 _V2_CONTROLLER_OF = {"memory": "memory", "swap": "memory", "oom_group": "memory", "pids": "pids", "cpu_max": "cpu",
                      "cpu_weight": "cpu"}
-# A frozen group's CPU, per version: the least quota the kernel accepts (1 ms a 100 ms period) and the least weight.
-FROZEN_CPU = {1: [("cpu_quota", "1000"), ("cpu_shares", "2")], 2: [("cpu_max", f"1000 {CPU_PERIOD_US}"),
-                                                                   ("cpu_weight", "1")]}
+# A frozen group's CPU, per version: the least share the kernel accepts, 1 ms of quota in its longest period, 1 s
+# (a throttled task may overrun its quota by up to a scheduler tick: some 5 ms a second in all), at the least weight.
+FROZEN_PERIOD_US = 1_000_000
+FROZEN_CPU = {1: [("cpu_period", str(FROZEN_PERIOD_US)), ("cpu_quota", "1000"), ("cpu_shares", "2")],
+              2: [("cpu_max", f"1000 {FROZEN_PERIOD_US}"), ("cpu_weight", "1")]}
 
 
 def cpu_values(limits: Limits, version: int, frozen: bool) -> list[tuple[str, str]]:
@@ -299,7 +301,7 @@ def cpu_values(limits: Limits, version: int, frozen: bool) -> list[tuple[str, st
     quota = str(max(1000, int(limits.cpu_cores * CPU_PERIOD_US)))
     if version == 2:
         return [("cpu_max", f"{quota} {CPU_PERIOD_US}"), ("cpu_weight", "100")]
-    return [("cpu_quota", quota), ("cpu_shares", "1024")]
+    return [("cpu_period", str(CPU_PERIOD_US)), ("cpu_quota", quota), ("cpu_shares", "1024")]
 
 
 def limit_values(limits: Limits, version: int) -> list[tuple[str, str]]:

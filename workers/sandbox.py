@@ -86,9 +86,10 @@ WATCH_MS = 10
 # is the rest of that one look taken from the honest seat's bank.
 LOOKS_CREDIT_S = 0.050
 # The CPU a seat's group used off its turn is added to its next move's ms; more than this in one wait is an `off_turn`
-# fault as well. Frozen, a group keeps 1 % of a CPU (workers/cgroups.py, freeze): a thief's kernel calls cost it this
-# after some 5 s of its opponents' moves; a thief caught by a look takes some 15 ms; an honest bot uses none.
-OFF_TURN_FAULT_MS = 50
+# fault as well. Frozen, a group keeps 1 ms of CPU a second, and may overrun it by a scheduler tick at each freeze
+# (workers/cgroups.py, freeze); a thief caught by a look takes some 15 ms of CPU, more when the worker is woken late on
+# a busy host; an honest bot uses none.
+OFF_TURN_FAULT_MS = 100
 
 
 @dataclass(frozen=True)
