@@ -305,10 +305,10 @@ class SandboxedSeat:
         if used > OFF_TURN_NS:
             self._strict = True
             self._freeze()
-            self.caught = self.caught or (f"used {used // 1_000_000} ms of CPU after its reply to decision "
-                                          f"{self._replied}, while another seat held the decision")
-            self._log.note(f"used {used // 1_000_000} ms of CPU after its reply to decision {self._replied}, while "
-                           "another seat held the decision: frozen whenever it waits, from now on")
+            what = (f"used {used // 1_000_000} ms of CPU after its reply to decision {self._replied}, while another "
+                    "seat held the decision")
+            self.caught = self.caught or what
+            self._log.note(f"{what}: frozen whenever it waits, from now on")
 
     def _stop_waiting(self) -> None:
         if self._watched is not None:
