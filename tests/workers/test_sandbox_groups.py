@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from test_sandbox import BOTS, GAME, _zip, assert_contained, faults, moves, unharmed
 
+from workers import sandbox
 from workers.play import PlayResult, play_game
 from workers.sandbox import SandboxConfig, SandboxedSeat
 from workers.seat_host import cgroup_host
@@ -345,6 +346,32 @@ def test_busy_processes_in_new_sessions_do_not_steal_the_honest_opponents_clock(
         assert CAUGHT.search(result.logs[0]), result.logs[0]
         assert_contained(result, hostile)
         assert_group_gone(hostile)
+
+
+def test_cpu_used_off_its_turn_is_charged_to_the_seats_own_clock_and_past_the_bound_is_a_fault(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """kernel_thief.py's children run on in the kernel after its reply: what its group used until its next decide is
+    added to that move's ms (so to its own bank), and with the bound set to nothing, each such wait is an off_turn
+    fault naming the CPU, until the seat forfeits; the opponent is charged nothing."""
+    monkeypatch.setattr(sandbox, "OFF_TURN_FAULT_MS", 0)
+    replies: list[Reply] = []
+
+    class Recorded(SandboxedSeat):
+        def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
+            replies.append(super().decide(seq, view, decision, bank_ms))
+            return replies[-1]
+
+    thief = Recorded((BOTS / "kernel_thief.py").read_bytes(), "kernel_thief.py", CONFIG)
+    result = _play(thief, _seat("honest_60.py"), clock=Clock(move_ms=100, bank_ms=10_000))
+    off_turn = [reply for reply in replies if reply.fault == "off_turn"]
+    assert faults(result) == ["off_turn"] * 3 and result.forfeited[0], (faults(result), result.logs[0][-500:])
+    assert faults(result, 1) == []
+    for reply in off_turn:
+        used = int(re.fullmatch(r"its processes used (\d+) ms of CPU while another seat held the decision",
+                                reply.detail).group(1))  # type: ignore[union-attr]
+        assert used >= 1 and reply.ms >= used, (reply, used)
+    assert_contained(result, thief)
+    assert_group_gone(thief)
 
 
 def test_each_move_is_charged_its_cpu_time_as_well_as_its_wall_time() -> None:
