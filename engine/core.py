@@ -210,7 +210,8 @@ class Game(ABC):
         an index."""
         if isinstance(seat, bool) or not isinstance(seat, int) or seat < 0:
             raise ValueError(f"seat {seat!r}: a seat is an index 0, 1, ...")
-        return json.loads(json.dumps(list(events)))  # a copy the caller may keep: it shares nothing
+        copied: list[JSON] = json.loads(json.dumps(list(events)))  # a copy the caller may keep: it shares nothing
+        return copied
 
     def determinize(self, seat: int, view: Mapping[str, JSON], history: Sequence[JSON], seed: int,
                     context: Mapping[str, JSON] | None = None) -> State:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.core import JSON, InvalidState, check_seed
 from engine.evolution.cards import CARD_BIT, CARD_STR, EVENT_BITS, FLIGHT, build_deck, parse_card
-from engine.evolution.serial import STEPS
+from engine.evolution.step_registry import STEPS
 from engine.steps import deep
 
 if TYPE_CHECKING:
@@ -151,9 +151,9 @@ def _may_lie_face_down(card: str, kinds: set[int]) -> bool:
 def _bag_estimate(s: int, shown: Mapping[str, Any], history: Sequence[Any]) -> int:
     """Another seat's bag is hidden until the end: the food its species took (the history's food events) less what
     is on them now. Avian upkeep food, which goes back to the bank, counts as taken: an estimate."""
-    taken = sum(e.get("amount", 0) for e in history
+    taken: int = sum(e.get("amount", 0) for e in history
                 if isinstance(e, Mapping) and e.get("event") == "food" and e.get("seat") == s)
-    on_boards = sum(sp["food"] + sp["upkeep"] for sp in shown["species"])
+    on_boards: int = sum(sp["food"] + sp["upkeep"] for sp in shown["species"])
     return max(0, taken - on_boards)
 
 

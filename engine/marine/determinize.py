@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from engine.core import JSON, InvalidState, check_seed
 from engine.marine.data import ASTEROID, ASTEROID_DEPTH, CARD_NAMES, STANDARD_EARTH, TERRAINS, TILE_SUPPLY
-from engine.marine.serial import STEPS, VP_PARTS
+from engine.marine.serial import VP_PARTS
 from engine.marine.state import MarineState
+from engine.marine.step_registry import STEPS
 from engine.steps import deep
 
 if TYPE_CHECKING:
