@@ -72,18 +72,14 @@ def measure(game_name: str, positions: int, reps: int, clones: int, dets: int, p
     game = load_game(game_name)
     found: dict[str, list[float]] = {k: [] for k in ("clone", "clone_cpu", "det", "det_cpu", "playout",
                                                      "playout_cpu")}
-    can_determinize = hasattr(game, "determinize") and hasattr(State, "seat_context")
     for rep in range(reps):
         per: dict[str, list[float]] = {k: [] for k in found}
         for seed in range(positions):
             state, seat, history = middle(game, seed)
-            _add(per, "clone", rate(lambda i: state.clone() and None, clones))
-            if can_determinize:
-                view, context = state.view(seat), state.seat_context(seat)  # type: ignore[attr-defined]
-                _add(per, "det", rate(lambda i: game.determinize(seat, view, history, i, context)  # type: ignore[attr-defined]
-                                      and None, dets))
-            rng = random.Random(rep * 1000 + seed)
-            _add(per, "playout", rate(lambda i: playout(state, rng), playouts))
+            rates = at_position(game, state, seat, history, random.Random(rep * 1000 + seed), (clones, dets, playouts))
+            for key, pair in rates.items():
+                per[key].append(pair[0])
+                per[key + "_cpu"].append(pair[1])
         for key, values in per.items():
             if values:
                 found[key].append(statistics.median(values))
@@ -100,9 +96,16 @@ def measure(game_name: str, positions: int, reps: int, clones: int, dets: int, p
     return out
 
 
-def _add(per: dict[str, list[float]], key: str, rates: tuple[float, float]) -> None:
-    per[key].append(rates[0])
-    per[key + "_cpu"].append(rates[1])
+def at_position(game: Game, state: State, seat: int, history: list[Any], rng: random.Random,
+                counts: tuple[int, int, int]) -> dict[str, tuple[float, float]]:
+    """(wall, CPU) rates at one position: clones, determinizations (where the checkout has them), playouts."""
+    clones, dets, playouts = counts
+    rates = {"clone": rate(lambda i: None if state.clone() is None else None, clones)}
+    if hasattr(game, "determinize") and hasattr(state, "seat_context"):
+        view, context = state.view(seat), state.seat_context(seat)
+        rates["det"] = rate(lambda i: None if game.determinize(seat, view, history, i, context) else None, dets)
+    rates["playout"] = rate(lambda i: playout(state, rng), playouts)
+    return rates
 
 
 def profile_top(top: int) -> str:
@@ -146,8 +149,10 @@ def main(argv: list[str] | None = None) -> int:
             print("  ".join(cells))
         evo = next((r for r in rows if r["game"] == "evolution"), None)
         if evo:
-            verdict = "meets" if evo["playouts_per_sec"] >= TARGET_PLAYOUTS_PER_SEC else "misses"
-            print(f"evolution {verdict} the target of {TARGET_PLAYOUTS_PER_SEC} playouts/s from mid-game")
+            # by CPU time: on a shared machine the wall-clock rate measures the other processes too
+            verdict = "meets" if evo["playouts_per_sec_cpu"] >= TARGET_PLAYOUTS_PER_SEC else "misses"
+            print(f"evolution {verdict} the target of {TARGET_PLAYOUTS_PER_SEC} playouts/s from mid-game (CPU time; "
+                  f"{evo['playouts_per_sec']} by the wall clock of this run)")
     if args.profile:
         print(profile_top(args.profile))
     return 0
