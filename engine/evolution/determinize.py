@@ -149,12 +149,25 @@ def _may_lie_face_down(card: str, kinds: set[int]) -> bool:
 
 
 def _bag_estimate(s: int, shown: Mapping[str, Any], history: Sequence[Any]) -> int:
-    """Another seat's bag is hidden until the end: the food its species took (the history's food events) less what
-    is on them now. Avian upkeep food, which goes back to the bank, counts as taken: an estimate."""
-    taken: int = sum(e.get("amount", 0) for e in history
-                if isinstance(e, Mapping) and e.get("event") == "food" and e.get("seat") == s)
-    on_boards: int = sum(sp["food"] + sp["upkeep"] for sp in shown["species"])
-    return max(0, taken - on_boards)
+    """Another seat's bag is hidden until the end: estimated as the food its species took (the history's food events)
+    less what is on them now. A take fills an avian species' upkeep first (ruling 14), which goes back to the bank:
+    each round, takes by a species that is avian now count only beyond its Body Size. An estimate, since the rows
+    of earlier rounds are not in the view."""
+    row = shown["species"]
+    taken, upkeep = 0, [0] * len(row)
+    for e in history:
+        if not isinstance(e, Mapping):
+            continue
+        if e.get("event") == "feeding_over":
+            upkeep = [0] * len(row)
+        elif e.get("event") == "food" and e.get("seat") == s:
+            amount, i = int(e.get("amount", 0)), e.get("species")
+            if isinstance(i, int) and 0 <= i < len(row) and row[i]["avian"]:
+                up = min(amount, max(row[i]["body_size"] - upkeep[i], 0))
+                upkeep[i] += up
+                amount -= up
+            taken += amount
+    return max(0, taken - sum(int(sp["food"]) for sp in row))
 
 
 def _take(pool: list[str], fits: Any, what: str) -> str:

@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 from hidden import hidden_card_tokens, perturbations
-from hypothesis_profiles import is_probed
+from hypothesis import given, settings, strategies
+from hypothesis_profiles import examples, is_probed
 from search_helpers import Moment, moments, random_choices, stored_games
 
+from engine.bots import make_bot
 from engine.core import InvalidOptions, State
 from engine.registry import load_game
 
@@ -261,3 +263,26 @@ def test_it_rejects_inputs_it_cannot_use_with_a_clear_message(game_name: str) ->
             pytest.fail(what)
     with pytest.raises(InvalidOptions, match="seed"):
         m.game.determinize(m.seat, view, history, "1", context)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_name", GAMES)
+@settings(max_examples=examples(20))
+@given(seed=strategies.integers(0, 10_000), players=strategies.integers(2, 4), bot=strategies.sampled_from(
+    ["greedy", "random"]), where=strategies.floats(0, 1))
+def test_any_determinization_of_a_game_of_the_built_in_bots_is_consistent(game_name: str, seed: int, players: int,
+                                                                           bot: str, where: float) -> None:
+    """A game of built-in bots (default options) stopped anywhere: the determinization gives the seat's view and
+    decision, and plays on to the end with legal actions."""
+    game = load_game(game_name)
+    state = game.new_state(players, seed)
+    bots = [make_bot(bot, game_name, seed + s) for s in range(players)]
+    choices = []
+    while (decision := state.decision()) is not None:
+        choices.append(bots[decision.seat].act(state.view(decision.seat), decision))
+        state.choose(choices[-1])
+    stop = int(where * (len(choices) - 1))
+    for step, m in enumerate(moments(game, game.new_state(players, seed), choices)):
+        if step == stop:
+            check_consistent(m, seed, play_on=True)
+            return
