@@ -11,9 +11,10 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.core import JSON, InvalidState, check_seed
+from engine.core import JSON, InvalidState
 from engine.evolution.cards import CARD_BIT, CARD_STR, EVENT_BITS, FLIGHT, build_deck, parse_card
 from engine.evolution.step_registry import STEPS
+from engine.search import determinize_with
 from engine.steps import deep
 
 if TYPE_CHECKING:
@@ -40,9 +41,12 @@ def seat_context(st: EvolutionState, seat: int) -> dict[str, JSON]:
 
 def determinize(game: EvolutionGame, seat: int, view: Mapping[str, Any], history: Sequence[Any], seed: int,
                 context: Mapping[str, Any] | None) -> EvolutionState:
-    check_seed(seed)
-    _check_inputs(seat, view, history, context)
-    assert context is not None
+    return determinize_with(lambda: _determinize(game, seat, view, history, seed, context or {}), "evolution", seat,
+                            view, history, seed, context)
+
+
+def _determinize(game: EvolutionGame, seat: int, view: Mapping[str, Any], history: Sequence[Any], seed: int,
+                 context: Mapping[str, Any]) -> EvolutionState:
     rng = random.Random(f"{seed}:determinize")
     seats = view["seats"]
     pool = _unseen_cards(seat, view, context)
@@ -72,24 +76,6 @@ def determinize(game: EvolutionGame, seat: int, view: Mapping[str, Any], history
         raise ValueError(f"the view and context describe no state of the game: {exc}") from None
     _check_decision(st, view)
     return st
-
-
-def _check_inputs(seat: int, view: Mapping[str, Any], history: Sequence[Any], context: Any) -> None:
-    """ValueError unless view is this seat's evolution view at its own decision, and the context is given."""
-    if not isinstance(view, Mapping) or view.get("game") != "evolution":
-        raise ValueError("determinize needs an evolution view (State.view(seat)), got "
-                         f"{type(view).__name__ if not isinstance(view, Mapping) else view.get('game')!r}")
-    if isinstance(seat, bool) or view.get("you") != seat:
-        raise ValueError(f"the view is seat {view.get('you')!r}'s, not seat {seat!r}'s")
-    decision = view.get("decision")
-    if not isinstance(decision, Mapping) or decision.get("seat") != seat or "options" not in decision:
-        raise ValueError(f"determinize needs a view at a decision of seat {seat}; this view has "
-                         f"{'none' if not decision else 'one of seat ' + str(decision.get('seat'))}")
-    if not isinstance(history, (list, tuple)):
-        raise ValueError(f"history must be a list of events, got {type(history).__name__}")
-    if not isinstance(context, Mapping) or context.get("game") != "evolution" or "stack" not in context:
-        raise ValueError("determinize needs the decision's context (State.seat_context(seat), the decide "
-                         f"message's \"context\"), got {context!r:.80}")
 
 
 def _unseen_cards(seat: int, view: Mapping[str, Any], context: Mapping[str, Any]) -> list[str]:

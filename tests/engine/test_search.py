@@ -244,6 +244,10 @@ def _bad_inputs(game_name: str) -> list[tuple[str, Any, str]]:
         ("another game's context", (view, {**context, "game": "chess"}), "context"),
         ("a history that is no list", (view, context, "events"), "history"),
         ("a view that does not add up", late, "card"),
+        ("a context without its options", (view, {k: v for k, v in context.items() if k != "options"}), "lacks"),
+        ("a view without its board", {k: v for k, v in view.items() if k not in ("seats", "tiles")},
+         "not one the engine gives"),
+        ("a history that is a string", (view, context, "food"), "history"),
     ]
 
 
