@@ -7,6 +7,7 @@ seats' food cards and face-down traits, other seats' bags until the end, and the
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -81,8 +82,6 @@ def _determinize(game: EvolutionGame, seat: int, view: Mapping[str, Any], histor
 def _unseen_cards(seat: int, view: Mapping[str, Any], context: Mapping[str, Any]) -> list[str]:
     """The deck of the match minus every card this seat sees: its hand and food card, every face-up trait, its own
     face-down traits and the card it is playing, the discard pile; sorted, so the deal tells nothing of order."""
-    flight = context["options"]["expansions"] == "flight"
-    pool = sorted(build_deck(context["options"]["deck"], flight))
     me = view["seats"][seat]
     seen = [c["card"] for c in me["hand"]] + list(view["discard"])
     if me["food_card"] is not None:
@@ -91,9 +90,7 @@ def _unseen_cards(seat: int, view: Mapping[str, Any], context: Mapping[str, Any]
         for sp in s["species"]:
             seen += [c for c in sp["traits"] + sp["face_down"] if c != HIDDEN]
     seen += [t[-1] for t in context["stack"] if t[0] in _CARD_STEPS and t[-1] != HIDDEN]
-    counts: dict[int, int] = {}
-    for c in pool:
-        counts[c] = counts.get(c, 0) + 1
+    counts = dict(_deck_counts(context["options"]["deck"], context["options"]["expansions"] == "flight"))
     for card in seen:
         cid = parse_card(card)
         if CARD_BIT[cid] == FLIGHT:
@@ -102,6 +99,15 @@ def _unseen_cards(seat: int, view: Mapping[str, Any], context: Mapping[str, Any]
             raise ValueError(f"the view shows {card!r} more often than the {context['options']['deck']!r} deck has it")
         counts[cid] -= 1
     return [CARD_STR[cid] for cid, n in sorted(counts.items()) for _ in range(n)]
+
+
+@functools.cache
+def _deck_counts(printing: str, flight: bool) -> tuple[tuple[int, int], ...]:
+    """(card, copies) of a printing's deck, sorted; a printing that does not exist raises KeyError."""
+    counts: dict[int, int] = {}
+    for c in build_deck(printing, flight):
+        counts[c] = counts.get(c, 0) + 1
+    return tuple(sorted(counts.items()))
 
 
 def _seat_dict(seat: int, s: int, shown: Mapping[str, Any], stack: list[Any], pool: list[str],
@@ -141,12 +147,11 @@ def _bag_estimate(s: int, shown: Mapping[str, Any], history: Sequence[Any]) -> i
     of earlier rounds are not in the view."""
     row = shown["species"]
     taken, upkeep = 0, [0] * len(row)
-    for e in history:
-        if not isinstance(e, Mapping):
-            continue
-        if e.get("event") == "feeding_over":
+    for e in history:  # an event that is no object raises AttributeError: determinize_with names it
+        kind = e.get("event")
+        if kind == "feeding_over":
             upkeep = [0] * len(row)
-        elif e.get("event") == "food" and e.get("seat") == s:
+        elif kind == "food" and e.get("seat") == s:
             amount, i = int(e.get("amount", 0)), e.get("species")
             if isinstance(i, int) and 0 <= i < len(row) and row[i]["avian"]:
                 up = min(amount, max(row[i]["body_size"] - upkeep[i], 0))
