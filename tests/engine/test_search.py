@@ -182,6 +182,8 @@ def check_consistent(m: Moment, seed: int, play_on: bool) -> None:
     inputs = copy.deepcopy((view, context, history))
     state = m.game.determinize(m.seat, view, history, seed, context)
     assert (view, context, history) == inputs  # the inputs are not changed
+    wire = json.loads(json.dumps([view, history, context]))  # as a bot in its sandbox gets them: JSON only
+    assert m.game.determinize(m.seat, wire[0], wire[1], seed, wire[2]).to_dict() == state.to_dict()
     assert state.view(m.seat) == view
     assert state.decision() == m.state.decision()
     assert state.seat_context(m.seat) == context
