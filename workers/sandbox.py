@@ -152,7 +152,7 @@ class SandboxedSeat:
     has_process = True  # settled, paused and sent its result (workers.seats)
 
     def __init__(self, source: bytes, filename: str, config: SandboxConfig | None = None,
-                 sandbox: str = "bwrap", label: str = "seat") -> None:
+                 sandbox: str = "bwrap") -> None:
         if sandbox not in SANDBOX_KINDS:
             raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_KINDS)}, got {sandbox!r}")
         self.config = config or SandboxConfig()
@@ -160,7 +160,9 @@ class SandboxedSeat:
             raise ValueError(f"cgroups must be one of {', '.join(CGROUP_MODES)}, got {self.config.cgroups!r}")
         self.sandbox = sandbox
         self.source, self.filename = source, filename
-        self._res = SeatHost(Path(tempfile.mkdtemp(prefix=f"ludus-{label}-")))
+        # Named at random and by nothing else: a seat reads its dir's host path in /proc/self/mountinfo, so a name
+        # with its version or match in it told a validation from a real match (docs/bots.md, "What a seat can see").
+        self._res = SeatHost(Path(tempfile.mkdtemp(prefix="ludus-")))
         self._finalizer = weakref.finalize(self, self._res.close)
         self._log = StderrLog(self.config.stderr_bytes)
         self._buf = bytearray()
@@ -825,7 +827,6 @@ def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None
         key = (bot.id, bot.sha256, kind, config, _affinity())
         if (parked := POOL.take(key)) is not None:
             return parked
-    label = f"bv{bot.id if bot.id is not None else 'x'}-m{match_id if match_id is not None else 'x'}"
-    player = SandboxedSeat(bytes(bot.source), bot.filename, config, kind, label)
+    player = SandboxedSeat(bytes(bot.source), bot.filename, config, kind)
     player.pool_key = key
     return player
