@@ -75,8 +75,8 @@ def test_a_seat_cannot_tell_its_validation_from_a_real_match(alice: Any, builtin
     version = upload_bot_version(alice, "spy", "evolution", "fingerprint.py", BOT.read_bytes(), dispatch=False)
     assert validate_version(version.pk) == BotVersion.Status.ACTIVE
     validation = Match.objects.get(pk=validation_match_id(version.pk))
-    ladder = Ladder.objects.create(name="real", game="evolution", players_per_match=2)
-    real = create_match(ladder, [version, builtin_versions["random"]], seed=11)
+    ladder = Ladder.objects.create(name="real", game="evolution", players_per_match=3)  # as many as validation's
+    real = create_match(ladder, [version, builtin_versions["random"], builtin_versions["greedy"]], seed=11)
     assert run_match(real.pk) == "finished"
 
     in_validation, in_match = fingerprint(seat_log(validation, 0)), fingerprint(seat_log(real, 0))
