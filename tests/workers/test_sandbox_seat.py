@@ -340,6 +340,106 @@ def test_seats_are_not_kept_when_warm_seats_are_off_or_the_bot_does_not_play_on(
     assert again is not first and not first.alive and not again.alive and not first.seat_dir.exists()
 
 
+LEFTOVERS = (
+    "import json, sys, threading, time\n"  # plays on, and writes after each result: replies, and a log line later
+    "def later():\n"
+    "    time.sleep(0.05)\n"
+    "    print('last words', file=sys.stderr, flush=True)\n"
+    "    print(json.dumps({'seq': 1, 'choice': 2}), flush=True)\n"
+    "for line in sys.stdin:\n"
+    "    m = json.loads(line)\n"
+    "    if m['type'] == 'hello':\n"
+    "        print('hello', m['seat'], file=sys.stderr, flush=True)\n"
+    "        answer = {'type': 'hello', 'views': 'full', 'reuse': True}\n"
+    "        if 'epoch' in m: answer['epoch'] = m['epoch']\n"
+    "        print(json.dumps(answer), flush=True)\n"
+    "    elif m['type'] == 'decide':\n"
+    "        print(json.dumps({'seq': m['seq'], 'choice': 1}), flush=True)\n"
+    "    elif m['type'] == 'result':\n"
+    "        for seq in (1, 2, 3): print(json.dumps({'seq': seq, 'choice': 0}), flush=True)\n"
+    "        threading.Thread(target=later).start()\n"
+)
+
+
+def test_a_warm_seat_starts_its_next_match_with_nothing_left_of_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a bot writes after its result (at once, or from a thread while it is parked) belongs to no match: its
+    next match reads none of it as a reply, and its next log holds none of it."""
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    seats, logs, replies = [], [], []
+    try:
+        for seat in (0, 1, 0):
+            player = make_sandboxed_seat(_version(6, LEFTOVERS), seat, config=CONFIG)
+            player.start({**HELLO_2, "seat": seat})
+            replies += [player.decide(seq, {"seat": seat}, PICK, bank_ms=500) for seq in (1, 2)]
+            player.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+            player.close()
+            seats.append(player)
+            logs.append(player.log())
+        assert seats[1] is seats[0] and seats[2] is seats[0], "the warm seat played all three"
+        assert [(r.choice, r.fault) for r in replies] == [(1, None)] * 6
+        assert "hello 0" in logs[0] and "last words" not in logs[1] + logs[2], logs
+    finally:
+        POOL.clear()
+    assert not seats[0].alive
+
+
+def test_a_validation_seat_is_never_parked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A validation's seat (match None) would wait for a match of its version that a fresh process must play."""
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    try:
+        validation = make_sandboxed_seat(_version(7), None, config=CONFIG)
+        validation.start(HELLO_2)
+        assert validation.decide(1, {}, PICK, bank_ms=500).choice == 1
+        validation.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+        validation.close()
+        assert not validation.alive and not validation.seat_dir.exists()
+        first, _ = _match_with(_version(7), 0)
+        assert first is not validation
+    finally:
+        POOL.clear()
+
+
+def test_a_full_pool_retires_its_longest_parked_seat_for_a_new_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
+    try:
+        old, _ = _match_with(_version(8), 0)
+        new, _ = _match_with(_version(9), 0)
+        assert not old.alive and not old.seat_dir.exists() and new.alive
+        again, _ = _match_with(_version(9), 0)
+        assert again is new
+    finally:
+        POOL.clear()
+
+
+def test_a_seat_parked_longer_than_the_idle_limit_is_retired(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    monkeypatch.setenv("LUDUS_WARM_SEATS_IDLE_SECONDS", "0.2")
+    try:
+        idle, _ = _match_with(_version(10), 0)
+        wait_until(lambda: not idle.alive, 10, "the idle seat to be retired", poll_s=0.01)
+        assert not idle.seat_dir.exists()
+        assert _match_with(_version(10), 0)[0] is not idle
+    finally:
+        POOL.clear()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", ""])
+def test_a_bad_idle_limit_is_refused_with_a_clear_error(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
+    monkeypatch.setenv("LUDUS_WARM_SEATS_IDLE_SECONDS", value)
+    error = f"^LUDUS_WARM_SEATS_IDLE_SECONDS must be a number of seconds above 0, got '{value}'$"
+    with pytest.raises(ValueError, match=error):
+        make_sandboxed_seat(_version(11), 1, config=CONFIG)
+
+
 @pytest.mark.parametrize("value", ["-1", "two", "1.5"])
 def test_a_bad_warm_seats_setting_is_refused_with_a_clear_error(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("LUDUS_WARM_SEATS", value)
