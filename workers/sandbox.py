@@ -55,6 +55,7 @@ from workers.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, p
 from workers.seat_log import StderrLog
 from workers.seats import Reply, SeatDied, Waiter, check_waiting, waiting
 from workers.seccomp import SeccompUnavailable, bpf_path
+from workers.warm_pool import POOL, idle_seconds, warm_seats
 
 __all__ = [
     "BadBotSource", "SandboxConfig", "SandboxUnavailable", "SandboxedSeat", "make_sandboxed_seat",
@@ -188,6 +189,8 @@ class SandboxedSeat:
         # Warm seats (LUDUS_WARM_SEATS): after its match, a seat whose bot said it plays on waits, frozen, in the pool
         # for its bot version's next match.
         self.pool_key: tuple[Any, ...] | None = None
+        self.parkable = True  # not a validation's seat (make_sandboxed_seat)
+        self._matches = 0  # hellos sent: the epoch of the current match, which a warm seat's answer names
         self._reusable = False  # the bot's hello said "reuse": true
         self._parking = False  # the result was sent without closing stdin: finish parks the seat
         self._parked = False
@@ -221,8 +224,9 @@ class SandboxedSeat:
         """Unpack the bot, start its sandbox and send hello; the bot boots meanwhile. A broken upload or a failed
         start raises SeatDied; a host that cannot sandbox raises SandboxUnavailable."""
         self.move_ms = int(hello.get("clock", {}).get("move_ms", self.move_ms))
+        self._matches += 1
         if self.pool_key is not None:
-            hello = {**hello, "reuse": True}
+            hello = {**hello, "reuse": True, "epoch": self._matches}
         if self._res.proc is not None:
             self._wake(hello)
             return
@@ -236,7 +240,10 @@ class SandboxedSeat:
             raise SeatDied("the bot did not read its hello")
 
     def _wake(self, hello: dict[str, Any]) -> None:
-        """A warm seat's next match: a fresh log and buffers, then thaw it and send the hello it waits for."""
+        """A warm seat's next match: fresh buffers and log, then thaw it, send the hello it waits for and wait for its
+        answer, a hello with this match's epoch. What it wrote after its last result belongs to no match: on stdout,
+        every line before that answer is dropped; on stderr, everything before this match's first decision (the
+        log skips it until then: the seat is frozen from settle to that decision, so the cut is exact)."""
         self._parked = self._parking = False
         self._log.reset()
         self._buf.clear()
@@ -244,9 +251,24 @@ class SandboxedSeat:
         self._sent, self._first, self._finish_deadline = None, False, None
         self._replied = None  # it boots on its hello first: frozen at settle, as a new seat is
         self._resume()
-        if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
-            self._die("the bot did not read its hello", "no_hello")
-            raise SeatDied("the bot did not read its hello")
+        deadline = time.monotonic() + self.config.startup_ms / 1000
+        if not self._send(protocol.encode(hello), deadline) or not self._answered(hello["epoch"], deadline):
+            self._die(f"the bot did not answer its hello (epoch {hello['epoch']}) within {self.config.startup_ms} ms",
+                      "no_hello")
+            raise SeatDied("the bot did not answer its hello")
+
+    def _answered(self, epoch: int, deadline: float) -> bool:
+        """Read stdout until the bot's hello naming epoch (True), dropping every line before it; False at the
+        deadline."""
+        dropped = 0
+        while (line := self._read_line(deadline)) is not None:
+            if isinstance(line, bytes) and _answers(line, epoch):
+                self._views, self._reusable = _hello_wishes(line)
+                if dropped:
+                    self._log.note(f"dropped {dropped} line(s) it wrote to stdout after its last match's result")
+                return True
+            dropped += 1
+        return False
 
     def settle(self, deadline: float) -> None:
         """Let the bot boot until it has read its hello (or the deadline), then freeze it until its turn."""
@@ -386,8 +408,9 @@ class SandboxedSeat:
                 pass
 
     def _can_park(self) -> bool:
-        """A warm seat whose bot plays on, alive, and room in the pool (reserved here, released if not parked)."""
-        return self.pool_key is not None and self._reusable and self.alive and POOL.reserve()
+        """A warm seat (not a validation's) whose bot plays on, alive, and room in the pool (reserved here, released
+        if not parked)."""
+        return self.pool_key is not None and self.parkable and self._reusable and self.alive and POOL.reserve()
 
     def finish(self, outcome: dict[str, Any]) -> None:
         """Send result, give the bot finish_ms to exit, then kill what is left and give every resource back. A warm
@@ -679,6 +702,21 @@ class SandboxedSeat:
         return None
 
 
+def _answers(line: bytes, epoch: int) -> bool:
+    """Whether line is a bot's hello that names this epoch (a warm seat's answer to its next match's hello)."""
+    try:
+        return protocol.bot_hello(line) is not None and orjson.loads(line).get("epoch") == epoch
+    except protocol.ProtocolFault:
+        return False
+
+
+def _hello_wishes(line: bytes) -> tuple[str, bool]:
+    """The views and reuse a bot's hello asks for (a line _answers accepted)."""
+    wishes = protocol.bot_hello(line)
+    assert wishes is not None
+    return str(wishes["views"]), bool(wishes["reuse"])
+
+
 def _wait(fd: int, event: int, deadline: float) -> bool:
     """Wait until fd is ready for event (or hung up) or the deadline passes; True when ready."""
     remaining = deadline - time.monotonic()
@@ -731,70 +769,6 @@ def cgroup_mode() -> CgroupMode:
     return "required"
 
 
-def warm_seats() -> int:
-    """LUDUS_WARM_SEATS: how many finished seats a worker process keeps for their versions' next matches (0: none,
-    the default). Raises ValueError for anything but a whole number from 0."""
-    raw = os.environ.get("LUDUS_WARM_SEATS", "0")
-    if not raw.strip().isdigit():
-        raise ValueError(f"LUDUS_WARM_SEATS must be a whole number of seats, 0 or more, got {raw!r}")
-    return int(raw)
-
-
-class SeatPool:
-    """Warm seats: parked sandboxes per (bot version, sha256, sandbox, config, CPU affinity), at most `warm_seats()`
-    per process.
-
-    The isolation trade-off (docs/bots.md, "Warm seats"): a bot process then plays several matches of its own
-    version in turn, and may carry memory and /tmp files from one to the next. Never across versions or bots.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._parked: dict[tuple[Any, ...], list[SandboxedSeat]] = {}
-        self._held = 0  # parked plus reserved
-
-    def reserve(self) -> bool:
-        with self._lock:
-            if self._held >= warm_seats():
-                return False
-            self._held += 1
-            return True
-
-    def release(self) -> None:
-        with self._lock:
-            self._held -= 1
-
-    def put(self, seat: SandboxedSeat) -> None:
-        assert seat.pool_key is not None
-        with self._lock:
-            self._parked.setdefault(seat.pool_key, []).append(seat)
-
-    def take(self, key: tuple[Any, ...]) -> SandboxedSeat | None:
-        """A parked seat of this key whose process still runs (dead ones are retired on the way)."""
-        while True:
-            with self._lock:
-                seats = self._parked.get(key)
-                if not seats:
-                    return None
-                seat = seats.pop()
-                self._held -= 1
-            if seat.alive:
-                return seat
-            seat.retire()
-
-    def clear(self) -> None:
-        """Retire every parked seat."""
-        with self._lock:
-            parked = [seat for seats in self._parked.values() for seat in seats]
-            self._parked.clear()
-            self._held -= len(parked)
-        for seat in parked:
-            seat.retire()
-
-
-POOL = SeatPool()
-
-
 def _affinity() -> frozenset[int] | None:
     """The calling thread's CPUs, which a seat spawned now keeps for its life (workers/pinning.py; the seccomp filter
     forbids it to change them): part of a warm seat's key, so that it is reused only by a match pinned as its first
@@ -819,14 +793,19 @@ class BotFiles(Protocol):
 def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None = None,
                         config: SandboxConfig | None = None) -> SandboxedSeat:
     """The SeatPlayer for an uploaded bot version in a match (None: a validation's smoke match); with warm seats on,
-    a parked seat of the same version when there is one."""
+    a parked seat of the same version when there is one (never for a validation)."""
     kind = sandbox_kind(sandbox)
     config = config or replace(SandboxConfig(), cgroups=cgroup_mode())
     key = None
     if warm_seats():
+        idle_seconds()  # a bad setting is refused here, at the match, not later in the pool's sweeper
         key = (bot.id, bot.sha256, kind, config, _affinity())
-        if (parked := POOL.take(key)) is not None:
+        if match_id is not None and (parked := POOL.take(key)) is not None:
+            assert isinstance(parked, SandboxedSeat)
             return parked
     player = SandboxedSeat(bytes(bot.source), bot.filename, config, kind)
     player.pool_key = key
+    # A validation's seat is offered reuse as a match's is (its hello must read the same), but never parked: its
+    # version's matches are played by fresh processes, so none of them remembers its validation.
+    player.parkable = match_id is not None
     return player

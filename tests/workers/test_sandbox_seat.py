@@ -341,7 +341,7 @@ def test_seats_are_not_kept_when_warm_seats_are_off_or_the_bot_does_not_play_on(
 
 
 LEFTOVERS = (
-    "import json, sys, threading, time\n"  # plays on, and writes after each result: replies, and a log line later
+    "import json, sys, threading, time\n"  # plays on, and after each result writes replies, then a log line later
     "def later():\n"
     "    time.sleep(0.05)\n"
     "    print('last words', file=sys.stderr, flush=True)\n"
@@ -357,7 +357,9 @@ LEFTOVERS = (
     "        print(json.dumps({'seq': m['seq'], 'choice': 1}), flush=True)\n"
     "    elif m['type'] == 'result':\n"
     "        for seq in (1, 2, 3): print(json.dumps({'seq': seq, 'choice': 0}), flush=True)\n"
-    "        threading.Thread(target=later).start()\n"
+    "        thread = threading.Thread(target=later)\n"
+    "        thread.start()\n"
+    "        thread.join()\n"
 )
 
 
@@ -424,8 +426,8 @@ def test_a_seat_parked_longer_than_the_idle_limit_is_retired(monkeypatch: pytest
     monkeypatch.setenv("LUDUS_WARM_SEATS_IDLE_SECONDS", "0.2")
     try:
         idle, _ = _match_with(_version(10), 0)
-        wait_until(lambda: not idle.alive, 10, "the idle seat to be retired", poll_s=0.01)
-        assert not idle.seat_dir.exists()
+        wait_until(lambda: not idle.alive and not idle.seat_dir.exists(), 10, "the idle seat to be retired",
+                   poll_s=0.01)
         assert _match_with(_version(10), 0)[0] is not idle
     finally:
         POOL.clear()

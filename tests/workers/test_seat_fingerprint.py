@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from tournaments.new_matches import create_match
 from tournaments.pages.queries import validation_match_id
 from workers.runner import run_match
 from workers.validation import validate_version
+from workers.warm_pool import POOL
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -70,8 +72,19 @@ def seat_log(match: Match, number: int) -> str:
     return str(match.seats.get(number=number).log)
 
 
+@pytest.fixture(params=["0", "2"], ids=["cold", "warm"])
+def warm_seats(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Without warm seats, and with them: a validation's hello offers reuse as a match's does."""
+    monkeypatch.setenv("LUDUS_WARM_SEATS", request.param)
+    try:
+        yield request.param
+    finally:
+        POOL.clear()
+
+
 @pytest.mark.django_db
-def test_a_seat_cannot_tell_its_validation_from_a_real_match(alice: Any, builtin_versions: dict[str, Any]) -> None:
+def test_a_seat_cannot_tell_its_validation_from_a_real_match(alice: Any, builtin_versions: dict[str, Any],
+                                                             warm_seats: str) -> None:
     version = upload_bot_version(alice, "spy", "evolution", "fingerprint.py", BOT.read_bytes(), dispatch=False)
     assert validate_version(version.pk) == BotVersion.Status.ACTIVE
     validation = Match.objects.get(pk=validation_match_id(version.pk))
@@ -87,3 +100,4 @@ def test_a_seat_cannot_tell_its_validation_from_a_real_match(alice: Any, builtin
             assert name not in text, f"the seat can read {name!r}"
         assert SEAT_DIR.search(seen["mountinfo"]), "the seat dir is named at random, and by nothing else"
     assert normalized(in_validation) == normalized(in_match)
+    assert in_match["hello"].get("reuse", False) is (warm_seats != "0")
