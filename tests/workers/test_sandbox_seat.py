@@ -6,6 +6,7 @@ import io
 import json
 import os
 import shutil
+import tempfile
 import threading
 import time
 import zipfile
@@ -556,6 +557,39 @@ def test_a_worker_killed_with_frozen_seats_leaves_groups_that_the_next_worker_st
     assert "one control group per seat" in started.stdout
     assert not any(d.exists() for d in dirs), "the worker start left the killed worker's groups"
     assert pids_of_uid(seat["uid"]) == []  # (their zombies are the host init's to reap)
+
+
+@pytest.mark.skipif(cgroup_host("optional") is None, reason="this host delegates no control groups")
+def test_a_live_worker_leasing_a_dead_workers_uid_first_removes_what_it_left() -> None:
+    """A worker that has swept at its start does not sweep again; when another worker on the host dies, its seats'
+    uid leases are free at once. The seat that leases such a uid next must not join (or share a uid with) the dead
+    worker's frozen seat: the lease removes what the uid left first (freeze, kill, thaw, remove; dirs too)."""
+    import signal
+    import subprocess
+    import sys
+
+    from workers.bwrap import UidLease, sweep_once
+
+    host = cgroup_host("optional")
+    locks = Path(SandboxConfig().lock_dir or default_lock_dir())
+    worker = subprocess.Popen([sys.executable, "-c", FROZEN_WORKER], stdout=subprocess.PIPE, cwd=ROOT)
+    assert worker.stdout is not None
+    seat = json.loads(worker.stdout.readline())
+    uid = seat["uid"]
+    sweep_once(range(uid, uid + 1), locks, host)  # this process has swept these uids: the live seat held them
+    worker.send_signal(signal.SIGKILL)
+    worker.wait()
+    worker.stdout.close()
+    dirs = [Path(d) for d in seat["dirs"]]
+    assert all(d.is_dir() for d in dirs) and pids_of_uid(uid), "the dead worker's seat is left, frozen"
+    lease = UidLease(uid, 1, str(locks), host)
+    try:
+        assert lease.uid == uid
+        assert pids_of_uid(uid) == [] and not any(d.exists() for d in dirs)
+        assert not [e for e in os.scandir(tempfile.gettempdir()) if e.name.startswith("ludus-")
+                    and e.stat(follow_symlinks=False).st_uid == uid]
+    finally:
+        lease.release()
 
 
 V2_ROOT = Path("/sys/fs/cgroup/unified")
