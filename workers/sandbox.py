@@ -162,7 +162,7 @@ class SandboxedSeat:
         self.sandbox = sandbox
         self.source, self.filename = source, filename
         # Named at random and by nothing else: a seat reads its dir's host path in /proc/self/mountinfo, so a name
-        # with its version or match in it told a validation from a real match (docs/bots.md, "What a seat can see").
+        # with its version or match in it told a validation from a real match (docs/bots.md, "What a seat can observe").
         self._res = SeatHost(Path(tempfile.mkdtemp(prefix="ludus-")))
         self._finalizer = weakref.finalize(self, self._res.close)
         self._log = StderrLog(self.config.stderr_bytes)
@@ -703,10 +703,11 @@ class SandboxedSeat:
 
 
 def _answers(line: bytes, epoch: int) -> bool:
-    """Whether line is a bot's hello that names this epoch (a warm seat's answer to its next match's hello)."""
+    """Whether line is a warm seat's answer to its next match's hello: a bot hello that names this epoch, or names
+    none (a raw bot written before epochs: the lines before its hello are still dropped)."""
     try:
-        return protocol.bot_hello(line) is not None and orjson.loads(line).get("epoch") == epoch
-    except protocol.ProtocolFault:
+        return protocol.bot_hello(line) is not None and orjson.loads(line).get("epoch", epoch) == epoch
+    except (protocol.ProtocolFault, orjson.JSONDecodeError):
         return False
 
 

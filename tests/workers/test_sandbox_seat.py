@@ -364,16 +364,19 @@ LEFTOVERS = (
 )
 
 
-def test_a_warm_seat_starts_its_next_match_with_nothing_left_of_the_last(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("names_its_epoch", [True, False], ids=["epoch", "raw bot without epochs"])
+def test_a_warm_seat_starts_its_next_match_with_nothing_left_of_the_last(monkeypatch: pytest.MonkeyPatch,
+                                                                         names_its_epoch: bool) -> None:
     """What a bot writes after its result (at once, or from a thread while it is parked) belongs to no match: its
     next match reads none of it as a reply, and its next log holds none of it."""
+    code = LEFTOVERS if names_its_epoch else LEFTOVERS.replace("if 'epoch' in m: answer['epoch'] = m['epoch']", "pass")
     from workers.sandbox import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     seats, logs, replies = [], [], []
     try:
         for seat in (0, 1, 0):
-            player = make_sandboxed_seat(_version(6, LEFTOVERS), seat, config=CONFIG)
+            player = make_sandboxed_seat(_version(6, code), seat, config=CONFIG)
             player.start({**HELLO_2, "seat": seat})
             replies += [player.decide(seq, {"seat": seat}, PICK, bank_ms=500) for seq in (1, 2)]
             player.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
