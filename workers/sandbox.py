@@ -191,6 +191,7 @@ class SandboxedSeat:
         self.pool_key: tuple[Any, ...] | None = None
         self.parkable = True  # not a validation's seat (make_sandboxed_seat)
         self._matches = 0  # hellos sent: the epoch of the current match, which a warm seat's answer names
+        self._answer_due: int | None = None  # a woken seat's epoch, until its answer to the hello is read
         self._reusable = False  # the bot's hello said "reuse": true
         self._parking = False  # the result was sent without closing stdin: finish parks the seat
         self._parked = False
@@ -240,10 +241,11 @@ class SandboxedSeat:
             raise SeatDied("the bot did not read its hello")
 
     def _wake(self, hello: dict[str, Any]) -> None:
-        """A warm seat's next match: fresh buffers and log, then thaw it, send the hello it waits for and wait for its
-        answer, a hello with this match's epoch. What it wrote after its last result belongs to no match: on stdout,
-        every line before that answer is dropped; on stderr, everything before this match's first decision (the
-        log skips it until then: the seat is frozen from settle to that decision, so the cut is exact)."""
+        """A warm seat's next match: fresh buffers and log, then thaw it and send the hello it waits for; its answer,
+        a hello with this match's epoch, is read as it settles, all seats booting together (_hear_answer). What it
+        wrote after its last result belongs to no match: on stdout, every line before that answer is dropped; on
+        stderr, everything before this match's first decision (the log skips it until then: the seat is frozen from
+        settle to that decision, so the cut is exact)."""
         self._parked = self._parking = False
         self._log.reset()
         self._buf.clear()
@@ -251,11 +253,22 @@ class SandboxedSeat:
         self._sent, self._first, self._finish_deadline = None, False, None
         self._replied = None  # it boots on its hello first: frozen at settle, as a new seat is
         self._resume()
-        deadline = time.monotonic() + self.config.startup_ms / 1000
-        if not self._send(protocol.encode(hello), deadline) or not self._answered(hello["epoch"], deadline):
-            self._die(f"the bot did not answer its hello (epoch {hello['epoch']}) within {self.config.startup_ms} ms",
-                      "no_hello")
-            raise SeatDied("the bot did not answer its hello")
+        if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
+            self._die("the bot did not read its hello", "no_hello")
+            raise SeatDied("the bot did not read its hello")
+        self._answer_due = hello["epoch"]
+
+    def _hear_answer(self, deadline: float) -> None:
+        """A woken seat, before anything else of its match: read its answer to the hello (_wake), dropping the lines
+        before it. One that gives none by deadline is stopped: its first decision raises SeatDied."""
+        epoch, self._answer_due = self._answer_due, None
+        if epoch is None or self._dead is not None:
+            return
+        try:
+            if not self._answered(epoch, deadline):
+                self._die(f"the bot did not answer its hello (epoch {epoch}) in time", "no_hello")
+        except SeatDied:
+            pass  # it closed its stdout: stopped, and said why
 
     def _answered(self, epoch: int, deadline: float) -> bool:
         """Read stdout until the bot's hello naming epoch (True), dropping every line before it; False at the
@@ -272,6 +285,7 @@ class SandboxedSeat:
 
     def settle(self, deadline: float) -> None:
         """Let the bot boot until it has read its hello (or the deadline), then freeze it until its turn."""
+        self._hear_answer(deadline)
         proc = self._res.proc
         if proc is None or proc.stdin is None or self._dead is not None:
             return
@@ -335,6 +349,7 @@ class SandboxedSeat:
 
     def decide(self, seq: int, view: dict[str, Any] | None, decision: Decision, bank_ms: int) -> Reply:
         """Send decide seq and wait for one reply line until move_ms + bank_ms. Raises SeatDied if the bot is gone."""
+        self._hear_answer(time.monotonic() + self.config.startup_ms / 1000)  # a woken seat that did not settle
         if self._dead is not None:
             raise SeatDied(self._dead, self._dead_code)
         if self._watched is not None:  # its wait ends: what it used since the wait began was off its turn

@@ -32,7 +32,7 @@ from workers.sandbox import (
     unpack_bot,
 )
 from workers.seat_host import cgroup_host
-from workers.seats import Clock, InProcessSeat, SeatDied
+from workers.seats import Clock, InProcessSeat, SeatDied, start_seats
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -377,7 +377,10 @@ def test_a_warm_seat_starts_its_next_match_with_nothing_left_of_the_last(monkeyp
     try:
         for seat in (0, 1, 0):
             player = make_sandboxed_seat(_version(6, code), seat, config=CONFIG)
-            player.start({**HELLO_2, "seat": seat})
+            if seat:  # started as the match loop starts its seats: booted (its answer read), then frozen
+                assert start_seats([player], [{**HELLO_2, "seat": seat}]) == [True]
+            else:
+                player.start({**HELLO_2, "seat": seat})
             replies += [player.decide(seq, {"seat": seat}, PICK, bank_ms=500) for seq in (1, 2)]
             player.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
             player.close()
@@ -389,6 +392,36 @@ def test_a_warm_seat_starts_its_next_match_with_nothing_left_of_the_last(monkeyp
     finally:
         POOL.clear()
     assert not seats[0].alive
+
+
+ANSWERS_ONE_HELLO = (
+    "import json, sys\n"  # says it plays on, then never answers the next match's hello
+    "hellos = 0\n"
+    "for line in sys.stdin:\n"
+    "    m = json.loads(line)\n"
+    "    if m['type'] == 'hello':\n"
+    "        hellos += 1\n"
+    "        if hellos == 1: print(json.dumps({'type': 'hello', 'reuse': True, 'epoch': m['epoch']}), flush=True)\n"
+    "    elif m['type'] == 'decide':\n"
+    "        print(json.dumps({'seq': m['seq'], 'choice': 1}), flush=True)\n"
+)
+
+
+def test_a_woken_seat_that_does_not_answer_its_hello_is_stopped_saying_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
+    try:
+        first, _ = _match_with(_version(12, ANSWERS_ONE_HELLO), 0)
+        again = make_sandboxed_seat(_version(12, ANSWERS_ONE_HELLO), 0, config=CONFIG)
+        assert again is first
+        again.start(HELLO_2)
+        with pytest.raises(SeatDied, match=r"^the bot did not answer its hello \(epoch 2\) in time$"):
+            again.decide(1, {}, PICK, bank_ms=500)
+        again.close()
+        assert not again.alive and not again.seat_dir.exists()
+    finally:
+        POOL.clear()
 
 
 def test_a_validation_seat_is_never_parked(monkeypatch: pytest.MonkeyPatch) -> None:
