@@ -11,7 +11,8 @@ from tournaments.version_tests import Measure, advance_running_tests, advance_te
 
 
 def measure_games(match_ids: list[int]) -> dict[int, dict[int, dict[str, Any]]]:
-    """match id -> seat -> {"cpu_ms", "moves", "timeouts", "ms": [each move's milliseconds]} from the replays."""
+    """match id -> seat -> {"cpu_ms", "moves", "timeouts", "ms": [each move's milliseconds]} from the replays
+    (cpu_ms: the sandbox's CPU counter, or the decision time of a seat that has none, a built-in bot)."""
     measured: dict[int, dict[int, dict[str, Any]]] = {}
     for replay in Replay.objects.filter(match_id__in=match_ids).only("match_id", "actions"):
         seats: dict[int, dict[str, Any]] = {}
@@ -20,7 +21,8 @@ def measure_games(match_ids: list[int]) -> dict[int, dict[int, dict[str, Any]]]:
                 continue
             seat = seats.setdefault(record["seat"], {"cpu_ms": 0, "moves": 0, "timeouts": 0, "ms": []})
             seat["moves"] += 1
-            seat["cpu_ms"] += int(record.get("cpu_ms") or 0)
+            # A sandboxed seat's CPU counter; a built-in bot plays in the runner's process: its decision time.
+            seat["cpu_ms"] += int(record.get("cpu_ms", record.get("ms")) or 0)
             seat["timeouts"] += int(record.get("fault") == "timeout")
             seat["ms"].append(int(record.get("ms") or 0))
         measured[replay.match_id] = seats

@@ -180,15 +180,17 @@ class Estimate:
         return {"mean": self.mean, "low": self.low, "high": self.high, "n": self.n}
 
 
-def mean_interval(values: Sequence[float]) -> Estimate | None:
-    """The mean of independent observations with its normal 95 % interval (sample variance); None when empty."""
+def mean_interval(values: Sequence[float], within: tuple[float, float] | None = None) -> Estimate | None:
+    """The mean of independent observations with its normal 95 % interval (sample variance), clipped to the range
+    `within` the values can take, if given; None when empty."""
     n = len(values)
     if n == 0:
         return None
     mean = sum(values) / n
     variance = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
     half = Z95 * math.sqrt(variance / n)
-    return Estimate(mean, mean - half, mean + half, n)
+    low, high = within or (-math.inf, math.inf)
+    return Estimate(mean, max(low, mean - half), min(high, mean + half), n)
 
 
 def wilson_interval(successes: float, n: int) -> Estimate | None:

@@ -371,7 +371,8 @@ def _summarize(test: VersionTest) -> None:
     results = test.results
     deals = list(results["deals"].values())
     test.llr = sprt.deal_llr(deals, hypotheses_of(test))
-    score, win_rate = sprt.mean_interval(deals), sprt.mean_interval(list(results["wins"].values()))
+    score = sprt.mean_interval(deals, within=(-1.0, 1.0))
+    win_rate = sprt.mean_interval(list(results["wins"].values()), within=(-1.0, 1.0))
     results["score"] = score.as_dict() if score else None
     results["win_rate"] = win_rate.as_dict() if win_rate else None
     if not results["llr_history"] or results["llr_history"][-1][0] != test.games_played:

@@ -98,6 +98,8 @@ def test_intervals_match_textbook_values():
     normal = mean_interval([1.0, 2.0, 3.0, 4.0])  # mean 2.5, s = 1.291: 2.5 -+ 1.96 * 1.291 / 2
     assert (normal.low, normal.high) == pytest.approx((2.5 - 1.2652, 2.5 + 1.2652), abs=1e-4)
     assert mean_interval([]) is None and wilson_interval(0, 0) is None
+    clipped = mean_interval([1.0, 1.0, 0.0, 1.0], within=(-1.0, 1.0))  # a lead cannot pass 1
+    assert clipped.high == 1.0 and clipped.low < clipped.mean == 0.75
     assert percentile([1, 2, 3, 4], 0.5) == 2.5 and percentile([5], 0.95) == 5
 
 
