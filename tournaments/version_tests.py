@@ -72,6 +72,7 @@ class TestRequest:
     max_games: int = 2000
     batch_deals: int = 4
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    seed: int | None = None  # the server draws one; benchmarks and tests replay theirs (no door passes it in)
 
 
 # --- starting a test ------------------------------------------------------------------------------------------------
@@ -91,7 +92,8 @@ def start_test(user: Any, request: TestRequest) -> VersionTest:
         test = VersionTest.objects.create(
             owner=user, new=new, base=base, game=game, players=players, options=request.options,
             field=[v.pk for v in others], d0=hypotheses.d0, d1=hypotheses.d1, alpha=hypotheses.alpha,
-            beta=hypotheses.beta, max_games=request.max_games, batch_deals=request.batch_deals, seed=new_seed(),
+            beta=hypotheses.beta, max_games=request.max_games, batch_deals=request.batch_deals,
+            seed=new_seed() if request.seed is None else request.seed,
             visibility=Bot.Visibility.PRIVATE if private else Bot.Visibility.PUBLIC,
             results=_empty_results(hypotheses))
         queue_batch(test)
