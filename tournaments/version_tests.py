@@ -142,7 +142,7 @@ def _field(user: Any, names: Sequence[str | int], players: int) -> list[BotVersi
     seen: dict[str, int] = {}
     versions = []
     for entry in wanted:
-        if isinstance(entry, int) or str(entry).isdigit():
+        if isinstance(entry, int) or (str(entry).isdigit() and int(entry) < 2**63):
             versions.append(_version(user, "field", int(entry)))
         elif is_bot_name(str(entry)):
             seen[str(entry)] = seen.get(str(entry), 0) + 1

@@ -19,7 +19,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.api.common import IdFilter, ReadOnlyOrAuthenticated, StrictSerializer, errors
+from tournaments.api.common import MAX_ID, IdFilter, ReadOnlyOrAuthenticated, StrictSerializer, errors
 from tournaments.api.matches import MatchCreateThrottle
 from tournaments.models import VersionTest
 from tournaments.version_tests import MAX_GAMES, TestRefused, TestRequest, cancel_test, start_test
@@ -27,21 +27,30 @@ from tournaments.visibility import can_see_test_seed, is_owner, visible_tests
 
 
 class TestRequestSerializer(StrictSerializer):
-    new = serializers.IntegerField(min_value=1, help_text="the version under test: a bot version id you may seat")
-    base = serializers.IntegerField(min_value=1, help_text="the version it must beat (it may be `new` itself)")
+    new = serializers.IntegerField(min_value=1, max_value=MAX_ID,
+                                   help_text="the version under test: a bot version id you may seat")
+    base = serializers.IntegerField(min_value=1, max_value=MAX_ID,
+                                    help_text="the version it must beat (it may be `new` itself)")
     game = serializers.CharField(required=False, allow_null=True, default=None,
                                  help_text="needed only when both versions are built-in bots")
-    players = serializers.IntegerField(required=False, allow_null=True, default=None,
+    players = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=2, max_value=64,
                                        help_text="players per game (default: 2 plus the field)")
-    field = serializers.ListField(child=serializers.CharField(), required=False, default=list,
+    field = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list,
+                                  max_length=63,
                                   help_text='the other seats, in order: built-in bots ("greedy") or version ids '
                                             "(default: greedy bots)")
-    d0 = serializers.FloatField(required=False, default=0.0, help_text="H0: new's score-share lead is d0")
-    d1 = serializers.FloatField(required=False, default=0.05, help_text="H1: it is d1 (> d0)")
-    alpha = serializers.FloatField(required=False, default=0.05, help_text="the risk of passing a version at d0")
-    beta = serializers.FloatField(required=False, default=0.05, help_text="the risk of failing a version at d1")
-    max_games = serializers.IntegerField(required=False, default=2000, help_text=f"the game cap, 2 to {MAX_GAMES}")
-    batch_deals = serializers.IntegerField(required=False, default=4, help_text="deals (2 games each) per batch")
+    d0 = serializers.FloatField(required=False, default=0.0, min_value=-1, max_value=1,
+                                help_text="H0: new's score-share lead is d0 (above -1)")
+    d1 = serializers.FloatField(required=False, default=0.05, min_value=-1, max_value=1,
+                                help_text="H1: it is d1 (above d0, below 1)")
+    alpha = serializers.FloatField(required=False, default=0.05, min_value=0, max_value=0.5,
+                                   help_text="the risk of passing a version at d0 (between 0 and 0.5)")
+    beta = serializers.FloatField(required=False, default=0.05, min_value=0, max_value=0.5,
+                                  help_text="the risk of failing a version at d1 (between 0 and 0.5)")
+    max_games = serializers.IntegerField(required=False, default=2000, min_value=2, max_value=MAX_GAMES,
+                                         help_text="the game cap")
+    batch_deals = serializers.IntegerField(required=False, default=4, min_value=1, max_value=100,
+                                           help_text="deals (2 games each) per batch")
     options = serializers.DictField(required=False, default=dict, help_text="the game's options")
 
 
@@ -170,6 +179,8 @@ class VersionTestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         return VersionTestDetailSerializer if self.action == "retrieve" else VersionTestSerializer
 
     @extend_schema(tags=["tests"], summary="Start a version test (throttled)", request=TestRequestSerializer,
+                   description="400 unless both versions (and the field's) exist, are visible to you and active, "
+                               "play one game at a table of `players`, and -1 < d0 < d1 < 1, 0 < alpha, beta < 0.5.",
                    responses={201: VersionTestSerializer, **errors(400, 401, 429)})
     def create(self, request: Request) -> Response:
         form = TestRequestSerializer(data=request.data)
