@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from replays.models import Replay
+from tournaments.models import Match, VersionTestGame
 from tournaments.version_tests import Measure, advance_running_tests, advance_test
 
 
@@ -40,3 +41,12 @@ def advance(test_id: int) -> str:
 def advance_all() -> int:
     """Beat (workers.advance_version_tests): every running test, with the replays' measures."""
     return advance_running_tests(MEASURE)
+
+
+def advance_after(match_id: int, outcome: str) -> str | None:
+    """After a runner played a match: if it is a version test's game and the attempt ended (not requeued), advance
+    its test now rather than at beat's next tick (the embedded runner has no beat). None for other matches."""
+    if outcome not in (Match.Status.FINISHED, Match.Status.FAILED):
+        return None
+    test_id = VersionTestGame.objects.filter(match_id=match_id).values_list("test_id", flat=True).first()
+    return advance(test_id) if test_id is not None else None

@@ -61,16 +61,15 @@ def test_a_played_batch_is_tallied_and_the_next_one_queued(alice, greedy, weak):
     test = start_test(alice, TestRequest(new=greedy.pk, base=weak.pk, game="marine", players=2, batch_deals=2,
                                          max_games=40))
     assert advance(test.pk) == "playing"
-    play_queued(test)
-    assert advance(test.pk) == VersionTest.Status.RUNNING
+    play_queued(test)  # the runner advances the test after its last game: the next batch is queued
+    assert advance(test.pk) == "playing"
     test.refresh_from_db()
     assert test.games_played == 4 and test.games.count() == 8
     assert len(test.results["deals"]) == 2 and test.results["llr_history"] == [[4, round(test.llr, 4)]]
     new = test.results["versions"]["new"]
     assert new["games"] == 4 and new["moves"] > 0 and new["cpu_ms"] >= 0
     assert test.results["score"]["low"] <= test.results["score"]["mean"] <= test.results["score"]["high"]
-    assert advance(test.pk) == "playing"  # the second batch is not played yet: nothing changes
-    assert VersionTest.objects.get(pk=test.pk).games_played == 4
+    assert VersionTest.objects.get(pk=test.pk).games_played == 4  # advancing twice tallies once
 
 
 def test_it_stops_undecided_at_the_game_cap(alice, greedy):
@@ -117,14 +116,14 @@ def test_cancelling_cancels_the_queued_games(alice, greedy, weak):
 def test_tests_wait_while_ladder_matches_queue_and_tests_took_their_share(alice, greedy, weak, settings):
     settings.LUDUS_TEST_SHARE = 0.25
     test = start_test(alice, TestRequest(new=greedy.pk, base=weak.pk, game="marine", batch_deals=1))
-    play_queued(test)  # tests so far had all the workers' time
     assert may_queue_batch()  # nothing else waits
     ladder = system_ladder("some ladder ", "marine", 2, "a ladder's queued match")
     create_match(ladder, [greedy, weak], 5)
+    play_queued(test)  # tests had all the workers' time, and a ladder match waits: the next batch is held
     assert not may_queue_batch()
-    assert advance(test.pk) == "held"
-    settings.LUDUS_TEST_SHARE = 1.01
-    assert advance(test.pk) == VersionTest.Status.RUNNING
+    assert advance(test.pk) == "held" and test.games.count() == 2
+    settings.LUDUS_TEST_SHARE = 1.01  # no cap
+    assert advance(test.pk) == VersionTest.Status.RUNNING and test.games.count() == 4
 
 
 def test_a_test_of_a_private_version_is_private(alice, greedy):
@@ -172,7 +171,7 @@ def test_a_pending_version_cannot_be_tested(alice, greedy):
 def test_measures_come_from_the_replay(alice, greedy, weak):
     test = start_test(alice, TestRequest(new=greedy.pk, base=weak.pk, game="marine", batch_deals=1))
     play_queued(test)
-    ids = list(test.games.values_list("match_id", flat=True))
+    ids = list(test.games.filter(match__status=Match.Status.FINISHED).values_list("match_id", flat=True))
     measured = measure_games(ids)
     assert set(measured) == set(ids)
     assert all(seat["moves"] == len(seat["ms"]) > 0 for seats in measured.values() for seat in seats.values())
