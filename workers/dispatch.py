@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
+from tournaments.dispatch import PRIORITY_TEST
 from workers import embedded, validation
 from workers.runner import run_match
 
@@ -18,7 +19,7 @@ def send_match(match_id: int, priority: int) -> None:
 
         run_match_task.apply_async((match_id,), priority=priority)
     else:
-        embedded.submit_match(match_id)
+        embedded.submit_match(match_id, play_in_child=priority == PRIORITY_TEST)
 
 
 def send_validation(version_id: int) -> Future[str] | Any:

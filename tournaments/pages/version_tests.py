@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from engine import list_games
 from engine.bots import bot_names
 from tournaments import visibility
 from tournaments.models import Bot, BotVersion, VersionTest
@@ -72,6 +73,7 @@ class TestForm(forms.Form):
     """The version page's form: test this version against a base."""
 
     base = forms.IntegerField(min_value=1, help_text="the version to beat: its id")
+    game = forms.CharField(required=False, max_length=32, help_text="needed when both are built-in bots")
     players = forms.IntegerField(required=False, min_value=2, max_value=8)
     field = forms.CharField(required=False, max_length=200,
                             help_text="the other seats, comma-separated: built-in bots or version ids")
@@ -90,7 +92,7 @@ def test_form_for(user: Any, version: BotVersion) -> dict[str, Any]:
         .exclude(status__in=[BotVersion.Status.PENDING, BotVersion.Status.VALIDATING, BotVersion.Status.REJECTED])
         .select_related("bot").order_by("bot__name", "-number"))
     return {"form": TestForm(initial={"base": next((b.pk for b in bases if b.pk != version.pk), version.pk)}),
-            "bases": bases, "builtins": bot_names()}
+            "bases": bases, "builtins": bot_names(), "games": list_games() if version.is_builtin() else []}
 
 
 @require_POST
@@ -106,7 +108,8 @@ def start_from_version(request: HttpRequest, pk: int) -> HttpResponse:
     others = [name.strip() for name in (data["field"] or "").split(",") if name.strip()]
     try:
         test = start_test(request.user, TestRequest(
-            new=pk, base=data["base"], players=data["players"], field=others, d0=data["d0"], d1=data["d1"],
+            new=pk, base=data["base"], game=data["game"] or None, players=data["players"], field=others,
+            d0=data["d0"], d1=data["d1"],
             alpha=data["alpha"], beta=data["beta"], max_games=data["max_games"]))
     except TestRefused as exc:
         messages.error(request, f"{exc.field}: {exc}")
