@@ -42,6 +42,7 @@ from tournaments.new_matches import create_match
 from tournaments.ratings import update_rows
 from tournaments.services import SEAT_RESULT_FIELDS, apply_outcome
 from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
+from workers import pinning
 from workers.play import PlayResult, play_game
 from workers.runner import replay_document
 from workers.sandbox import make_sandboxed_seat
@@ -177,13 +178,15 @@ def smoke_seed(version: BotVersion) -> int:
 
 def play_smoke_match(version: BotVersion, spec: SmokeMatch) -> tuple[PlayResult, RecordingSeat]:
     """Play it; bot faults end up in the result, anything raised is the infrastructure's."""
-    candidate = RecordingSeat(make_sandboxed_seat(version, None))
-    players: list[SeatPlayer] = [candidate]
-    players += [InProcessSeat(name, spec.game, spec.seed + i + 1) for i, name in enumerate(spec.opponents)]
-    try:
-        result = play_game(spec.game, spec.players, spec.seed, {}, players, spec.clock, spec.max_faults)
-    finally:
-        candidate.close()
+    # Pinned as the runner pins a match: the seat reads its CPU affinity, and must not tell the two apart by it.
+    with pinning.one_cpu(settings.LUDUS_PIN_MATCHES):
+        candidate = RecordingSeat(make_sandboxed_seat(version, None))
+        players: list[SeatPlayer] = [candidate]
+        players += [InProcessSeat(name, spec.game, spec.seed + i + 1) for i, name in enumerate(spec.opponents)]
+        try:
+            result = play_game(spec.game, spec.players, spec.seed, {}, players, spec.clock, spec.max_faults)
+        finally:
+            candidate.close()
     return result, candidate
 
 
