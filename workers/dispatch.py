@@ -14,7 +14,7 @@ from workers.runner import run_match
 
 
 def send_match(match_id: int, priority: int) -> None:
-    if settings.CELERY_BROKER_URL:
+    if settings.CELERY_BROKER_URL and not embedded.is_pool_child():
         from workers.tasks import run_match_task  # the Celery app is loaded only where a broker is configured
 
         run_match_task.apply_async((match_id,), priority=priority)

@@ -87,6 +87,12 @@ def pool() -> ProcessPoolExecutor:
         return _pool
 
 
+def is_pool_child() -> bool:
+    """Whether this process is one of the embedded pool's children (which exist only without a broker in use, even
+    when the environment they were spawned from names one)."""
+    return _in_pool_worker
+
+
 def submit_match(match_id: int, play_in_child: bool = False) -> Future[str] | None:
     """Run the match in the pool. Inside a pool child it does nothing (the child's _run loop retries requeues),
     unless play_in_child: a version test's batch, which the child plays once its own match is done (there is no
