@@ -19,6 +19,7 @@ def run(*args: str) -> str:
     return out.getvalue()
 
 
+@pytest.mark.slow  # a few dozen games to a decision
 def test_it_follows_a_test_to_its_verdict_and_shows_it(settings):
     settings.CELERY_BROKER_URL = None  # this process plays the games
     output = run("greedy", "random", "--game", "marine", "--d1", "0.3", "--batch", "8", "--max-games", "400",

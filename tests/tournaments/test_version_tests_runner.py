@@ -83,6 +83,7 @@ def test_it_stops_undecided_at_the_game_cap(alice, greedy):
     assert advance(test.pk) == VersionTest.Status.CAPPED
 
 
+@pytest.mark.slow  # a few dozen games to a decision
 def test_a_far_better_version_passes(alice, greedy):
     rand = ensure_builtin("random")
     test = start_test(alice, TestRequest(new=greedy.pk, base=rand.pk, game="marine", d0=0.0, d1=0.3,
