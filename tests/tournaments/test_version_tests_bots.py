@@ -22,10 +22,12 @@ RUNS = 300
 TOLERANCE = 3 * math.sqrt(0.05 * 0.95 / RUNS) + 0.02  # three standard errors, and the batches' overshoot
 
 
-def points(seed: int, names: tuple[str, str]) -> list[float]:
+def points(seed: int, names: tuple[str, str], game: int) -> list[float]:
+    """One game's rank points by seat. The bots' own random moves come from a stream per game and seat, so the two
+    games of a deal are not mirror images of each other (the deal, from `seed`, is the same)."""
     spec = load_game("marine")
     state = spec.new_state(2, seed, spec.validate_options({}))
-    bots = [make_bot(name, "marine", seed * 7 + seat) for seat, name in enumerate(names)]
+    bots = [make_bot(name, "marine", seed * 7 + 3 * game + seat) for seat, name in enumerate(names)]
     while (decision := state.decision()) is not None:
         bot = bots[decision.seat]
         state.choose(bot.act(state.view(decision.seat) if bot.needs_view else None, decision))
@@ -38,7 +40,7 @@ def played(new: str, base: str) -> tuple[float, ...]:
     """Each deal's lead of new over base: the seed played with new in seat 0, then in seat 1."""
     deals = []
     for seed in range(1, DEALS + 1):
-        first, second = points(seed, (new, base)), points(seed, (base, new))
+        first, second = points(seed, (new, base), 0), points(seed, (base, new), 1)
         deals.append(deal_value([first[0] - first[1], second[1] - second[0]]))
     return tuple(deals)
 
