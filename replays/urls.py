@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from replays import branch_pages, scores, seat_logs, views
+from replays import branch_pages, head_to_head, scores, seat_logs, views
 
 app_name = "replays"
 
@@ -15,4 +15,5 @@ urlpatterns = [
     path("<int:pk>/seats/<int:seat>/log.json", seat_logs.seat_log, name="seat_log"),
     path("<int:pk>/branch/", branch_pages.branch, name="branch"),
     path("<int:pk>/compare/", branch_pages.compare, name="compare"),
+    path("bots/<int:pk>/head-to-head/", head_to_head.fragment, name="head_to_head"),
 ]

@@ -76,11 +76,11 @@ def enqueue_match(match: Match) -> None:
     enqueue_matches([match.pk])
 
 
-def enqueue_matches(match_ids: Sequence[int]) -> None:
+def enqueue_matches(match_ids: Sequence[int], priority: int | None = None) -> None:
     """Send these new matches once the current transaction commits. The row is the outbox: a send that fails (the
     broker is down) leaves dispatched_at empty, and the beat's send_outbox sends them when the broker is back."""
     ids = list(match_ids)
-    transaction.on_commit(lambda: send_matches(ids))
+    transaction.on_commit(lambda: send_matches(ids, priority=priority))
 
 
 def dispatch_match(match_id: int, priority: int | None = None) -> None:
@@ -89,11 +89,12 @@ def dispatch_match(match_id: int, priority: int | None = None) -> None:
     runner().send_match(match_id, PRIORITY_NEW if priority is None else priority)
 
 
-# Redis pops priority 0 first (kombu's priority steps 0, 3, 6, 9): new matches wait at 6, recovered ones go first.
-PRIORITY_RECOVERED, PRIORITY_NEW = 0, 6
+# Redis pops priority 0 first (kombu's priority steps 0, 3, 6, 9): new matches wait at 6, recovered ones go first,
+# version tests' games (tournaments/version_tests.py) come last.
+PRIORITY_RECOVERED, PRIORITY_NEW, PRIORITY_TEST = 0, 6, 9
 
 
-def send_matches(match_ids: Sequence[int], recovered: bool = False) -> int:
+def send_matches(match_ids: Sequence[int], recovered: bool = False, priority: int | None = None) -> int:
     """Send the queued matches among these that have no message yet; return how many the broker took. Never
     raises: what was not sent stays in the outbox. A retried (attempts > 0) or recovered match jumps the queue.
 
@@ -106,7 +107,8 @@ def send_matches(match_ids: Sequence[int], recovered: bool = False) -> int:
         rows, done = _mark_sent(ids[start:start + SEND_BATCH]), 0
         try:
             for match_id, attempts in rows:
-                dispatch_match(match_id, PRIORITY_RECOVERED if recovered or attempts else PRIORITY_NEW)
+                first = PRIORITY_NEW if priority is None else priority
+                dispatch_match(match_id, PRIORITY_RECOVERED if recovered or attempts else first)
                 done += 1
         except Exception as exc:  # the broker is down: the outbox keeps the rest, and the request still succeeds
             logger.warning("dispatch: %s match(es) not sent, left in the outbox for beat to send: %s",

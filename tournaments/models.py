@@ -416,3 +416,72 @@ class Rating(models.Model):
     def conservative(self) -> float:
         """The rating shown on tables (tournaments.rating_rule)."""
         return conservative(self.mu, self.sigma)
+
+
+class VersionTest(models.Model):
+    """"Is my new version better?": new against base on duplicate deals, stopped by an SPRT (docs/version-tests.md).
+
+    Its matches are unrated games of the system's paused "version tests <game>" ladder, linked by VersionTestGame.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        PASSED = "passed", "passed (H1 accepted: new is better)"
+        FAILED = "failed", "failed (H0 accepted: new is not better)"
+        CAPPED = "capped", "undecided at the game cap"
+        CANCELLED = "cancelled"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="version_tests")
+    new = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="tests_as_new")
+    base = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="tests_as_base")
+    game = models.CharField(max_length=32)
+    players = models.PositiveSmallIntegerField(validators=[MinValueValidator(2)])
+    options = models.JSONField(default=dict, blank=True)
+    field = models.JSONField(default=list, blank=True, help_text="the other seats' bot version ids, in seat order")
+    d0 = models.FloatField(help_text="H0: new's score-share lead over base is d0 (e.g. 0)")
+    d1 = models.FloatField(help_text="H1: it is d1 (e.g. 0.02: two points of score share)")
+    alpha = models.FloatField(default=0.05)
+    beta = models.FloatField(default=0.05)
+    max_games = models.PositiveIntegerField(help_text="the game cap: stop undecided after this many games")
+    batch_deals = models.PositiveSmallIntegerField(default=4, help_text="deals queued at a time")
+    # The server's secret: every deal's seed derives from it, so nobody can pick or foresee a deal; shown once the
+    # test has ended.
+    seed = models.BigIntegerField(editable=False)
+    visibility = models.CharField(max_length=8, choices=Bot.Visibility.choices, default=Bot.Visibility.PUBLIC,
+                                  help_text="private when any of its versions is: then for its owner and staff only")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_index=True)
+    llr = models.FloatField(default=0.0)
+    results = models.JSONField(default=dict, blank=True, editable=False,
+                               help_text="the tallies (tournaments/version_tests.py): deals, intervals, faults, CPU")
+    games_played = models.PositiveIntegerField(default=0, editable=False)
+    cpu_ms = models.BigIntegerField(default=0, editable=False, help_text="CPU the versions spent deciding")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(d0__lt=models.F("d1")), name="version_test_d0_below_d1"),
+            models.CheckConstraint(condition=Q(players__gte=2), name="version_test_two_players_or_more"),
+        ]
+
+    def __str__(self) -> str:
+        return f"test {self.pk}: {self.new} against {self.base}"
+
+    def is_running(self) -> bool:
+        return self.status == self.Status.RUNNING
+
+
+class VersionTestGame(models.Model):
+    """One game of a test: deal `deal` (its seed), with new and base in the pair of seats `pair`, swapped or not."""
+
+    test = models.ForeignKey(VersionTest, on_delete=models.CASCADE, related_name="games")
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="version_test_game")
+    deal = models.PositiveIntegerField()
+    swapped = models.BooleanField(help_text="base sits in new's seat of the deal's first game, and new in base's")
+    new_seat = models.PositiveSmallIntegerField()
+    base_seat = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["test_id", "deal", "swapped"]
+        constraints = [models.UniqueConstraint(fields=["test", "deal", "swapped"], name="version_test_game_unique")]

@@ -242,6 +242,8 @@ if not re.fullmatch(r"https?://[^/\s]+(/\S*)?", LUDUS_SITE_URL):
 LUDUS_MOVE_MS = env_int("LUDUS_MOVE_MS", 1000, minimum=1)
 LUDUS_BANK_MS = env_int("LUDUS_BANK_MS", 10000, minimum=0)
 LUDUS_MAX_FAULTS = env_int("LUDUS_MAX_FAULTS", 3, minimum=1)
+# Version tests (docs/version-tests.md) may take this share of the workers' time while other matches wait.
+LUDUS_TEST_SHARE = env_float("LUDUS_TEST_SHARE", 0.25, minimum=0.0)
 LUDUS_UPLOAD_MAX_BYTES = env_int("LUDUS_UPLOAD_MAX_BYTES", 1024 * 1024, minimum=1)
 LUDUS_UPLOAD_RATE = env_str("LUDUS_UPLOAD_RATE", "20/hour")
 LUDUS_UPLOAD_MAX_UNPACKED_BYTES = env_int("LUDUS_UPLOAD_MAX_UNPACKED_BYTES", 8 * 1024 * 1024, minimum=1,
@@ -303,7 +305,7 @@ CELERY_TASK_ROUTES = {
     **{name: {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.control"} for name in (
         "workers.requeue_expired", "workers.send_outbox", "workers.revalidate_stale", "workers.flag_faulty_bots",
         "workers.schedule_ladders",
-        "workers.advance_tournaments")},
+        "workers.advance_tournaments", "workers.advance_version_tests")},
     "workers.validate_version": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.validation"},
 }
 CELERY_TASK_SERIALIZER = "json"
@@ -332,6 +334,7 @@ CELERY_BEAT_SCHEDULE = {
                          "schedule": env_int("LUDUS_LADDER_SECONDS", 10, minimum=1)},
     "advance-tournaments": {"task": "workers.advance_tournaments",
                             "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
+    "advance-version-tests": {"task": "workers.advance_version_tests", "schedule": LUDUS_DISPATCH_SECONDS},
 }
 
 # --- Operations: the one-beat lease, metrics, logs (docs/operations.md) ----------------------------------------------

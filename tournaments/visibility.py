@@ -224,3 +224,22 @@ def seat_frames(frames: list[dict[str, Any]], seat: int | str | None, is_match_o
 
 def can_see_tournament_seed(user: Any, tournament: Tournament) -> bool:
     return tournament.state == Tournament.State.FINISHED or is_staff(user)
+
+
+# --- version tests --------------------------------------------------------------------------------------------------
+
+
+def visible_tests(user: Any) -> Q:
+    """The version tests a user may see (a Q on VersionTest): public ones; a private one (a private version plays
+    in it) only for the user who started it, and staff (docs/version-tests.md#who-sees-a-test)."""
+    if is_staff(user):
+        return Q()
+    visible = Q(visibility=Bot.Visibility.PUBLIC)
+    if user and user.is_authenticated:
+        visible |= Q(owner=user)
+    return visible
+
+
+def can_see_test_seed(test: Any) -> bool:
+    """A test's secret seed derives every deal: it opens once the test has ended."""
+    return not test.is_running()

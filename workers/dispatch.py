@@ -8,17 +8,18 @@ from typing import Any
 
 from django.conf import settings
 
+from tournaments.dispatch import PRIORITY_TEST
 from workers import embedded, validation
 from workers.runner import run_match
 
 
 def send_match(match_id: int, priority: int) -> None:
-    if settings.CELERY_BROKER_URL:
+    if settings.CELERY_BROKER_URL and not embedded.is_pool_child():
         from workers.tasks import run_match_task  # the Celery app is loaded only where a broker is configured
 
         run_match_task.apply_async((match_id,), priority=priority)
     else:
-        embedded.submit_match(match_id)
+        embedded.submit_match(match_id, play_in_child=priority == PRIORITY_TEST)
 
 
 def send_validation(version_id: int) -> Future[str] | Any:

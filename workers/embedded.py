@@ -18,6 +18,7 @@ _pool: ProcessPoolExecutor | None = None
 _lock = threading.Lock()
 _in_pool_worker = False
 _futures: list[Future[str]] = []
+_child_backlog: list[int] = []  # matches a pool child queued itself to play after its own (a version test's batch)
 MAX_RUNS = 10  # a requeued match is retried in the same child; the runner itself caps attempts
 
 
@@ -51,6 +52,13 @@ def _init_child(database: dict[str, Any], parent: int) -> None:
 
 
 def _run(match_id: int) -> str:
+    outcome = _run_one(match_id)
+    while _child_backlog:  # a version test's next batch, queued by the game that ended its last one
+        _run_one(_child_backlog.pop(0))
+    return outcome
+
+
+def _run_one(match_id: int) -> str:
     from workers.runner import run_match  # not at the top: a spawned child imports this module before Django is set up
 
     outcome = run_match(match_id)
@@ -79,9 +87,19 @@ def pool() -> ProcessPoolExecutor:
         return _pool
 
 
-def submit_match(match_id: int) -> Future[str] | None:
-    """Run the match in the pool. Inside a pool child it does nothing: the child's _run loop retries requeues."""
+def is_pool_child() -> bool:
+    """Whether this process is one of the embedded pool's children (which exist only without a broker in use, even
+    when the environment they were spawned from names one)."""
+    return _in_pool_worker
+
+
+def submit_match(match_id: int, play_in_child: bool = False) -> Future[str] | None:
+    """Run the match in the pool. Inside a pool child it does nothing (the child's _run loop retries requeues),
+    unless play_in_child: a version test's batch, which the child plays once its own match is done (there is no
+    beat here to send it)."""
     if _in_pool_worker:
+        if play_in_child:
+            _child_backlog.append(match_id)
         return None
     future = pool().submit(_run, match_id)
     _futures.append(future)

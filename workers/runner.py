@@ -24,6 +24,7 @@ from engine import load_game
 from replays import format as replay_format
 from replays.progress import is_watched, save_progress
 from replays.verify import ReplayMismatch, branch_start, verify_document
+from replays.version_test_measures import advance_after
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
 from tournaments.services import (
@@ -74,7 +75,16 @@ def run_match(match_id: int) -> str:
     metrics.observe_run(outcome, timings.ms)
     if health.NODE:  # a Celery worker; the embedded runner has one machine and no queue to step back from
         health.after_run(outcome, cause)
+    _advance_version_test(match_id, outcome)
     return outcome
+
+
+def _advance_version_test(match_id: int, outcome: str) -> None:
+    """A version test's next batch as soon as its last game ends (docs/version-tests.md); beat's task is the net."""
+    try:
+        advance_after(match_id, outcome)
+    except Exception:
+        logger.exception("advancing the version test of match %s failed; beat's task will retry", match_id)
 
 
 def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timings,

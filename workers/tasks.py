@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from replays.version_test_measures import advance_all
 from tournaments.advancement import advance_running_tournaments
 from tournaments.bot_lifecycle import flag_faulty_bots, revalidate_stale
 from tournaments.dispatch import send_outbox
@@ -87,6 +88,12 @@ def schedule_ladders_task() -> int:
 def advance_tournaments_task() -> int:
     """Beat: the safety net for a worker that died between recording a result and advancing its tournament."""
     return advance_running_tournaments()
+
+
+@app.task(name="workers.advance_version_tests")
+def advance_version_tests_task() -> int:
+    """Beat: tally every version test whose batch is played, decide or queue its next batch."""
+    return advance_all()
 
 
 @app.task(name="workers.ping")

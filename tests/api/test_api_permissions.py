@@ -27,6 +27,13 @@ def upload(w: World, role: str) -> dict[str, Any]:
             "file": SimpleUploadedFile("bot.py", b"print('hi')\n")}
 
 
+def a_test(w: World, role: str, new: Any) -> Any:
+    """A running version test started by `role`: new against alice's public version (private when new is)."""
+    from tournaments.version_tests import TestRequest, start_test
+
+    return start_test(w.users[role], TestRequest(new=new.pk, base=w.version.pk))
+
+
 # (method, path from the world, body from the world and role, expected status per role)
 Row = tuple[str, Callable[[World], str], Callable[[World, str], Any] | None, dict[str, int]]
 ROWS: dict[str, Row] = {
@@ -113,6 +120,14 @@ ROWS: dict[str, Row] = {
                                lambda w, r: {"step": 2}, codes(401, 400, 400, 400, 400)),
     "branch a queued match": ("post", lambda w: f"/api/matches/{w.queued.pk}/branches/",
                               lambda w, r: {"step": 0}, codes(401, 400, 400, 400, 400)),
+    "version tests list": ("get", lambda w: "/api/tests/", None, ALL_200),
+    "version test start": ("post", lambda w: "/api/tests/", lambda w, r: {"new": w.version2.pk, "base": w.version.pk},
+                           codes(401, 201, 201, 201, 201)),
+    "public version test": ("get", lambda w: f"/api/tests/{a_test(w, 'author', w.other_version).pk}/", None, ALL_200),
+    "private version test": ("get", lambda w: f"/api/tests/{a_test(w, 'owner', w.private_version).pk}/", None,
+                             codes(404, 200, 404, 404, 200)),
+    "version test cancel": ("post", lambda w: f"/api/tests/{a_test(w, 'author', w.other_version).pk}/cancel/", None,
+                            codes(401, 403, 200, 403, 200)),
     "api root": ("get", lambda w: "/api/", None, ALL_200),
     "schema": ("get", lambda w: "/api/schema/", None, ALL_200),
     "docs": ("get", lambda w: "/api/docs/", None, ALL_200),

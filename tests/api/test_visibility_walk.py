@@ -42,7 +42,8 @@ from django.urls import reverse
 from engine import load_game
 from replays.models import Replay
 from replays.progress import save_progress
-from tournaments.models import Bot, Ladder, Match, Seat, Tournament
+from tournaments.models import Bot, Ladder, Match, Seat, Tournament, VersionTest
+from tournaments.version_tests import TestRequest, start_test
 
 pytestmark = pytest.mark.django_db
 MARINE_SEED = 21
@@ -50,6 +51,7 @@ MARINE_SEED = 21
 PRIVATE_RUNNING_SEED, QUEUED_SEED, TOURNAMENT_SEED, SET_SEED = (8_164_000_000_000_017, 8_164_000_000_000_029,
                                                                 8_164_000_000_000_031, 8_164_000_000_000_043)
 PRIVATE_NAME, PRIVATE_DESCRIPTION = "stealth", "private-description-3e9d"
+RUNNING_TEST_SEED = 8_164_000_000_000_053  # a running version test's secret: nobody sees it until the test ends
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +63,7 @@ def build_world(build_world: Callable[[], World]) -> Callable[[], World]:
         add_marine_running(world)
         add_private_matches(world)
         add_hidden_seeds(world)
+        add_version_tests(world)
         return world
 
     return build
@@ -114,6 +117,15 @@ def add_hidden_seeds(world: World) -> None:
     world.extra.update(set_played=played, set_waiting=waiting, set_branch=staff_branch(played))
 
 
+def add_version_tests(world: World) -> None:
+    """A running test of alice's private version (docs/version-tests.md): private, and its secret seed hidden from
+    all while it runs; and bob's public test of his version against alice's."""
+    private = start_test(world.users["owner"], TestRequest(new=world.private_version.pk, base=world.version.pk))
+    VersionTest.objects.filter(pk=private.pk).update(seed=RUNNING_TEST_SEED)
+    public = start_test(world.users["author"], TestRequest(new=world.other_version.pk, base=world.version.pk))
+    world.extra.update(private_test=private, public_test=public)
+
+
 def staff_branch(parent: Match) -> Match:
     """A finished branch that staff made of a game whose set is pending (docs/branches.md): it keeps the parent's
     seed, so it must stay as closed as the parent."""
@@ -149,7 +161,9 @@ RESOURCE_OBJECTS = {
     "tournaments": ("tournament",),
     "matches": MATCHES,
     "replays": MATCHES,
+    "tests": ("private_test", "public_test"),
 }
+RESOURCE_OF_ROUTE = {"replays:head_to_head": "bots"}  # a route whose <pk> is not its first segment's resource
 # Other parameters, by name: those of the admin and the accounts pages take any value (they are turned away or
 # answer the same for any).
 PLAIN_PARAMETERS = {"name": "evolution", "object_id": "1", "id": "1", "app_label": "tournaments",
@@ -158,6 +172,7 @@ PLAIN_PARAMETERS = {"name": "evolution", "object_id": "1", "id": "1", "app_label
 QUERIES = {"api:match-frames": ["", "?seat=0", "?seat=1", "?start=1&stop=4"],
            "api:match-list": ["", "?page_size=100"], "api:bot-list": ["", "?page_size=100"],
            "api:version-list": ["", "?page_size=100"], "api:tournament-list": ["", "?page_size=100"],
+           "api:version-test-list": ["", "?page_size=100", "?author=alice"], "pages:tests": ["", "?author=alice"],
            "replays:frames": ["?view=0", "?view=1", "?view=public", "?view=omniscient"],
            "replays:scores": ["?view=0", "?view=1", "?view=public", "?view=omniscient"],
            "replays:log": ["", "?since=1"]}
@@ -183,7 +198,7 @@ def route_kwargs(world: World, name: str, pattern: str) -> list[dict[str, Any]]:
     assert not unknown, f"route {name} ({pattern}) has parameters {unknown}: add values to PLAIN_PARAMETERS"
     if "pk" not in names:
         return [plain]
-    resource = pattern.removeprefix("api/").split("/")[0]
+    resource = RESOURCE_OF_ROUTE.get(name) or pattern.removeprefix("api/").split("/")[0]
     assert resource in RESOURCE_OBJECTS, f"route {name} ({pattern}): add its objects to RESOURCE_OBJECTS"
     return [dict(plain, pk=obj(world, attr).pk) for attr in RESOURCE_OBJECTS[resource]]
 
@@ -261,6 +276,7 @@ def secrets_of(world: World) -> dict[str, tuple[set[str], list[str]]]:
     for what, seed in (("a running match's seed", PRIVATE_RUNNING_SEED), ("a queued match's seed", QUEUED_SEED),
                        ("a running tournament's seed", TOURNAMENT_SEED), ("a pending set's seed", SET_SEED)):
         hidden[what] = (staff_only, [str(seed)])
+    hidden["a running version test's seed"] = (set(), [str(RUNNING_TEST_SEED)])
     hidden["SECRET_KEY"] = (set(), [settings.SECRET_KEY])
     password = settings.DATABASES["default"].get("PASSWORD")
     if password:

@@ -3,7 +3,7 @@
 from django.urls import include, path, re_path
 from rest_framework.routers import SimpleRouter
 
-from tournaments.api import auth, bots, competitions, games, ladder_entries, matches, notfound, uploads
+from tournaments.api import auth, bots, competitions, games, ladder_entries, matches, notfound, uploads, version_tests
 
 app_name = "api"
 
@@ -12,6 +12,7 @@ router.register("bots", bots.BotViewSet, basename="bot")
 router.register("ladders", competitions.LadderViewSet, basename="ladder")
 router.register("tournaments", competitions.TournamentViewSet, basename="tournament")
 router.register("matches", matches.MatchViewSet, basename="match")
+router.register("tests", version_tests.VersionTestViewSet, basename="version-test")
 
 urlpatterns = [
     path("auth/token/", auth.TokenLoginView.as_view(), name="token-login"),

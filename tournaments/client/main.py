@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from replays.format import encode_replay
-from tournaments.client import config
+from tournaments.client import config, tests
 from tournaments.client.http import Api, ClientError
 from tournaments.client.matches import find_ladder, find_version, follow, request_match, result_table
 
@@ -131,6 +131,23 @@ def branch(args: argparse.Namespace) -> int:
     return 0 if all(status == "finished" for status in statuses) else 1
 
 
+def test(args: argparse.Namespace) -> int:
+    """Start a version test (docs/version-tests.md) and follow it to its verdict: exit 0 when new passed."""
+    client = api(config.load(), needs_token=True)
+    new, base = (tests.version_id(client, ref, args.game) for ref in (args.new, args.base))
+    body = {"new": new, "base": base, "game": args.game, "players": args.players, "d0": args.d0, "d1": args.d1,
+            "alpha": args.alpha, "beta": args.beta, "max_games": args.max_games,
+            "field": [name.strip() for name in (args.field or "").split(",") if name.strip()]}
+    started = tests.start(client, body)
+    out.print(f"test {started['id']} started: {started['new_label']} against {started['base_label']}; "
+              f"{client.url}/tests/{started['id']}/")
+    if not args.wait:
+        return 0
+    ended = tests.follow(client, started["id"], err, args.timeout)
+    out.print(tests.verdict_table(ended))
+    return 0 if ended["status"] == "passed" else 1
+
+
 def seat_spec(spec: str) -> tuple[str, str]:
     """"1=greedy" -> ("1", "greedy"); one line for anything else."""
     number, _, bot = spec.partition("=")
@@ -214,6 +231,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="the seed the re-dealt futures derive from")
     p.add_argument("--timeout", type=float, default=900, help="seconds to follow each branch (default 900)")
     p.set_defaults(run=branch)
+    p = commands.add_parser("test", help="is NEW better than BASE? a version test on duplicate deals, stopped by an "
+                                         "SPRT (docs/version-tests.md); exit 0 when it passes")
+    p.add_argument("new", help="a version id, or NAME, OWNER/NAME, NAME@N with --game")
+    p.add_argument("base", help="the version to beat, likewise")
+    p.add_argument("--game", help="the game (needed for names, and when both are built-in)")
+    p.add_argument("--players", type=int, help="players per game (default: 2 plus the field)")
+    p.add_argument("--field", help="the other seats, comma-separated built-in bots or version ids (default: greedy)")
+    p.add_argument("--d0", type=float, default=0.0, help="H0: new's score-share lead (default 0)")
+    p.add_argument("--d1", type=float, default=0.05, help="H1: new's score-share lead (default 0.05)")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--beta", type=float, default=0.05)
+    p.add_argument("--max-games", type=int, default=2000, help="the game cap (default 2000)")
+    p.add_argument("--wait", action="store_true", help="follow it to its verdict")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits (default 3600)")
+    p.set_defaults(run=test)
     p = commands.add_parser("ladders", help="the ladders")
     p.add_argument("--game")
     p.set_defaults(run=ladders)

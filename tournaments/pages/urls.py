@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tournaments.pages import rules, views
+from tournaments.pages import rules, version_tests, views
 
 app_name = "pages"
 
@@ -16,4 +16,7 @@ urlpatterns = [
     path("versions/<int:pk>/", views.version_detail, name="version"),
     path("upload/", views.upload, name="upload"),
     path("rules/<str:game>/", rules.rules, name="rules"),
+    path("tests/", version_tests.test_list, name="tests"),
+    path("tests/<int:pk>/", version_tests.test_detail, name="test"),
+    path("versions/<int:pk>/test/", version_tests.start_from_version, name="version_test"),
 ]

@@ -17,7 +17,7 @@ from tournaments import upload_rule, visibility
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.ladder_entries import EntryRefused, enter_ladder, withdraw_from_ladder
 from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Tournament
-from tournaments.pages import queries
+from tournaments.pages import queries, version_tests
 from tournaments.pages.charts import rating_chart
 from tournaments.rating_rule import provisional_sigma
 
@@ -111,6 +111,7 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "chart": rating_chart(queries.rating_history(bot), f"Rating history of {bot.name}"),
         "recent_matches": matches[:10],
         "open_ladders": open_ladders(bot) if is_owner else [],
+        "tests": version_tests.bot_tests(request.user, bot),
     })
 
 
@@ -149,6 +150,7 @@ def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "pages/version.html", {
         "version": version, "is_owner": is_owner, "validation_match": queries.validation_match_id(version.pk),
         "is_settling": version.status in (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING),
+        "test_form": version_tests.test_form_for(request.user, version) if request.user.is_authenticated else None,
     })
 
 
