@@ -22,6 +22,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 
 from engine import load_game
 from replays import format as replay_format
+from replays import live
 from replays.progress import is_watched, save_progress
 from replays.verify import ReplayMismatch, branch_start, verify_document
 from tournaments.formats.round_robin import derive_seed
@@ -251,13 +252,9 @@ def replay_document(match: Match, seats: list[Seat], options: dict[str, Any], cl
 
 
 def match_header(match: Match, seats: list[Seat], options: dict[str, Any], clock: Clock) -> dict[str, Any]:
-    """The replay header of the match: a branch's carries its branch point."""
-    game = load_game(match.game)
-    header = replay_format.make_header(
-        game=game.name, rules_version=game.rules_version, options=options, seed=match.seed,
-        clock=clock.to_dict(), seats=[_seat_header(seat) for seat in seats], match_id=match.pk,
-    )
-    return replay_format.with_branch(header, match.branch_point())
+    """The replay header of the match (the one every reader rebuilds its game from): a branch's carries its branch
+    point."""
+    return live.match_header(match, [_seat_header(seat) for seat in seats], options, clock.to_dict())
 
 
 def branch_of(match: Match, header: dict[str, Any], players: list[SeatPlayer]) -> Start | None:
