@@ -18,6 +18,7 @@ from faultkit import reap, wait_until
 from tournaments.builtins import ensure_builtin
 from tournaments.models import Match
 from tournaments.scheduling import create_tournament, start_tournament
+from workers.tasks import send_outbox_task
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration, pytest.mark.slow]
 
@@ -48,7 +49,7 @@ def test_a_failing_result_write_never_exceeds_the_attempt_limit_and_names_its_ca
 ) -> None:
     fault_settings.LUDUS_MATCH_ATTEMPTS = 3
     worker = worker_pool.start("a", redis_server.url, concurrency=2, LUDUS_MATCH_ATTEMPTS="3",
-                               LUDUS_RETRY_SECONDS="0")
+                               LUDUS_RETRY_SECONDS="0", LUDUS_WORKER_FAILURE_LIMIT="1000")
     entrants = [ensure_builtin(name, "greedy") for name in ("greedy", "greedy-2", "greedy-3", "greedy-4")]
     tournament = create_tournament(entrants, name="full disk", game="evolution", players_per_table=2, seed=4,
                                    options={"deck": "short"}, created_by=alice)
@@ -57,18 +58,19 @@ def test_a_failing_result_write_never_exceeds_the_attempt_limit_and_names_its_ca
     # No reaper yet: a task sent again after its failed write meets the match whose lease ran out. Each match is
     # settled once it failed, or once its last attempt's task came back and was refused (or it went past 3).
     def settled() -> bool:
+        send_outbox_task()  # beat's dispatch: a requeued match goes out again
         over = matches.filter(attempts__gt=3).exists()
         refused = worker.log().count("'not claimed: running'")
         return over or refused >= matches.exclude(status=Match.Status.FAILED).count()
 
-    wait_until(settled, 600, "every match to fail, or to have its last attempt's task refused")
+    wait_until(settled, 300, "every match to fail, or to have its last attempt's task refused")
     assert not matches.filter(attempts__gt=3).exists(), list(matches.values_list("pk", "attempts", "error"))
 
     def all_failed() -> bool:
         reap()
         return not matches.exclude(status=Match.Status.FAILED).exists()
 
-    wait_until(all_failed, 600, "every match to fail on the full disk")
+    wait_until(all_failed, 300, "every match to fail on the full disk")
     for match in matches:
         assert 1 <= match.attempts <= 3, (match.pk, match.attempts, match.error)
         assert "No space left on device" in match.error, (match.pk, match.error)
