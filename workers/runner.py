@@ -37,6 +37,7 @@ from tournaments.services import (
     renew_lease,
 )
 from workers import health, metrics, pinning
+from workers.dberrors import describe, is_connection_lost
 from workers.play import PlayResult, Start, play_game
 from workers.sandbox import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, SeatPlayer
@@ -101,8 +102,12 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
         timings.measure("record", lambda: with_db_retry(lambda: record_result(match_id, owner, document, logs, seats)))
     except ResultRefused as exc:
         return f"result refused: {exc}", ""
-    except (OperationalError, InterfaceError):
-        raise  # the database is gone: the task retries; the lease runs out and the reaper requeues the match
+    except (OperationalError, InterfaceError) as exc:
+        if is_connection_lost(exc):
+            raise  # the database is gone: the task retries; the lease runs out and the reaper requeues the match
+        # The server refused the write (a full disk, a statement timeout): the match's error names it.
+        logger.error("recording match %s failed: the database refused it (%s)", match_id, describe(exc))
+        return _fail(match_id, owner, f"recording the result failed: {describe(exc)}")
     except Exception as exc:  # a broken invariant, a deadlock, a locked SQLite file: the whole write rolled back
         logger.exception("recording match %s failed", match_id)
         return _fail(match_id, owner, f"recording the result failed: {type(exc).__name__}: {exc}")
@@ -126,14 +131,15 @@ DB_RETRIES = 4
 
 def with_db_retry(operation: Callable[[], T]) -> T:
     """Run a database operation; when the connection breaks (a restarted or cut server), reconnect and run it again.
+    A statement the server refused (a full disk, a statement timeout) is raised at once (workers/dberrors.py).
 
     Only for operations that are safe to repeat, which every match service is: they are compare-and-set updates.
     """
     for attempt in range(DB_RETRIES):
         try:
             return operation()
-        except (OperationalError, InterfaceError):
-            if attempt == DB_RETRIES - 1 or connection.in_atomic_block:
+        except (OperationalError, InterfaceError) as exc:
+            if attempt == DB_RETRIES - 1 or connection.in_atomic_block or not is_connection_lost(exc):
                 raise
             logger.warning("database connection lost; reconnecting (attempt %s)", attempt + 2, exc_info=True)
             connection.close()

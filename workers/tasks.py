@@ -19,6 +19,7 @@ from tournaments.ladders import schedule_ladders
 from tournaments.services import redispatch_lost, requeue_expired
 from workers.broker import live_match_ids
 from workers.celery import app
+from workers.dberrors import describe, is_connection_lost
 from workers.runner import run_match
 from workers.validation import ValidationUnavailable, validate_version
 
@@ -33,7 +34,8 @@ def run_match_task(self: Any, match_id: int) -> str:
         return run_match(match_id)
     except (OperationalError, InterfaceError) as exc:
         delay = min(2 ** self.request.retries, max(1, settings.LUDUS_LEASE_SECONDS // 2))
-        logger.warning("match %s: the database is unreachable; retrying in %ss (%s)", match_id, delay, exc)
+        what = "is unreachable" if is_connection_lost(exc) else "refused a statement"
+        logger.warning("match %s: the database %s; retrying in %ss (%s)", match_id, what, delay, describe(exc))
         raise self.retry(exc=exc, countdown=delay) from exc
 
 
