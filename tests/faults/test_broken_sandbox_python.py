@@ -20,7 +20,7 @@ def test_a_worker_with_an_unusable_sandbox_python_refuses_to_start_in_one_line(
     process = start_celery_worker("broken-python", subprocess_env(CELERY_BROKER_URL=celery_broker_url,
                                                                   LUDUS_SANDBOX_PYTHON=python), log)
     try:
-        wait_until(lambda: process.poll() is not None or " ready." in log.read_text(), 120, "the worker to stop or start")
+        wait_until(lambda: process.poll() is not None or " ready." in log.read_text(), 120, "the worker to start")
     finally:
         if process.poll() is None:
             process.kill()
