@@ -71,3 +71,17 @@ def test_a_text_log_line_has_its_time_level_and_logger() -> None:
                           env=subprocess_env(DJANGO_SETTINGS_MODULE="tournaments.settings", LOG_FORMAT="text"))
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} WARNING workers\.runner \d+ hello\n", done.stderr), (
         done.stderr)
+
+
+def test_run_tournament_under_a_statement_timeout_says_so_in_one_line_and_creates_nothing() -> None:
+    from tournaments.models import Match, Tournament
+
+    with psycopg.connect(**connection.get_connection_params()) as holder:  # the insert waits past the timeout
+        holder.execute("LOCK TABLE tournaments_tournament IN ACCESS EXCLUSIVE MODE")
+        done = subprocess.run(
+            [sys.executable, "manage.py", "run_tournament", "--game", "evolution", "--bots", "greedy,random",
+             "--players", "2"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+            env=subprocess_env(PGOPTIONS="-c statement_timeout=200"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.stderr.count("\n") == 1 and "statement timeout" in done.stderr, done.stderr
+    assert not Tournament.objects.exists() and not Match.objects.exists()
