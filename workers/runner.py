@@ -25,6 +25,7 @@ from replays import format as replay_format
 from replays import live
 from replays.progress import is_watched, save_progress
 from replays.verify import ReplayMismatch, branch_start, verify_document
+from tournaments.dberrors import describe, is_connection_lost
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
 from tournaments.services import (
@@ -37,7 +38,6 @@ from tournaments.services import (
     renew_lease,
 )
 from workers import health, metrics, pinning
-from workers.dberrors import describe, is_connection_lost
 from workers.play import PlayResult, Start, play_game
 from workers.sandbox import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, SeatPlayer
@@ -131,7 +131,7 @@ DB_RETRIES = 4
 
 def with_db_retry(operation: Callable[[], T]) -> T:
     """Run a database operation; when the connection breaks (a restarted or cut server), reconnect and run it again.
-    A statement the server refused (a full disk, a statement timeout) is raised at once (workers/dberrors.py).
+    A statement the server refused (a full disk, a statement timeout) is raised at once (tournaments/dberrors.py).
 
     Only for operations that are safe to repeat, which every match service is: they are compare-and-set updates.
     """

@@ -14,12 +14,12 @@ from django.db import InterfaceError, OperationalError
 
 from tournaments.advancement import advance_running_tournaments
 from tournaments.bot_lifecycle import flag_faulty_bots, revalidate_stale
+from tournaments.dberrors import describe, is_connection_lost
 from tournaments.dispatch import send_outbox
 from tournaments.ladders import schedule_ladders
 from tournaments.services import redispatch_lost, requeue_expired
 from workers.broker import live_match_ids
 from workers.celery import app
-from workers.dberrors import describe, is_connection_lost
 from workers.runner import run_match
 from workers.validation import ValidationUnavailable, validate_version
 

@@ -1,4 +1,4 @@
-"""Database errors are told apart (workers/dberrors.py): a statement timeout and a full disk are the server refusing a
+"""Database errors are told apart (tournaments/dberrors.py): a statement timeout and a full disk are the server refusing a
 statement, named as such in the logs and never retried as "connection lost"; a cut connection is reconnected. And a
 text log line carries its time, level and logger."""
 
@@ -15,7 +15,7 @@ import pytest
 from django.db import OperationalError, connection, transaction
 from testkit import ROOT, subprocess_env
 
-from workers.dberrors import describe, is_connection_lost
+from tournaments.dberrors import describe, is_connection_lost
 from workers.runner import with_db_retry
 
 pytestmark = pytest.mark.django_db(transaction=True)

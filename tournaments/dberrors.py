@@ -32,3 +32,10 @@ def describe(exc: BaseException) -> str:
     cause = exc.__cause__ or exc
     first = (str(exc).strip().splitlines() or [""])[0]
     return f"{type(cause).__name__}: {first}"
+
+
+def database_trouble(exc: BaseException) -> str:
+    """One line for a command that stopped on a database error: unreachable, or which statement it refused."""
+    if is_connection_lost(exc):
+        return f"the database is unreachable ({describe(exc)})"
+    return f"the database refused a statement ({describe(exc)})"
