@@ -1,6 +1,6 @@
-"""Database errors are told apart (tournaments/dberrors.py): a statement timeout and a full disk are the server refusing a
-statement, named as such in the logs and never retried as "connection lost"; a cut connection is reconnected. And a
-text log line carries its time, level and logger."""
+"""Database errors are told apart (tournaments/dberrors.py): a statement timeout and a full disk are the server
+refusing a statement, named as such in the logs and never retried as "connection lost"; a cut connection is
+reconnected. And a text log line carries its time, level and logger."""
 
 from __future__ import annotations
 
