@@ -38,3 +38,25 @@ def test_ludus_branch_resample_follows_each_re_dealt_game_to_its_end(
     children = list(Match.objects.filter(parent=parent).order_by("pk"))
     assert len(children) == 2 and all(child.status == Match.Status.FINISHED for child in children)
     assert all(f"{live_server.url}/replays/{child.pk}/compare/" in done.stdout for child in children)
+
+
+@pytest.mark.django_db(transaction=False)
+def test_the_client_says_why_a_feed_stopped_in_one_line() -> None:
+    import io
+
+    from rich.console import Console
+
+    from tournaments.client.http import ClientError
+    from tournaments.client.matches import follow
+
+    class OneFeed:  # the server's side of one connection: a match line, then the error line that ends the feed
+        url = "http://ludus.example"
+
+        def lines(self, path: str, timeout_s: float) -> Any:
+            yield {"type": "match", "match": 7}
+            yield {"type": "error", "detail": "match 7's actions do not replay: action 3: choice 9 is out of range"}
+
+    with pytest.raises(ClientError) as raised:
+        follow(OneFeed(), 7, Console(file=io.StringIO()), 5)  # type: ignore[arg-type]
+    assert str(raised.value) == ("match 7: its feed stopped: match 7's actions do not replay: action 3: choice 9 is "
+                                 "out of range")
