@@ -49,7 +49,7 @@ def test_a_failing_result_write_never_exceeds_the_attempt_limit_and_names_its_ca
 ) -> None:
     fault_settings.LUDUS_MATCH_ATTEMPTS = 3
     worker = worker_pool.start("a", redis_server.url, concurrency=2, LUDUS_MATCH_ATTEMPTS="3",
-                               LUDUS_RETRY_SECONDS="0", LUDUS_WORKER_FAILURE_LIMIT="1000")
+                               LUDUS_RETRY_SECONDS="0")
     entrants = [ensure_builtin(name, "greedy") for name in ("greedy", "greedy-2", "greedy-3", "greedy-4")]
     tournament = create_tournament(entrants, name="full disk", game="evolution", players_per_table=2, seed=4,
                                    options={"deck": "short"}, created_by=alice)
@@ -74,6 +74,7 @@ def test_a_failing_result_write_never_exceeds_the_attempt_limit_and_names_its_ca
     for match in matches:
         assert 1 <= match.attempts <= 3, (match.pk, match.attempts, match.error)
         assert "No space left on device" in match.error, (match.pk, match.error)
+    assert "stops taking matches" not in worker.log()  # the database's disk, not this worker's host
 
 
 def test_a_match_whose_lease_ran_out_on_its_last_attempt_is_left_for_the_reaper_to_fail(
