@@ -45,6 +45,9 @@ from workers.seats import Clock, InProcessSeat, SeatPlayer
 logger = logging.getLogger(__name__)
 
 
+DB_REFUSED = "the database refused the result: "  # a match's error, then the server's reason
+
+
 class PermanentFailure(Exception):
     """An infrastructure failure that no retry can fix, such as an uploaded bot with no sandbox available."""
 
@@ -74,7 +77,9 @@ def run_match(match_id: int) -> str:
         heartbeat.stop()
     logger.info("match %s %s; timings %s", match_id, outcome, json.dumps(timings.ms))
     metrics.observe_run(outcome, timings.ms)
-    if health.NODE:  # a Celery worker; the embedded runner has one machine and no queue to step back from
+    # A Celery worker's breaker (the embedded runner has one machine and no queue to step back from); a database that
+    # refuses results is no fault of this worker's host, and stopping every worker would not cure it.
+    if health.NODE and not cause.startswith(DB_REFUSED):
         health.after_run(outcome, cause)
     return outcome
 
@@ -107,7 +112,7 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
             raise  # the database is gone: the task retries; the lease runs out and the reaper requeues the match
         # The server refused the write (a full disk, a statement timeout): the match's error names it.
         logger.error("recording match %s failed: the database refused it (%s)", match_id, describe(exc))
-        return _fail(match_id, owner, f"recording the result failed: {describe(exc)}")
+        return _fail(match_id, owner, DB_REFUSED + describe(exc))
     except Exception as exc:  # a broken invariant, a deadlock, a locked SQLite file: the whole write rolled back
         logger.exception("recording match %s failed", match_id)
         return _fail(match_id, owner, f"recording the result failed: {type(exc).__name__}: {exc}")
