@@ -18,7 +18,7 @@ from testkit import ROOT, subprocess_env
 from tournaments.dberrors import describe, is_connection_lost
 from workers.runner import with_db_retry
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 
 
 def raised(sql: str, *params: Any) -> OperationalError:
