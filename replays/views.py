@@ -21,6 +21,7 @@ from django.views.decorators.gzip import gzip_page
 from replays import live
 from replays.format import encode_replay
 from replays.frames import frames, seat_of
+from replays.verify import ReplayMismatch
 from tournaments import visibility
 from tournaments.models import Match
 
@@ -67,10 +68,14 @@ def log(request: HttpRequest, pk: int) -> JsonResponse:
     match = match_or_404(pk)
     src, over = live.source(match), visibility.is_over(match)
     since = _int(request.GET.get("since"), 0)
+    try:
+        events = live.event_log(src.document, since) if src else []
+    except ReplayMismatch as exc:
+        return JsonResponse({"detail": live.not_replayable(match.pk, exc)}, status=500)
     body: dict[str, Any] = {"match": match.pk, "status": match.status,
                             "views": visibility.allowed_views(request.user, match, over),
                             "steps": src.steps if src else 0, "finished": bool(src and src.is_finished),
-                            "log": live.event_log(src.document, since) if src else []}
+                            "log": events}
     if src and src.is_finished:
         body["outcome"] = src.document["footer"]["outcome"]
         body["forfeited"] = src.document["footer"].get("forfeited")
@@ -92,7 +97,10 @@ def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
     start = max(0, _int(request.GET.get("start"), 0))
     stop = min(_int(request.GET.get("stop"), start + FRAMES_PER_CHUNK), start + FRAMES_PER_CHUNK, src.steps)
     seat = seat_of(view)
-    found = frames(src.document, max(0, start - 1), stop, seat) if stop > start else []
+    try:
+        found = frames(src.document, max(0, start - 1), stop, seat) if stop > start else []
+    except ReplayMismatch as exc:
+        return JsonResponse({"detail": live.not_replayable(match.pk, exc)}, status=500)
     decided = visibility.seat_frames(_with_decided(found, start), seat, over)
     body = {"match": match.pk, "view": view, "start": start, "steps": src.steps, "finished": src.is_finished,
             "frames": decided}

@@ -55,7 +55,8 @@ def claim_and_read(match_id: int, owner: str, worker: str = "", one_statement: b
     if one_statement is None:
         one_statement = connection.vendor == "postgresql"
     params: dict[str, Any] = {"id": match_id, "owner": owner, "worker": worker, "queued": Status.QUEUED,
-                              "running": Status.RUNNING, "lease": timedelta(seconds=settings.LUDUS_LEASE_SECONDS)}
+                              "running": Status.RUNNING, "lease": timedelta(seconds=settings.LUDUS_LEASE_SECONDS),
+                              "limit": settings.LUDUS_MATCH_ATTEMPTS}
     with contextlib.nullcontext() if one_statement else transaction.atomic(), connection.cursor() as cursor:
         if one_statement:
             cursor.execute(_claim_sql(bool(worker)), params)
@@ -72,7 +73,8 @@ def _claim(match_id: int, owner: str, worker: str) -> bool:
     queued = Q(status=Status.QUEUED)
     if worker:
         queued &= ~Q(failed_by=worker, queued_at__gt=Now() - _seconds(settings.LUDUS_LEASE_SECONDS))
-    claimable = queued | Q(status=Status.RUNNING, lease_expires__lt=Now())
+    # An expired lease on the last attempt is the reaper's to fail, not a late task's to run again.
+    claimable = queued | Q(status=Status.RUNNING, lease_expires__lt=Now(), attempts__lt=settings.LUDUS_MATCH_ATTEMPTS)
     return Match.objects.filter(claimable, pk=match_id).update(
         status=Status.RUNNING, lease_owner=owner, lease_expires=_lease_end(), attempts=F("attempts") + 1,
         started_at=Now(),
@@ -91,7 +93,8 @@ def _claim_sql(declines: bool) -> str:
     return (f'WITH c AS (UPDATE {quote(Match._meta.db_table)} SET "status" = %(running)s, "lease_owner" = %(owner)s, '
             '"lease_expires" = STATEMENT_TIMESTAMP() + %(lease)s, "attempts" = "attempts" + 1, '
             f'"started_at" = STATEMENT_TIMESTAMP() WHERE "id" = %(id)s AND (("status" = %(queued)s{declined}) '
-            'OR ("status" = %(running)s AND "lease_expires" < STATEMENT_TIMESTAMP())) RETURNING *) '
+            'OR ("status" = %(running)s AND "lease_expires" < STATEMENT_TIMESTAMP() AND "attempts" < %(limit)s)) '
+            'RETURNING *) '
             + _read_sql("c") + ' ORDER BY s."number"')
 
 

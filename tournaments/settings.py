@@ -359,8 +359,9 @@ _JSON_LOGS = {"()": "pythonjsonlogger.json.JsonFormatter",
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"json": _JSON_LOGS},
-    "handlers": {"console": {"class": "logging.StreamHandler",
-                             **({"formatter": "json"} if LOG_FORMAT == "json" else {})}},
+    "formatters": {"json": _JSON_LOGS,
+                   "text": {"format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s",
+                            "datefmt": "%Y-%m-%dT%H:%M:%S%z"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }

@@ -7,6 +7,10 @@ lock with a time-to-live on the broker (redis-py's Lock, token-checked in Lua), 
 is stopped releases it at once, and one that is killed or cut off loses it after LUDUS_BEAT_LOCK_SECONDS, when a
 standby takes over. Settings: CELERY_BEAT_SCHEDULER points here.
 
+A housekeeping task that still waits on the control queue (every worker busy with a long match) is not sent again:
+one waiting reaper does the work of any number, and they would pile up (scheduler.apply_entry). Celery's `expires`
+would not do: an expired message stays in the queue until a worker takes it to discard it.
+
 Each tick also touches `<schedule file>.alive`, which the container healthchecks read (docker-compose.yml, deploy/).
 """
 
@@ -20,6 +24,8 @@ import redis
 from celery.beat import PersistentScheduler
 from django.conf import settings
 from redis.exceptions import LockError, RedisError
+
+from workers.broker import waiting_tasks
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +86,23 @@ class LockedScheduler(PersistentScheduler):
         if not self.lease.hold():
             return renew_every
         return min(super().tick(*args, **kwargs), renew_every)
+
+    def apply_entry(self, entry: Any, producer: Any = None) -> None:
+        queue = (settings.CELERY_TASK_ROUTES.get(entry.task) or {}).get("queue")
+        if queue is not None and entry.task in self._waiting(queue):
+            logger.info("beat: %s is still waiting on %s; not sent again", entry.task, queue)
+            return
+        super().apply_entry(entry, producer)
+
+    def _waiting(self, queue: str) -> set[str]:
+        url = self.app.conf.broker_url or ""
+        if not url.startswith(("redis://", "rediss://", "unix://")):
+            return set()
+        try:
+            return waiting_tasks(url, queue)
+        except RedisError:  # unreadable now: send, as beat always did (a pile is better than a missed reaper)
+            logger.warning("beat: could not read %s; sending anyway", queue, exc_info=True)
+            return set()
 
     def close(self) -> None:
         try:

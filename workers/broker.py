@@ -1,4 +1,5 @@
-"""What the broker holds: which match ids have a message in Redis, queued or delivered to a worker still on it.
+"""What the broker holds: which match ids have a message in Redis, queued or delivered to a worker still on it, and
+which tasks wait in a queue (beat sends no housekeeping task that is still waiting, workers/beat.py).
 
 The lost-message finder (tournaments.services.redispatch_lost) asks this instead of guessing from age, so a long
 backlog is never sent twice. It reads kombu's Redis layout: a list per queue and priority (`<queue>`,
@@ -45,6 +46,20 @@ def live_match_ids() -> set[int] | None:
     # The hash is shared by every queue on this Redis database: only this deployment's match queue counts.
     ours = [message for message, _exchange, routing_key in fresh if routing_key == queue]
     return set(match_ids_of(queued)) | set(match_ids_of(ours))
+
+
+def waiting_tasks(url: str, queue: str) -> set[str]:
+    """The task names of the messages waiting in a queue (not yet delivered to a worker)."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=10)
+    names = set()
+    for raw in (raw for key in queue_keys(queue) for raw in client.lrange(key, 0, -1)):
+        try:
+            names.add(str(json.loads(raw)["headers"]["task"]))
+        except (ValueError, KeyError, TypeError):
+            logger.warning("a broker message could not be read; ignoring it", exc_info=True)
+    return names
 
 
 def queue_keys(queue: str) -> list[str]:

@@ -22,6 +22,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 @worker_init.connect
 def _sweep_sandbox_leftovers(**_: object) -> None:
     """At worker start: remove what a worker killed with SIGKILL left (seat processes, dirs, control groups)."""
+    health.refuse_broken_sandbox()
     config = SandboxConfig()
     prepare_worker(config.uid_base, config.uid_count, config.lock_dir)
 

@@ -6,6 +6,9 @@ infrastructure failures in a row, the worker (1) stops consuming the match queue
 node), (2) gives back the attempts it cost (services.refund_failures: matches it failed for good are queued again),
 (3) says why: an ERROR log line, the metric ludus_worker_unhealthy, and a marker file that `python -m
 workers.health` (the container's healthcheck) turns into a red check. A restart of the worker clears it.
+
+At start, a worker whose configured LUDUS_SANDBOX_PYTHON cannot run bots refuses to start, in one line naming the
+setting (refuse_broken_sandbox), rather than saying ready and failing its first matches.
 """
 
 from __future__ import annotations
@@ -78,6 +81,37 @@ def after_run(outcome: str, cause: str) -> None:
             step(node)
         except Exception:
             logger.exception("worker %s: %s failed", node, step.__name__)
+
+
+def sandbox_python_problem() -> str | None:
+    """Why the configured LUDUS_SANDBOX_PYTHON cannot run bots, in one line; None when it can, or when unset (the
+    sandbox then picks an interpreter itself)."""
+    import subprocess
+
+    from workers.bwrap import find_interpreter, is_world_usable
+
+    python = settings.LUDUS_SANDBOX_PYTHON
+    if not python:
+        return None
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        return f"LUDUS_SANDBOX_PYTHON={python} is not an executable file"
+    if not is_world_usable(python):
+        return f"LUDUS_SANDBOX_PYTHON={python} cannot be run by the sandbox's unprivileged uids (check its permissions)"
+    try:
+        find_interpreter(python)
+    except subprocess.CalledProcessError as exc:
+        said = ((exc.stderr or "").strip().splitlines() or [f"exit status {exc.returncode}"])[-1]
+        return f"LUDUS_SANDBOX_PYTHON={python} is not a usable Python 3: it failed the sandbox's probe ({said})"
+    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:  # ValueError: its output was not the probe's JSON
+        return f"LUDUS_SANDBOX_PYTHON={python} is not a usable Python 3: {type(exc).__name__}"
+    return None
+
+
+def refuse_broken_sandbox() -> None:
+    """At worker start: a worker whose sandbox cannot run bots never says ready; it exits with one line."""
+    problem = sandbox_python_problem()
+    if problem is not None:
+        raise SystemExit(f"ludus worker refuses to start: {problem}")
 
 
 def _stop_consuming(node: str) -> int:

@@ -22,9 +22,11 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 
 from engine import load_game
 from replays import format as replay_format
+from replays import live
 from replays.progress import is_watched, save_progress
 from replays.verify import ReplayMismatch, branch_start, verify_document
 from replays.version_test_measures import advance_after
+from tournaments.dberrors import describe, is_connection_lost
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
 from tournaments.services import (
@@ -42,6 +44,9 @@ from workers.sandbox import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, SeatPlayer
 
 logger = logging.getLogger(__name__)
+
+
+DB_REFUSED = "the database refused the result: "  # a match's error, then the server's reason
 
 
 class PermanentFailure(Exception):
@@ -73,7 +78,9 @@ def run_match(match_id: int) -> str:
         heartbeat.stop()
     logger.info("match %s %s; timings %s", match_id, outcome, json.dumps(timings.ms))
     metrics.observe_run(outcome, timings.ms)
-    if health.NODE:  # a Celery worker; the embedded runner has one machine and no queue to step back from
+    # A Celery worker's breaker (the embedded runner has one machine and no queue to step back from); a database that
+    # refuses results is no fault of this worker's host, and stopping every worker would not cure it.
+    if health.NODE and not cause.startswith(DB_REFUSED):
         health.after_run(outcome, cause)
     _advance_version_test(match_id, outcome)
     return outcome
@@ -110,8 +117,12 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
         timings.measure("record", lambda: with_db_retry(lambda: record_result(match_id, owner, document, logs, seats)))
     except ResultRefused as exc:
         return f"result refused: {exc}", ""
-    except (OperationalError, InterfaceError):
-        raise  # the database is gone: the task retries; the lease runs out and the reaper requeues the match
+    except (OperationalError, InterfaceError) as exc:
+        if is_connection_lost(exc):
+            raise  # the database is gone: the task retries; the lease runs out and the reaper requeues the match
+        # The server refused the write (a full disk, a statement timeout): the match's error names it.
+        logger.error("recording match %s failed: the database refused it (%s)", match_id, describe(exc))
+        return _fail(match_id, owner, DB_REFUSED + describe(exc))
     except Exception as exc:  # a broken invariant, a deadlock, a locked SQLite file: the whole write rolled back
         logger.exception("recording match %s failed", match_id)
         return _fail(match_id, owner, f"recording the result failed: {type(exc).__name__}: {exc}")
@@ -135,14 +146,15 @@ DB_RETRIES = 4
 
 def with_db_retry(operation: Callable[[], T]) -> T:
     """Run a database operation; when the connection breaks (a restarted or cut server), reconnect and run it again.
+    A statement the server refused (a full disk, a statement timeout) is raised at once (tournaments/dberrors.py).
 
     Only for operations that are safe to repeat, which every match service is: they are compare-and-set updates.
     """
     for attempt in range(DB_RETRIES):
         try:
             return operation()
-        except (OperationalError, InterfaceError):
-            if attempt == DB_RETRIES - 1 or connection.in_atomic_block:
+        except (OperationalError, InterfaceError) as exc:
+            if attempt == DB_RETRIES - 1 or connection.in_atomic_block or not is_connection_lost(exc):
                 raise
             logger.warning("database connection lost; reconnecting (attempt %s)", attempt + 2, exc_info=True)
             connection.close()
@@ -262,13 +274,9 @@ def replay_document(match: Match, seats: list[Seat], options: dict[str, Any], cl
 
 
 def match_header(match: Match, seats: list[Seat], options: dict[str, Any], clock: Clock) -> dict[str, Any]:
-    """The replay header of the match: a branch's carries its branch point."""
-    game = load_game(match.game)
-    header = replay_format.make_header(
-        game=game.name, rules_version=game.rules_version, options=options, seed=match.seed,
-        clock=clock.to_dict(), seats=[_seat_header(seat) for seat in seats], match_id=match.pk,
-    )
-    return replay_format.with_branch(header, match.branch_point())
+    """The replay header of the match (the one every reader rebuilds its game from): a branch's carries its branch
+    point."""
+    return live.match_header(match, [_seat_header(seat) for seat in seats], options, clock.to_dict())
 
 
 def branch_of(match: Match, header: dict[str, Any], players: list[SeatPlayer]) -> Start | None:

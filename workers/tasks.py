@@ -15,6 +15,7 @@ from django.db import InterfaceError, OperationalError
 from replays.version_test_measures import advance_all
 from tournaments.advancement import advance_running_tournaments
 from tournaments.bot_lifecycle import flag_faulty_bots, revalidate_stale
+from tournaments.dberrors import describe, is_connection_lost
 from tournaments.dispatch import send_outbox
 from tournaments.ladders import schedule_ladders
 from tournaments.services import redispatch_lost, requeue_expired
@@ -34,7 +35,8 @@ def run_match_task(self: Any, match_id: int) -> str:
         return run_match(match_id)
     except (OperationalError, InterfaceError) as exc:
         delay = min(2 ** self.request.retries, max(1, settings.LUDUS_LEASE_SECONDS // 2))
-        logger.warning("match %s: the database is unreachable; retrying in %ss (%s)", match_id, delay, exc)
+        what = "is unreachable" if is_connection_lost(exc) else "refused a statement"
+        logger.warning("match %s: the database %s; retrying in %ss (%s)", match_id, what, delay, describe(exc))
         raise self.retry(exc=exc, countdown=delay) from exc
 
 

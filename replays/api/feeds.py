@@ -7,6 +7,11 @@
 - `GET /api/ladders/{id}/feed/?since=`: a `ladder` line (the ladder and `since`), then one `result` line per ladder
   match finished after `since` (default: now).
 
+A feed rebuilds the match's game from the same header as every other reader (replays/live.py: the replay's, or the
+match row's with its branch point), so a resampled branch shows the events it was played with. A poll that fails
+(actions that do not replay, the database gone) ends the feed with an `error` line, the reply complete, and its cap
+slots are given back at once.
+
 Each connection lasts at most LUDUS_FEED_SECONDS, then ends with a `timeout` line; clients reconnect (a match feed
 from the start, a ladder feed with `since` set to the last `finished_at`). The server polls the database every
 LUDUS_FEED_POLL_SECONDS. Seats of private bots the reader may not see are unnamed (tournaments.visibility).
@@ -22,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -44,16 +50,18 @@ from rest_framework import exceptions, permissions, renderers
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from engine import State, load_game
+from replays import live
 from replays.api.feedcaps import Lease, open_feed
 from replays.models import Replay
 from replays.progress import mark_watched
+from replays.verify import ReplayMismatch, Resimulation
 from tournaments.api.common import RowSerializer, errors, to_utc
 from tournaments.api.feedlines import (
     LADDER_FEED,
     MATCH_FEED,
     ActionLine,
     EndLine,
+    ErrorLine,
     LadderLine,
     LadderTimeoutLine,
     MatchLine,
@@ -64,6 +72,7 @@ from tournaments.api.feedlines import (
 from tournaments.models import Ladder, Match, Seat
 from tournaments.visibility import PRIVATE_LABEL, hidden_versions, public_action, seat_label
 
+logger = logging.getLogger(__name__)
 NDJSON = "application/x-ndjson"
 # Under ASGI the feeds' database polls run here, not in a thread per request: two threads, so two database
 # connections per web process serve every open feed (a connection per feed would exhaust PostgreSQL's).
@@ -112,11 +121,6 @@ class Feed:
 Poll = Callable[[], tuple[list[bytes], bool]]
 
 
-def _new_state(match: Match) -> State:
-    game = load_game(match.game)
-    return game.new_state(match.num_players, match.seed, game.validate_options(match.options))
-
-
 @dataclass(frozen=True)
 class Snapshot:
     """One read of a match for its feeds: its status, its actions so far, and the outcome once finished."""
@@ -125,6 +129,7 @@ class Snapshot:
     status: str
     actions: list[dict[str, Any]]
     outcome: dict[str, Any] | None
+    header: dict[str, Any] | None = None  # the replay's, once finished
 
     def is_done(self) -> bool:
         return self.status in (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
@@ -134,7 +139,7 @@ def read_snapshot(match_id: int) -> Snapshot:
     row = Match.objects.filter(pk=match_id).values("status", "progress__actions").get()
     replay = Replay.objects.filter(match_id=match_id).first() if row["status"] == Match.Status.FINISHED else None
     if replay is not None:
-        return Snapshot(time.monotonic(), row["status"], replay.action_log(), replay.footer["outcome"])
+        return Snapshot(time.monotonic(), row["status"], replay.action_log(), replay.footer["outcome"], replay.header)
     if row["status"] == Match.Status.RUNNING:
         mark_watched(match_id)  # the runner keeps the progress current while a feed follows it
     return Snapshot(time.monotonic(), row["status"], list(row["progress__actions"] or []), None)
@@ -166,18 +171,25 @@ class MatchTail:
     """A match's actions with their public events (never a choice), from its progress or its replay."""
 
     def __init__(self, match: Match, feed: Feed) -> None:
-        self.match, self.feed, self.state, self.sent = match, feed, _new_state(match), 0
+        self.match, self.feed, self.sent = match, feed, 0
+        self.sim: Resimulation | None = None
 
     def poll(self) -> tuple[list[bytes], bool]:
         snapshot = SNAPSHOTS.get(self.match.pk)
         lines = []
         if len(snapshot.actions) < self.sent:  # the match was retried: its progress starts again
             lines.append(feed_line(RestartLine, type="restart"))
-            self.state, self.sent = _new_state(self.match), 0
-        for record in snapshot.actions[self.sent:]:
-            events = self.state.choose(record["choice"])
-            self.sent += 1
-            lines.append(feed_line(ActionLine, type="action", step=self.sent, **public_action(record), events=events))
+            self.sim, self.sent = None, 0
+        try:
+            for record in snapshot.actions[self.sent:]:
+                if self.sim is None:
+                    self.sim = live.rebuilt(self.match, snapshot.header)
+                events = self.sim.step(self.sent, record)
+                self.sent += 1
+                lines.append(feed_line(ActionLine, type="action", step=self.sent, **public_action(record),
+                                       events=events))
+        except ReplayMismatch as exc:
+            return [*lines, error_line(live.not_replayable(self.match.pk, exc))], True
         if snapshot.is_done():
             outcome = {} if snapshot.outcome is None else {"outcome": snapshot.outcome}
             return [*lines, feed_line(EndLine, type="end", status=snapshot.status, steps=self.sent, **outcome)], True
@@ -235,37 +247,51 @@ def _seat_result(seat: Seat, hidden: set[int]) -> dict[str, Any]:
     return result
 
 
-def sync_lines(first: bytes, poll: Poll, feed: Feed) -> Iterator[bytes]:
+def error_line(detail: str) -> bytes:
+    return feed_line(ErrorLine, type="error", detail=detail)
+
+
+def sync_lines(first: bytes, poll: Poll, feed: Feed, lease: Lease) -> Iterator[bytes]:
     """The feed for a WSGI server (runserver, the test client): each poll, then a sleep, in the request's thread."""
-    yield first  # at once: the client (and any proxy) sees the stream is open before the first poll has news
-    while True:
-        lines, done = poll()
-        yield from lines
-        if done:
-            return
-        time.sleep(feed.pause_s())
+    try:
+        yield first  # at once: the client (and any proxy) sees the stream is open before the first poll has news
+        while True:
+            lines, done = _polled(poll)
+            yield from lines
+            if done:
+                return
+            time.sleep(feed.pause_s())
+    finally:
+        lease.release()
 
 
-async def async_lines(first: bytes, poll: Poll, feed: Feed) -> AsyncIterator[bytes]:
+async def async_lines(first: bytes, poll: Poll, feed: Feed, lease: Lease) -> AsyncIterator[bytes]:
     """The feed under ASGI: it waits on the event loop, holding no thread, and polls in the feeds' threads."""
-    yield first  # at once: the client (and any proxy) sees the stream is open before the first poll has news
-    while True:
-        lines, done = await sync_to_async(_polled, thread_sensitive=False, executor=DB_THREADS)(poll)
-        for each in lines:
-            yield each
-        if done:
-            return
-        await asyncio.sleep(feed.pause_s())
+    try:
+        yield first  # at once: the client (and any proxy) sees the stream is open before the first poll has news
+        while True:
+            lines, done = await sync_to_async(_polled, thread_sensitive=False, executor=DB_THREADS)(poll)
+            for each in lines:
+                yield each
+            if done:
+                return
+            await asyncio.sleep(feed.pause_s())
+    finally:
+        # Here and not only in FeedResponse.close: Django's ASGI handler skips close() when a stream raises, and
+        # the slots would then be held until they expire.
+        lease.release()
 
 
 def _polled(poll: Poll) -> tuple[list[bytes], bool]:
-    """One poll in a feed thread, whose database connection lives on between polls; a broken one (the database
-    restarted) is dropped, and the next poll opens a new one."""
+    """One poll, whose database connection lives on between polls; a broken one (the database restarted) is
+    dropped. A poll that fails ends the feed with an error line, never a cut reply."""
     try:
         return poll()
-    except DatabaseError:
-        connection.close()
-        raise
+    except Exception as exc:
+        if isinstance(exc, DatabaseError):
+            connection.close()
+        logger.exception("a live feed's poll failed")
+        return [error_line(f"the feed stopped on a server error ({type(exc).__name__}): reconnect to follow on")], True
 
 
 class FeedResponse(StreamingHttpResponse):
@@ -275,7 +301,7 @@ class FeedResponse(StreamingHttpResponse):
         is_async = isinstance(getattr(request, "_request", request), ASGIRequest)
         if is_async:  # the polls use the feed threads' connections: the request's goes back to the pool now, not
             connection.close()  # when the feed ends (docs/operations.md#database-connections)
-        lines = async_lines(first, poll, feed) if is_async else sync_lines(first, poll, feed)
+        lines = async_lines(first, poll, feed, lease) if is_async else sync_lines(first, poll, feed, lease)
         super().__init__(lines, content_type=NDJSON)
         self.lease = lease
         self["Cache-Control"] = "no-cache"

@@ -13,18 +13,18 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import exceptions, permissions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from engine import load_game
+from replays import live
 from replays.frames import frames
 from replays.links import step_of
 from replays.models import Replay
-from replays.progress import live_actions
-from tournaments.api.common import RowSerializer, StrictSerializer, errors
+from replays.verify import ReplayMismatch
+from tournaments.api.common import ERROR, RowSerializer, StrictSerializer, errors
 from tournaments.models import Match
 from tournaments.visibility import can_see_seat, can_see_secrets, is_over, seat_frames, shown_header
 
@@ -133,12 +133,11 @@ class ActionLogView(APIView):
         return Response(ActionLogSerializer({"match": replay.match_id, "actions": actions}).data)
 
 
-def live_document(match: Match) -> dict[str, Any]:
-    """A replay-shaped document of the actions played so far, for frames of a match that is not finished."""
-    game = load_game(match.game)
-    header = {"game": match.game, "rules_version": game.rules_version, "players": match.num_players,
-              "seed": match.seed, "options": game.validate_options(match.options)}
-    return {"header": header, "actions": live_actions(match)}
+class NotReplayable(exceptions.APIException):
+    """A match whose stored actions do not replay: the server's fault, said as JSON like every other error."""
+
+    status_code = 500
+    default_code = "not_replayable"
 
 
 class FramesView(APIView):
@@ -153,7 +152,8 @@ class FramesView(APIView):
                     "frames while the match is not finished only for that seat's bot owner and staff; choice "
                     "indexes of other seats are left out of those live frames.",
         parameters=[FrameQuery],
-        responses={200: FramePageSerializer, **errors(400, 401, 403, 404)},
+        responses={200: FramePageSerializer, **errors(400, 401, 403, 404),
+                   500: OpenApiResponse(ERROR, description="the match's stored actions do not replay")},
     )
     def get(self, request: Request, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
@@ -165,9 +165,12 @@ class FramesView(APIView):
             raise exceptions.ValidationError({"seat": [f"match {pk} has seats 0 to {match.num_players - 1}"]})
         over = is_over(match)
         self._check_access(request, match, seat, over)
-        replay = Replay.objects.filter(match_id=pk).first()
-        document = replay.document() if replay is not None else live_document(match)
-        page = frames(document, start, stop, seat) if start <= len(document["actions"]) else []
+        src = live.source(match)
+        document = src.document if src is not None else {"header": live.live_header(match), "actions": []}
+        try:
+            page = frames(document, start, stop, seat) if start <= len(document["actions"]) else []
+        except ReplayMismatch as exc:
+            raise NotReplayable(live.not_replayable(match.pk, exc)) from exc
         return Response(FramePageSerializer({"match": match.pk, "status": match.status, "seat": seat,
                                              "steps": len(document["actions"]),
                                              "frames": seat_frames(page, seat, over)}).data)

@@ -223,3 +223,33 @@ def test_an_inactive_or_other_games_version_cannot_take_a_seat(world: World, dja
     world.other_version.bot.save()
     answer = branch(world, "author", step=2, seats={"0": str(world.other_version.pk)})
     assert answer.json() == {"seats": ["seat 0: lazy@1 is not an active evolution bot"]}
+
+
+# --- a resampled branch's frames ------------------------------------------------------------------------------------
+
+
+def test_a_running_resampled_branchs_frames_are_the_ones_it_was_played_with(world: World) -> None:
+    from test_api_feeds import as_running, resampled_branch
+
+    from replays.frames import frames
+
+    child = resampled_branch(world)
+    document, steps = as_running(child)
+    start = max(0, steps - 99)
+    answer = world.client("admin").get(f"/api/matches/{child.pk}/frames/", {"start": start, "stop": steps + 1})
+    assert answer.status_code == 200, answer.content[:300]
+    expected = frames(dict(document, actions=document["actions"][:steps]), start, steps + 1)
+    assert [f["view"] for f in answer.json()["frames"]] == [f["view"] for f in expected]
+
+
+def test_frames_of_actions_that_do_not_replay_are_a_json_error_not_an_html_500(world: World) -> None:
+    from apiworld import live_actions_so_far
+
+    from replays.progress import save_progress
+
+    save_progress(world.running.pk, 1, [*live_actions_so_far(), {"seat": 0, "choice": 999, "ms": 1}])
+    client = world.client("admin")
+    client.raise_request_exception = False
+    answer = client.get(f"/api/matches/{world.running.pk}/frames/")
+    assert answer.status_code == 500 and answer["Content-Type"] == "application/json", answer.content[:300]
+    assert f"match {world.running.pk}'s actions do not replay" in answer.json()["detail"]

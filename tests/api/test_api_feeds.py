@@ -124,3 +124,87 @@ def finish(match: Match) -> None:
                 "footer": replay_format.make_footer(outcome, [0, 0], [False, False])}
     Replay.from_document(match, document).save()
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED, finished_at=timezone.now())
+
+
+# --- a resampled branch: every reader rebuilds the game the runner played -------------------------------------------
+
+
+def resampled_branch(world: World, seed: int = 7) -> Match:
+    """A branch of world.finished at step 6 with its hidden future re-dealt, played to its end by built-ins."""
+    from workers.runner import run_match
+
+    body = {"step": 6, "seats": {"0": "greedy", "1": "greedy"}, "resample": True, "seed": seed}
+    answer = world.client("admin").post(f"/api/matches/{world.finished.pk}/branches/", body, format="json")
+    assert answer.status_code == 201, answer.content
+    child = Match.objects.get(pk=answer.json()["branches"][0]["id"])
+    assert run_match(child.pk) == "finished"
+    return child
+
+
+def replayed_events(document: dict[str, Any], steps: int | None = None) -> list[Any]:
+    from replays.verify import Resimulation
+
+    sim = Resimulation(document["header"])
+    return [sim.step(index, record) for index, record in enumerate(document["actions"][:steps])]
+
+
+def as_running(match: Match) -> tuple[dict[str, Any], int]:
+    """The match put back to running with all its actions but the last as progress; its replay document, and the
+    number of actions in the progress."""
+    document = Replay.objects.get(match=match).document()
+    Replay.objects.filter(match=match).delete()
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, finished_at=None)
+    steps = len(document["actions"]) - 1
+    save_progress(match.pk, 1, document["actions"][:steps])
+    return document, steps
+
+
+def test_it_streams_a_finished_resampled_branch_with_the_events_it_was_played_with(world: World) -> None:
+    child = resampled_branch(world)
+    document = Replay.objects.get(match=child).document()
+    lines = read(world.client("anonymous").get(f"/api/matches/{child.pk}/feed/"))
+    assert [line["events"] for line in lines if line["type"] == "action"] == replayed_events(document)
+    assert lines[-1]["type"] == "end" and lines[-1]["status"] == "finished"
+
+
+def test_it_streams_a_running_resampled_branch_with_the_events_it_was_played_with(world: World) -> None:
+    child = resampled_branch(world)
+    document, steps = as_running(child)
+    lines = read(world.client("anonymous").get(f"/api/matches/{child.pk}/feed/"))
+    assert [line["events"] for line in lines if line["type"] == "action"] == replayed_events(document, steps)
+    assert lines[-1] == {"type": "timeout", "steps": steps}
+
+
+def test_a_feed_whose_actions_do_not_replay_ends_with_an_error_line_and_gives_its_slot_back(
+        world: World, settings: Any) -> None:
+    settings.LUDUS_FEED_MAX_PER_CLIENT = 1
+    save_progress(world.running.pk, 1, [*live_actions_so_far(), {"seat": 0, "choice": 999, "ms": 1}])
+    lines = read(world.client("anonymous").get(f"/api/matches/{world.running.pk}/feed/"))
+    assert [line["type"] for line in lines][-2:] == ["action", "error"]
+    assert lines[-1]["detail"].startswith(f"match {world.running.pk}'s actions do not replay: action "
+                                          f"{len(live_actions_so_far())}: choice 999 is out of range")
+    assert world.client("anonymous").get(f"/api/matches/{world.running.pk}/feed/").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.integration
+def test_under_the_asgi_server_a_failed_feed_ends_its_chunked_reply_and_frees_its_slot(
+        django_user_model: Any, celery_broker_url: str, tmp_path: Any) -> None:
+    """gunicorn with uvicorn workers, one feed per client: four feeds that fail one after another each end with an
+    error line (the chunked reply complete), and the next one opens at once."""
+    from apiworld import make_world
+    from test_feeds_server import Server, start_server
+    from testkit import stop_process
+
+    world = make_world(django_user_model)
+    save_progress(world.running.pk, 1, [*live_actions_so_far(), {"seat": 0, "choice": 999, "ms": 1}])
+    process, port, log = start_server(tmp_path, celery_broker_url, LUDUS_FEED_MAX_PER_CLIENT="1")
+    try:
+        server = Server(port, world)
+        for _ in range(4):
+            status, body = server.get(f"/api/matches/{world.running.pk}/feed/")  # IncompleteRead if cut short
+            assert status == 200, body
+            assert json.loads(body.splitlines()[-1])["type"] == "error", body[-300:]
+    finally:
+        stop_process(process)
+        log.close()

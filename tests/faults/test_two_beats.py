@@ -52,10 +52,14 @@ def start_beat(redis_server: RedisServer, tmp_path: Path,
 
 
 def senders(server: RedisServer) -> list[int]:
-    """The pid of the beat that sent each message waiting in the control queue, oldest first."""
-    messages = server.client().lrange(f"{QUEUE}.control", 0, -1)
-    origins = [json.loads(message)["headers"]["origin"] for message in reversed(messages)]
-    return [int(origin.split("@")[0].removeprefix("gen")) for origin in origins]
+    """The pid of the beat that sent each message of the control queue, oldest first. They are taken off the queue
+    as a worker would: beat sends no task that still waits there (workers/beat.py)."""
+    taken: list[int] = server.__dict__.setdefault("taken_senders", [])  # this broker's, taken so far
+    client = server.client()
+    while (message := client.rpop(f"{QUEUE}.control")) is not None:
+        origin = json.loads(message)["headers"]["origin"]
+        taken.append(int(origin.split("@")[0].removeprefix("gen")))
+    return taken
 
 
 def test_a_second_beat_sends_nothing_until_the_first_is_killed(

@@ -140,3 +140,16 @@ def test_the_score_series_ends_at_the_outcome_and_respects_the_view(client: Clie
     assert len(body["scores"]) == body["steps"] == len(Replay.objects.get(match=finished).action_log()) + 1
     assert body["scores"][-1] == [seat.score for seat in finished.seats.order_by("number")]
     assert client.get(f"/replays/{finished.pk}/scores.json?view=9").status_code == 403
+
+
+def test_live_actions_that_do_not_replay_are_a_json_error_naming_the_step(
+    client: Client, match: Match, admin_user: Any
+) -> None:
+    assert claim_match(match.pk, "test-runner")
+    document, _ = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
+    save_progress(match.pk, 1, [*document["actions"][:3], dict(document["actions"][3], choice=999)])
+    client.force_login(admin_user)
+    client.raise_request_exception = False
+    for answer in (frames(client, match, "omniscient"), client.get(f"/replays/{match.pk}/log.json")):
+        assert answer.status_code == 500 and answer["Content-Type"] == "application/json", answer.content[:300]
+        assert answer.json()["detail"].startswith(f"match {match.pk}'s actions do not replay: action 3: choice 999")

@@ -57,6 +57,12 @@ class EndLine(RowSerializer):
     outcome = serializers.JSONField(required=False, help_text="scores and ranks, when the match finished")
 
 
+class ErrorLine(RowSerializer):
+    type = kind("error")
+    detail = serializers.CharField(help_text="why the feed stopped (the match's actions do not replay, a server "
+                                             "error); the last line of its connection")
+
+
 class MatchTimeoutLine(RowSerializer):
     type = kind("timeout")
     steps = serializers.IntegerField(help_text="actions sent; reconnect to follow on (from the start)")
@@ -97,12 +103,14 @@ def feed_response(name: str, lines: dict[str, Any], order: str) -> OpenApiRespon
 
 MATCH_FEED = feed_response(
     "MatchFeedLine",
-    {"match": MatchLine, "action": ActionLine, "restart": RestartLine, "end": EndLine, "timeout": MatchTimeoutLine},
+    {"match": MatchLine, "action": ActionLine, "restart": RestartLine, "end": EndLine, "timeout": MatchTimeoutLine,
+     "error": ErrorLine},
     "First a `match` line; then an `action` line per action (a `restart` line when a retried match starts again "
-    "from step 0); last an `end` line once the match is over, or a `timeout` line when the connection's time is up.",
+    "from step 0); last an `end` line once the match is over, a `timeout` line when the connection's time is up, "
+    "or an `error` line when the feed cannot go on.",
 )
 LADDER_FEED = feed_response(
-    "LadderFeedLine", {"ladder": LadderLine, "result": ResultLine, "timeout": LadderTimeoutLine},
+    "LadderFeedLine", {"ladder": LadderLine, "result": ResultLine, "timeout": LadderTimeoutLine, "error": ErrorLine},
     "First a `ladder` line; then a `result` line per match finished since `since`; last a `timeout` line when the "
-    "connection's time is up.",
+    "connection's time is up, or an `error` line when the feed cannot go on.",
 )

@@ -60,6 +60,8 @@ def follow(api: Api, match_id: int, console: Console, timeout_s: float) -> str:
                     status.update(f"match {match_id}: step {line['step']}")
                 elif line["type"] == "end":
                     return str(line["status"])
+                elif line["type"] == "error":
+                    raise ClientError(f"match {match_id}: its feed stopped: {line['detail']}")
     raise ClientError(f"match {match_id} did not end within {timeout_s:.0f} s; follow it at "
                       f"{api.url}/replays/{match_id}/")
 

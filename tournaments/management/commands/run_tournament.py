@@ -7,8 +7,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
 
 from tournaments.cli import create_and_start, make_console, parse_entrants, print_standings, run_to_end
+from tournaments.dberrors import database_trouble
 
 
 class Command(BaseCommand):
@@ -49,7 +51,10 @@ class Command(BaseCommand):
             "options": options, "seed": opts["seed"], "move_ms": opts["move_ms"], "bank_ms": opts["bank_ms"],
             "max_faults": opts["max_faults"],
         }
-        tournament, matches = create_and_start(entrants, fields)
-        console.print(f"Tournament {tournament.pk}: {len(entrants)} bots, {len(matches)} matches.")
-        run_to_end(tournament, console, opts["timeout"])
-        print_standings(tournament, console)
+        try:
+            tournament, matches = create_and_start(entrants, fields)  # one transaction: all of it, or nothing
+            console.print(f"Tournament {tournament.pk}: {len(entrants)} bots, {len(matches)} matches.")
+            run_to_end(tournament, console, opts["timeout"])
+            print_standings(tournament, console)
+        except DatabaseError as exc:
+            raise CommandError(database_trouble(exc)) from exc
