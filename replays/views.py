@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.gzip import gzip_page
 
+from engine.registry import viewer_of
 from replays import live
 from replays.format import encode_replay
 from replays.frames import frames, seat_of
@@ -36,12 +37,13 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
     match = match_or_404(pk)
     seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
     views = visibility.allowed_views(request.user, match)
+    game_viewer = viewer_of(match.game)
     config = {
         "match": match.pk, "game": match.game, "status": match.status, "players": match.num_players,
         "seats": [{"seat": s.number, "label": visibility.seat_label(request.user, s.bot_version), "score": s.score,
                    "rank": s.rank} for s in seats],
         "views": views, "view": "omniscient" if "omniscient" in views else (views[0] if views else None),
-        "chunk": FRAMES_PER_CHUNK,
+        "chunk": FRAMES_PER_CHUNK, "score_units": game_viewer["score_units"],
         "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk]),
                  "scores": reverse("replays:scores", args=[match.pk])},
         "seat_logs": {str(s.number): reverse("replays:seat_log", args=[match.pk, s.number]) for s in seats
@@ -50,6 +52,7 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
     from replays.branch_pages import branch_form
 
     return render(request, "replays/viewer.html", {"match": match, "seats": seats, "config": config,
+                                                   "game_viewer": game_viewer,
                                                    "has_replay": hasattr(match, "replay"),
                                                    "branching": branch_form(request.user, match),
                                                    "branches": match.branches.order_by("pk")[:20]})
