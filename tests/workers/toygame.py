@@ -62,7 +62,7 @@ class TinyNimState(State):
         return Decision(seat=self.d["turn"], kind="take", options=list(range(1, most + 1)), prompt="take stones")
 
     def apply(self, action: Any, *, advance: bool = True) -> list[Any]:
-        # No forced steps in this game, so advance changes nothing. Only an int is a number of stones (True == 1.0 == 1).
+        # No forced steps in this game, so advance changes nothing. Only an int counts stones (True == 1.0 == 1).
         decision = self.decision()
         if decision is None or type(action) is not int or action not in decision.options:
             raise IllegalAction(f"take {action!r}: not allowed with {self.d['pile']} stones left")
