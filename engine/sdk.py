@@ -16,7 +16,7 @@ each decide then carries only what changed since the last, and `run` rebuilds th
 difference: it gets a view of its own, and changing it never changes the next one (the parts that did not change
 are shared with the view before: a bot that keeps old views and changes new ones should copy what it keeps).
 When the engine offers it (`"reuse": true` in its hello: warm seats), `run` plays on after a `result` if another
-`hello` follows, and returns at the end of input.
+`hello` follows, and returns at the end of input; its hello answers name the hello's `epoch`.
 Unknown message types are ignored; `result` (unless the engine offered reuse) or the end of stdin ends the loop. If
 `act` raises, the exception ends the bot (the seat forfeits) and its traceback lands in the log.
 
@@ -189,8 +189,9 @@ def run(
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "hello":
             state.hello = message
-            if message.get("protocol", 1) >= 2:
-                out.write(HELLO)
+            if message.get("protocol", 1) >= 2:  # a warm seat names the match's epoch: lines before it are dropped
+                epoch = message.get("epoch")
+                out.write(HELLO if epoch is None else HELLO[:-2] + b',"epoch":%d}\n' % epoch)
                 out.flush()
         elif kind == "decide":
             state.clock = message.get("clock", {})

@@ -280,8 +280,11 @@ class UidLease:
             if (lock := try_lock(locks / f"uid-{uid}.lock")) is None:
                 continue
             self.uid, self._lock = uid, lock
-            if groups is None:
-                kill_uid(uid)  # whatever a crashed worker left behind under this uid
+            # A worker that died freed its seats' leases with it, leaving them running (frozen ones do not act on
+            # the parent-death signal), with their groups and dirs: whoever leases the uid next removes them first.
+            # With groups, a leftover has its group (a few stats to look); without, the uid's processes are killed.
+            if groups is None or any(path.exists() for path in groups.dirs(f"seat-{uid}").values()):
+                clear_uid(uid, groups)
             return
         raise RuntimeError(f"all {uid_count} sandbox uids from {uid_base} are in use")
 
@@ -313,13 +316,19 @@ def sweep_orphans(uids: range, locks: Path, groups: Host | None = None) -> None:
         if (lock := try_lock(locks / f"uid-{uid}.lock")) is None:
             continue  # a live seat holds it
         try:
-            if groups is not None:
-                remove_seat(groups, uid)
-            kill_uid(uid)
-            for path in dirs.get(uid, []):
-                shutil.rmtree(path, ignore_errors=True)
+            clear_uid(uid, groups, dirs.get(uid, []))
         finally:
             lock.release()
+
+
+def clear_uid(uid: int, groups: Host | None, dirs: list[str] | None = None) -> None:
+    """Remove what a dead seat of uid left: its group (frozen, killed, thawed, removed), its processes and its seat
+    dirs (dirs, or every /tmp/ludus-* dir the uid owns). The caller holds the uid's lock."""
+    if groups is not None:
+        remove_seat(groups, uid)
+    kill_uid(uid)
+    for path in dirs if dirs is not None else _seat_dirs_by_owner(range(uid, uid + 1)).get(uid, []):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _seat_dirs_by_owner(uids: range) -> dict[int, list[str]]:

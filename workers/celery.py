@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import worker_init, worker_process_shutdown, worker_shutdown
 from django.conf import settings
 
 from workers import health
 from workers.metrics import serve
 from workers.sandbox import SandboxConfig, prepare_worker
+from workers.warm_pool import POOL
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 
@@ -39,3 +40,11 @@ def _serve_metrics(**_: object) -> None:
     """The worker's Prometheus endpoint, from its main process before the pool forks (workers/metrics.py)."""
     if settings.LUDUS_METRICS_PORT:
         serve(settings.LUDUS_METRICS_PORT)
+
+
+@worker_process_shutdown.connect  # a prefork pool child, which plays the matches, as it exits
+@worker_shutdown.connect  # the main process, which plays them itself in the solo and threads pools
+def _close_warm_seats(**_: object) -> None:
+    """A worker that stops retires its warm seats (docs/bots.md, "Warm seats"): parked, they are frozen, and a frozen
+    seat does not act on the parent-death signal that would otherwise end it with its worker."""
+    POOL.close()

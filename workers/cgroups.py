@@ -173,6 +173,9 @@ class SeatGroup:
         self._write_limits()
         self._fds["freeze"] = os.open(self._file("freeze"), os.O_WRONLY | os.O_CLOEXEC)
         self._fds["cpu"] = os.open(self._file("cpu"), os.O_RDONLY | os.O_CLOEXEC)
+        for what, _ in FROZEN_CPU[self.host.version]:
+            if self.host.version == 1 or _has(self.host, what):
+                self._fds[what] = os.open(self._file(what), os.O_WRONLY | os.O_CLOEXEC)
         if self._file("oom").exists():  # not on a v2 tree without the memory controller
             self._fds["oom"] = os.open(self._file("oom"), os.O_RDONLY | os.O_CLOEXEC)
 
@@ -193,10 +196,22 @@ class SeatGroup:
             _write(path / "cgroup.procs", str(pid))
 
     def freeze(self) -> None:
+        """Stop the group's tasks, and leave it next to no CPU meanwhile: the freezer stops a task only on its way
+        back to user mode, and one inside a long kernel call (madvise(MADV_POPULATE_READ) over a large mapping: tens
+        of milliseconds) runs on until it returns. Throttled to 1 ms of CPU a second at the least weight, such a call
+        takes next to nothing from the seat that decides (docs/bots.md, "The freezer")."""
+        self._set_cpu(frozen=True)
         os.pwrite(self._fds["freeze"], b"1" if self.host.version == 2 else b"FROZEN", 0)
 
     def thaw(self) -> None:
+        self._set_cpu(frozen=False)
         os.pwrite(self._fds["freeze"], b"0" if self.host.version == 2 else b"THAWED", 0)
+
+    def _set_cpu(self, frozen: bool) -> None:
+        """The frozen group's CPU bound and weight, or the seat's own (its quota of cpu_cores, the default weight)."""
+        for what, value in cpu_values(self.limits, self.host.version, frozen):
+            if what in self._fds:
+                os.pwrite(self._fds[what], value.encode(), 0)
 
     def is_frozen(self) -> bool:
         """Whether the group was asked to freeze (its tasks stop at their next return to user mode)."""
@@ -261,13 +276,32 @@ FILES_V1 = {
     "memory": ("memory", "memory.limit_in_bytes"), "memsw": ("memory", "memory.memsw.limit_in_bytes"),
     "kmem": ("memory", "memory.kmem.limit_in_bytes"), "pids": ("pids", "pids.max"),
     "cpu_period": ("cpu", "cpu.cfs_period_us"), "cpu_quota": ("cpu", "cpu.cfs_quota_us"),
+    "cpu_shares": ("cpu", "cpu.shares"),
 }
 FILES_V2 = {
     "freeze": ("", "cgroup.freeze"), "cpu": ("", "cpu.stat"), "oom": ("", "memory.events"),
     "peak": ("", "memory.peak"), "memory": ("", "memory.max"), "swap": ("", "memory.swap.max"),
     "oom_group": ("", "memory.oom.group"), "pids": ("", "pids.max"), "cpu_max": ("", "cpu.max"),
+    "cpu_weight": ("", "cpu.weight"),
 }
-_V2_CONTROLLER_OF = {"memory": "memory", "swap": "memory", "oom_group": "memory", "pids": "pids", "cpu_max": "cpu"}
+_V2_CONTROLLER_OF = {"memory": "memory", "swap": "memory", "oom_group": "memory", "pids": "pids", "cpu_max": "cpu",
+                     "cpu_weight": "cpu"}
+# A frozen group's CPU, per version: the least share the kernel accepts, 1 ms of quota in its longest period, 1 s
+# (a throttled task may overrun its quota by up to a scheduler tick: some 5 ms a second in all), at the least weight.
+FROZEN_PERIOD_US = 1_000_000
+FROZEN_CPU = {1: [("cpu_period", str(FROZEN_PERIOD_US)), ("cpu_quota", "1000"), ("cpu_shares", "2")],
+              2: [("cpu_max", f"1000 {FROZEN_PERIOD_US}"), ("cpu_weight", "1")]}
+
+
+def cpu_values(limits: Limits, version: int, frozen: bool) -> list[tuple[str, str]]:
+    """The (what, value) writes of a group's CPU bound and weight: frozen, FROZEN_CPU; running, its quota of
+    limits.cpu_cores at the default weight."""
+    if frozen:
+        return FROZEN_CPU[version]
+    quota = str(max(1000, int(limits.cpu_cores * CPU_PERIOD_US)))
+    if version == 2:
+        return [("cpu_max", f"{quota} {CPU_PERIOD_US}"), ("cpu_weight", "100")]
+    return [("cpu_period", str(CPU_PERIOD_US)), ("cpu_quota", quota), ("cpu_shares", "1024")]
 
 
 def limit_values(limits: Limits, version: int) -> list[tuple[str, str]]:
@@ -317,6 +351,7 @@ def _pids(path: Path) -> list[int]:
 
 def empty_group(dirs: dict[str, Path], version: int, timeout: float = 2.0) -> None:
     """Kill every process in the group until none is left (a fork bomb may fork while we kill)."""
+    _unthrottle(dirs, version)  # a throttled task would take seconds to die (freeze(), above)
     path = dirs.get("freezer") or next(iter(dirs.values()))
     if version == 2 and (path / "cgroup.kill").exists():
         _write(path / "cgroup.kill", "1")  # frozen or not, everything dies
@@ -325,6 +360,14 @@ def empty_group(dirs: dict[str, Path], version: int, timeout: float = 2.0) -> No
     while _pids(path) and time.monotonic() < deadline:
         _kill_frozen(path, freezer if freezer.exists() else None)
         time.sleep(0.002)
+
+
+def _unthrottle(dirs: dict[str, Path], version: int) -> None:
+    """Lift a frozen group's CPU bound (a leftover group may still have it), where the group has the file."""
+    path = dirs.get("cpu", dirs.get(""))
+    name, value = ("cpu.cfs_quota_us", "-1") if version == 1 else ("cpu.max", "max")
+    if path is not None and (path / name).exists():
+        _write(path / name, value)
 
 
 def _kill_frozen(path: Path, freezer: Path | None) -> None:

@@ -13,8 +13,11 @@ Which CPU: a lease per CPU, a non-blocking flock on `cpu-N.lock` in the worker l
 leases, workers/bwrap.py), so matches played at once on one machine (Celery prefork children, the embedded pool,
 several workers) take different CPUs instead of piling onto one while another idles. A process prefers the CPU of
 its last match: its warm seats (workers/sandbox.py) were spawned there and keep that affinity. When every allowed
-CPU is leased, when the thread may use one CPU only, or when the platform cannot pin, the match runs unpinned. The
-kernel drops the flock of a killed worker, so a lease never outlives its process.
+CPU is leased, the match waits until one is given back (`wait_for_cpu`): played unpinned, its seats would run on the
+CPUs other matches leased, a hog's busy processes beside another match's deciding seat (docs/operations.md, "One CPU
+a match"). A thread allowed one CPU only leases that one, so that two matches never share it. Only where the platform
+cannot pin, or the lock dir cannot be written (logged), does a match run unpinned. The kernel drops the flock of a
+killed worker, so a lease never outlives its process.
 """
 
 from __future__ import annotations
@@ -23,13 +26,15 @@ import contextlib
 import logging
 import os
 import random
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 from workers.bwrap import FileLock, default_lock_dir, make_lock_dir, try_lock
 
 logger = logging.getLogger(__name__)
 
 _last_cpu: int | None = None  # the CPU this process's last pinned match used
+WAIT_S = 0.02  # how often a match that waits for a CPU looks again: a fiftieth of a second, against matches of seconds
 
 
 class CpuLease:
@@ -50,22 +55,52 @@ def can_pin() -> bool:
 
 def take_cpu(lock_dir: str = "") -> CpuLease | None:
     """A lease on a free CPU among the calling thread's allowed ones, the last one this process used first; None when
-    none is free, when only one is allowed (nothing to choose: pinning would only forbid the kernel to help), or
-    when the platform cannot pin."""
+    none is free, when the lock dir cannot be written (logged), or when the platform cannot pin."""
     if not can_pin():
         return None
-    allowed = sorted(os.sched_getaffinity(0))
-    if len(allowed) < 2:
-        return None
     try:
-        locks = make_lock_dir(lock_dir or default_lock_dir())  # this module's name: tests point it elsewhere
-        for cpu in _in_order_of_preference(allowed):
-            if (lock := try_lock(locks / f"cpu-{cpu}.lock")) is not None:
-                return CpuLease(cpu, lock)
+        return _try_lease(sorted(os.sched_getaffinity(0)), lock_dir or default_lock_dir())
     except OSError:  # an unwritable lock dir: the match runs as it would have without pinning
         logger.warning("cannot lease a CPU in %s; the match runs unpinned", lock_dir or default_lock_dir(),
                        exc_info=True)
     return None
+
+
+def _try_lease(allowed: list[int], lock_dir: str) -> CpuLease | None:
+    """A lease on the first free CPU of allowed, in order of preference; None when every one is leased. Raises
+    OSError when the lock dir cannot be made or written."""
+    locks = make_lock_dir(lock_dir)
+    for cpu in _in_order_of_preference(allowed):
+        if (lock := try_lock(locks / f"cpu-{cpu}.lock")) is not None:
+            return CpuLease(cpu, lock)
+    return None
+
+
+def wait_for_cpu(lock_dir: str = "", check: Callable[[], None] | None = None) -> CpuLease | None:
+    """take_cpu, waiting while every allowed CPU is leased (looking every WAIT_S; check, if given, is called as often
+    and may raise to give up). None only where take_cpu cannot lease at all: no pinning, or no lock dir."""
+    if not can_pin():
+        return None
+    where = lock_dir or default_lock_dir()  # this module's name: tests point it elsewhere
+    logged = False
+    while True:
+        try:
+            lease = _try_lease(sorted(os.sched_getaffinity(0)), where)
+        except OSError:
+            logger.warning("cannot lease a CPU in %s; the match runs unpinned", where, exc_info=True)
+            return None
+        if lease is not None:
+            return lease
+        if not logged:
+            logger.info("every CPU is leased to a match; waiting for one")
+            logged = True
+        if check is not None:
+            check()
+        _pause()
+
+
+def _pause() -> None:
+    time.sleep(WAIT_S)
 
 
 def _in_order_of_preference(allowed: list[int]) -> list[int]:
@@ -80,14 +115,15 @@ def _in_order_of_preference(allowed: list[int]) -> list[int]:
 
 
 @contextlib.contextmanager
-def one_cpu(enabled: bool = True, lock_dir: str = "") -> Iterator[int | None]:
-    """Pin the calling thread to one leased CPU for the block, and yield that CPU (None: not pinned); on leaving,
-    exceptions included, restore the thread's previous affinity and drop the lease.
+def one_cpu(enabled: bool = True, lock_dir: str = "", check: Callable[[], None] | None = None) -> Iterator[int | None]:
+    """Pin the calling thread to one leased CPU for the block, waiting for one while all are leased (wait_for_cpu,
+    which calls check as it waits), and yield that CPU (None: not pinned); on leaving, exceptions included, restore
+    the thread's previous affinity and drop the lease.
 
     Processes spawned inside the block inherit the pin; threads started inside it do too, and keep it. The pin is
     taken inside the `try`, and the lease is dropped even if restoring raises: Celery's soft time limit raises
     SoftTimeLimitExceeded from a signal handler, at any point of the block."""
-    lease = take_cpu(lock_dir) if enabled else None
+    lease = wait_for_cpu(lock_dir, check) if enabled else None
     if lease is None:
         yield None
         return

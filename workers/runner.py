@@ -225,7 +225,8 @@ def play_match(
     # A sandboxed match on one CPU, its seats spawned there: no hand-over between the runner and a bot is then a
     # cross-CPU wake-up (workers/pinning.py). Built-ins alone hand nothing over, and pinned could not leave a busy CPU.
     pinned = settings.LUDUS_PIN_MATCHES and not all(seat.bot_version.builtin for seat in seats)
-    with pinning.one_cpu(pinned):
+    # While every CPU is leased the match waits for one (docs/operations.md, "One CPU a match"), its lease renewed.
+    with pinning.one_cpu(pinned, check=heartbeat.check if heartbeat else None):
         try:
             with_timing = timings.measure
             with_timing("spawn", lambda: players.extend(TimedSeat(make_seat_player(match, seat), timings)

@@ -55,6 +55,7 @@ from workers.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, p
 from workers.seat_log import StderrLog
 from workers.seats import Reply, SeatDied, Waiter, check_waiting, waiting
 from workers.seccomp import SeccompUnavailable, bpf_path
+from workers.warm_pool import POOL, idle_seconds, warm_seats
 
 __all__ = [
     "BadBotSource", "SandboxConfig", "SandboxUnavailable", "SandboxedSeat", "make_sandboxed_seat",
@@ -85,6 +86,11 @@ WATCH_MS = 10
 # ms a decide whatever the accomplices do; the cost, when a waiting seat is really killed during an honest seat's move,
 # is the rest of that one look taken from the honest seat's bank.
 LOOKS_CREDIT_S = 0.050
+# The CPU a seat's group used off its turn is added to its next move's ms; more than this in one wait is an `off_turn`
+# fault as well. Frozen, a group keeps 1 ms of CPU a second, and may overrun it by a scheduler tick at each freeze
+# (workers/cgroups.py, freeze); a thief caught by a look takes some 15 ms of CPU, more when the worker is woken late on
+# a busy host; an honest bot uses none.
+OFF_TURN_FAULT_MS = 100
 
 
 @dataclass(frozen=True)
@@ -150,9 +156,10 @@ class SandboxedSeat:
 
     needs_view = True
     has_process = True  # settled, paused and sent its result (workers.seats)
+    caught = ""  # what the freezer first caught it at, computing off its turn ("" while it never was)
 
     def __init__(self, source: bytes, filename: str, config: SandboxConfig | None = None,
-                 sandbox: str = "bwrap", label: str = "seat") -> None:
+                 sandbox: str = "bwrap") -> None:
         if sandbox not in SANDBOX_KINDS:
             raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_KINDS)}, got {sandbox!r}")
         self.config = config or SandboxConfig()
@@ -160,7 +167,9 @@ class SandboxedSeat:
             raise ValueError(f"cgroups must be one of {', '.join(CGROUP_MODES)}, got {self.config.cgroups!r}")
         self.sandbox = sandbox
         self.source, self.filename = source, filename
-        self._res = SeatHost(Path(tempfile.mkdtemp(prefix=f"ludus-{label}-")))
+        # Named at random and by nothing else: a seat reads its dir's host path in /proc/self/mountinfo, so a name
+        # with its version or match in it told a validation from a real match (docs/bots.md, "What a seat can observe").
+        self._res = SeatHost(Path(tempfile.mkdtemp(prefix="ludus-")))
         self._finalizer = weakref.finalize(self, self._res.close)
         self._log = StderrLog(self.config.stderr_bytes)
         self._buf = bytearray()
@@ -186,6 +195,9 @@ class SandboxedSeat:
         # Warm seats (LUDUS_WARM_SEATS): after its match, a seat whose bot said it plays on waits, frozen, in the pool
         # for its bot version's next match.
         self.pool_key: tuple[Any, ...] | None = None
+        self.parkable = True  # not a validation's seat (make_sandboxed_seat)
+        self._matches = 0  # hellos sent: the epoch of the current match, which a warm seat's answer names
+        self._answer_due: int | None = None  # a woken seat's epoch, until its answer to the hello is read
         self._reusable = False  # the bot's hello said "reuse": true
         self._parking = False  # the result was sent without closing stdin: finish parks the seat
         self._parked = False
@@ -219,8 +231,9 @@ class SandboxedSeat:
         """Unpack the bot, start its sandbox and send hello; the bot boots meanwhile. A broken upload or a failed
         start raises SeatDied; a host that cannot sandbox raises SandboxUnavailable."""
         self.move_ms = int(hello.get("clock", {}).get("move_ms", self.move_ms))
+        self._matches += 1
         if self.pool_key is not None:
-            hello = {**hello, "reuse": True}
+            hello = {**hello, "reuse": True, "epoch": self._matches}
         if self._res.proc is not None:
             self._wake(hello)
             return
@@ -234,7 +247,11 @@ class SandboxedSeat:
             raise SeatDied("the bot did not read its hello")
 
     def _wake(self, hello: dict[str, Any]) -> None:
-        """A warm seat's next match: a fresh log and buffers, then thaw it and send the hello it waits for."""
+        """A warm seat's next match: fresh buffers and log, then thaw it and send the hello it waits for; its answer,
+        a hello with this match's epoch, is read as it settles, all seats booting together (_hear_answer). What it
+        wrote after its last result belongs to no match: on stdout, every line before that answer is dropped; on
+        stderr, everything before this match's first decision (the log skips it until then: the seat is frozen from
+        settle to that decision, so the cut is exact)."""
         self._parked = self._parking = False
         self._log.reset()
         self._buf.clear()
@@ -245,9 +262,36 @@ class SandboxedSeat:
         if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
             self._die("the bot did not read its hello", "no_hello")
             raise SeatDied("the bot did not read its hello")
+        self._answer_due = hello["epoch"]
+
+    def _hear_answer(self, deadline: float) -> None:
+        """A woken seat, before anything else of its match: read its answer to the hello (_wake), dropping the lines
+        before it. One that gives none by deadline is stopped: its first decision raises SeatDied."""
+        epoch, self._answer_due = self._answer_due, None
+        if epoch is None or self._dead is not None:
+            return
+        try:
+            if not self._answered(epoch, deadline):
+                self._die(f"the bot did not answer its hello (epoch {epoch}) in time", "no_hello")
+        except SeatDied:
+            pass  # it closed its stdout: stopped, and said why
+
+    def _answered(self, epoch: int, deadline: float) -> bool:
+        """Read stdout until the bot's hello naming epoch (True), dropping every line before it; False at the
+        deadline."""
+        dropped = 0
+        while (line := self._read_line(deadline)) is not None:
+            if isinstance(line, bytes) and _answers(line, epoch):
+                self._views, self._reusable = _hello_wishes(line)
+                if dropped:
+                    self._log.note(f"dropped {dropped} line(s) it wrote to stdout after its last match's result")
+                return True
+            dropped += 1
+        return False
 
     def settle(self, deadline: float) -> None:
         """Let the bot boot until it has read its hello (or the deadline), then freeze it until its turn."""
+        self._hear_answer(deadline)
         proc = self._res.proc
         if proc is None or proc.stdin is None or self._dead is not None:
             return
@@ -279,6 +323,14 @@ class SandboxedSeat:
         """At a decision of another seat (workers.seats.check_waiting: at most every CHECK_S)."""
         self._check_cpu()
 
+    def _off_turn_ms(self) -> int:
+        """The CPU milliseconds the seat's group used since its last reply: while it waited, watched or frozen (a
+        frozen task inside a kernel call runs on until the call returns). 0 before its first reply of a match."""
+        group = self._res.group
+        if group is None or group.removed or self._replied is None:
+            return 0
+        return max(0, group.cpu_ns() - self._reply_ns) // 1_000_000
+
     def _check_cpu(self) -> None:
         """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
         off its turn. It is frozen at once and at every hand-off for the rest of its process; its log says so, and
@@ -291,8 +343,10 @@ class SandboxedSeat:
         if used > OFF_TURN_NS:
             self._strict = True
             self._freeze()
-            self._log.note(f"used {used // 1_000_000} ms of CPU after its reply to decision {self._replied}, while "
-                           "another seat held the decision: frozen whenever it waits, from now on")
+            what = (f"used {used // 1_000_000} ms of CPU after its reply to decision {self._replied}, while another "
+                    "seat held the decision")
+            self.caught = self.caught or what
+            self._log.note(f"{what}: frozen whenever it waits, from now on")
 
     def _stop_waiting(self) -> None:
         if self._watched is not None:
@@ -311,8 +365,10 @@ class SandboxedSeat:
 
     def decide(self, seq: int, view: dict[str, Any] | None, decision: Decision, bank_ms: int) -> Reply:
         """Send decide seq and wait for one reply line until move_ms + bank_ms. Raises SeatDied if the bot is gone."""
+        self._hear_answer(time.monotonic() + self.config.startup_ms / 1000)  # a woken seat that did not settle
         if self._dead is not None:
             raise SeatDied(self._dead, self._dead_code)
+        off_ms = self._off_turn_ms()
         if self._watched is not None:  # its wait ends: what it used since the wait began was off its turn
             self._check_cpu()
             self._stop_waiting()
@@ -329,6 +385,7 @@ class SandboxedSeat:
         sent = self._send(line_out, deadline, watch=True)
         line = self._reply_line(deadline) if sent else None
         ms = max(0, int((time.monotonic() - t0 - min(self._looks_s, LOOKS_CREDIT_S)) * 1000) - allowance)
+        ms += off_ms  # the CPU its group used off its turn is its own time (docs/bots.md, "The freezer")
         cpu_ms = self._cpu_ms()
         self._replied = seq
         if line is None:
@@ -338,6 +395,9 @@ class SandboxedSeat:
             return Reply(choice=0, ms=ms, fault="timeout", detail=f"no reply within {limit} ms", cpu_ms=cpu_ms)
         if isinstance(line, protocol.ProtocolFault):
             return Reply(choice=0, ms=ms, fault=line.code, detail=str(line), cpu_ms=cpu_ms)
+        if off_ms > OFF_TURN_FAULT_MS:
+            return Reply(choice=0, ms=ms, fault="off_turn", cpu_ms=cpu_ms,
+                         detail=f"its processes used {off_ms} ms of CPU while another seat held the decision")
         try:
             return Reply(choice=protocol.parse_reply(line, seq, len(decision.options)), ms=ms, cpu_ms=cpu_ms)
         except protocol.ProtocolFault as fault:
@@ -384,8 +444,9 @@ class SandboxedSeat:
                 pass
 
     def _can_park(self) -> bool:
-        """A warm seat whose bot plays on, alive, and room in the pool (reserved here, released if not parked)."""
-        return self.pool_key is not None and self._reusable and self.alive and POOL.reserve()
+        """A warm seat (not a validation's) whose bot plays on, alive, and room in the pool (reserved here, released
+        if not parked)."""
+        return self.pool_key is not None and self.parkable and self._reusable and self.alive and POOL.reserve()
 
     def finish(self, outcome: dict[str, Any]) -> None:
         """Send result, give the bot finish_ms to exit, then kill what is left and give every resource back. A warm
@@ -677,6 +738,22 @@ class SandboxedSeat:
         return None
 
 
+def _answers(line: bytes, epoch: int) -> bool:
+    """Whether line is a warm seat's answer to its next match's hello: a bot hello that names this epoch, or names
+    none (a raw bot written before epochs: the lines before its hello are still dropped)."""
+    try:
+        return protocol.bot_hello(line) is not None and orjson.loads(line).get("epoch", epoch) == epoch
+    except (protocol.ProtocolFault, orjson.JSONDecodeError):
+        return False
+
+
+def _hello_wishes(line: bytes) -> tuple[str, bool]:
+    """The views and reuse a bot's hello asks for (a line _answers accepted)."""
+    wishes = protocol.bot_hello(line)
+    assert wishes is not None
+    return str(wishes["views"]), bool(wishes["reuse"])
+
+
 def _wait(fd: int, event: int, deadline: float) -> bool:
     """Wait until fd is ready for event (or hung up) or the deadline passes; True when ready."""
     remaining = deadline - time.monotonic()
@@ -729,70 +806,6 @@ def cgroup_mode() -> CgroupMode:
     return "required"
 
 
-def warm_seats() -> int:
-    """LUDUS_WARM_SEATS: how many finished seats a worker process keeps for their versions' next matches (0: none,
-    the default). Raises ValueError for anything but a whole number from 0."""
-    raw = os.environ.get("LUDUS_WARM_SEATS", "0")
-    if not raw.strip().isdigit():
-        raise ValueError(f"LUDUS_WARM_SEATS must be a whole number of seats, 0 or more, got {raw!r}")
-    return int(raw)
-
-
-class SeatPool:
-    """Warm seats: parked sandboxes per (bot version, sha256, sandbox, config, CPU affinity), at most `warm_seats()`
-    per process.
-
-    The isolation trade-off (docs/bots.md, "Warm seats"): a bot process then plays several matches of its own
-    version in turn, and may carry memory and /tmp files from one to the next. Never across versions or bots.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._parked: dict[tuple[Any, ...], list[SandboxedSeat]] = {}
-        self._held = 0  # parked plus reserved
-
-    def reserve(self) -> bool:
-        with self._lock:
-            if self._held >= warm_seats():
-                return False
-            self._held += 1
-            return True
-
-    def release(self) -> None:
-        with self._lock:
-            self._held -= 1
-
-    def put(self, seat: SandboxedSeat) -> None:
-        assert seat.pool_key is not None
-        with self._lock:
-            self._parked.setdefault(seat.pool_key, []).append(seat)
-
-    def take(self, key: tuple[Any, ...]) -> SandboxedSeat | None:
-        """A parked seat of this key whose process still runs (dead ones are retired on the way)."""
-        while True:
-            with self._lock:
-                seats = self._parked.get(key)
-                if not seats:
-                    return None
-                seat = seats.pop()
-                self._held -= 1
-            if seat.alive:
-                return seat
-            seat.retire()
-
-    def clear(self) -> None:
-        """Retire every parked seat."""
-        with self._lock:
-            parked = [seat for seats in self._parked.values() for seat in seats]
-            self._parked.clear()
-            self._held -= len(parked)
-        for seat in parked:
-            seat.retire()
-
-
-POOL = SeatPool()
-
-
 def _affinity() -> frozenset[int] | None:
     """The calling thread's CPUs, which a seat spawned now keeps for its life (workers/pinning.py; the seccomp filter
     forbids it to change them): part of a warm seat's key, so that it is reused only by a match pinned as its first
@@ -817,15 +830,19 @@ class BotFiles(Protocol):
 def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None = None,
                         config: SandboxConfig | None = None) -> SandboxedSeat:
     """The SeatPlayer for an uploaded bot version in a match (None: a validation's smoke match); with warm seats on,
-    a parked seat of the same version when there is one."""
+    a parked seat of the same version when there is one (never for a validation)."""
     kind = sandbox_kind(sandbox)
     config = config or replace(SandboxConfig(), cgroups=cgroup_mode())
     key = None
     if warm_seats():
+        idle_seconds()  # a bad setting is refused here, at the match, not later in the pool's sweeper
         key = (bot.id, bot.sha256, kind, config, _affinity())
-        if (parked := POOL.take(key)) is not None:
+        if match_id is not None and (parked := POOL.take(key)) is not None:
+            assert isinstance(parked, SandboxedSeat)
             return parked
-    label = f"bv{bot.id if bot.id is not None else 'x'}-m{match_id if match_id is not None else 'x'}"
-    player = SandboxedSeat(bytes(bot.source), bot.filename, config, kind, label)
+    player = SandboxedSeat(bytes(bot.source), bot.filename, config, kind)
     player.pool_key = key
+    # A validation's seat is offered reuse as a match's is (its hello must read the same), but never parked: its
+    # version's matches are played by fresh processes, so none of them remembers its validation.
+    player.parkable = match_id is not None
     return player

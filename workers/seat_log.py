@@ -34,6 +34,8 @@ class StderrLog:
     step: int | None = None  # the decision last sent to the bot
     stamped: int | None = None  # the step whose mark is in the log
     fd: int | None = None  # the pipe drained, while draining
+    skipping: bool = False  # a warm seat's next match, before its first decision: what comes is dropped
+    skipped: int = 0
 
     def mark(self, step: int) -> None:
         """The bot is about to be sent decision `step`. What it wrote before is in the pipe by now: read it under the
@@ -41,6 +43,11 @@ class StderrLog:
         with self.lock:
             self._read_waiting()
             self.step = step
+            if self.skipping:
+                self.skipping = False
+                if self.skipped and len(self.notes) < NOTES_MAX:
+                    self.notes.append(f"dropped {self.skipped} bytes it wrote to stderr between its last match's "
+                                      "result and this match's first decision")
 
     def catch_up(self) -> None:
         """Take in what the bot wrote and the reader thread has not read yet (a warm seat, frozen at the end of its
@@ -70,6 +77,9 @@ class StderrLog:
                     return  # the bot closed stderr (exited), or the pipe is gone
 
     def add(self, chunk: bytes) -> None:
+        if self.skipping:
+            self.skipped += len(chunk)
+            return
         if self.step != self.stamped:
             self.stamped = self.step
             last = bytes((self.tail or self.head)[-1:])
@@ -90,12 +100,15 @@ class StderrLog:
         return body + ("\n" if notes and body and not body.endswith("\n") else "") + notes
 
     def reset(self) -> None:
-        """Start afresh: a warm seat's next match gets a log of its own."""
+        """Start afresh: a warm seat's next match gets a log of its own, which begins at its first decision (mark):
+        what the bot writes before, after its last match's result, belongs to no match."""
         with self.lock:
             self.head.clear()
             self.tail.clear()
             self.dropped = 0
             self.notes.clear()
+            self.skipping, self.skipped = True, 0
+            self.step = self.stamped = None
 
     def note(self, line: str) -> None:
         with self.lock:

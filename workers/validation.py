@@ -5,9 +5,10 @@
   validation lease, left by a worker that died), so any number of deliveries validate it once;
 - it plays one game with the upload at seat 0 in the sandbox, the same `make_sandboxed_seat` and protocol as every
   match, against in-process built-in bots;
-- it writes `active` when the bot played the whole game without forfeiting and with at most
-  LUDUS_VALIDATION_MAX_FAULTS faults, else `rejected`. Either way the validation log says why: the result, every
-  fault with its step, code and detail (and the viewer link to it), and the bot's captured stderr;
+- it writes `active` when the bot played the whole game without forfeiting, with at most
+  LUDUS_VALIDATION_MAX_FAULTS faults and without being caught computing off its turn, else `rejected`. Either
+  way the validation log says why: the result, every fault with its step, code and detail (and the viewer link to
+  it), and the bot's captured stderr;
 - it keeps the smoke match, in the transaction that writes the verdict, like a try-out: an unrated finished Match
   with its seats and its verified replay in the system's paused "validation <game>" ladder, never rated, never
   scheduled. The version page and the log link its viewer; tournaments.visibility says who may open what.
@@ -42,6 +43,7 @@ from tournaments.new_matches import create_match
 from tournaments.ratings import update_rows
 from tournaments.services import SEAT_RESULT_FIELDS, apply_outcome
 from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
+from workers import pinning
 from workers.play import PlayResult, play_game
 from workers.runner import replay_document
 from workers.sandbox import make_sandboxed_seat
@@ -66,7 +68,7 @@ class ValidationUnavailable(RunnerUnavailable):
 class FaultNote:
     step: int  # numbered as everywhere (replays.links): the first decision is step 1, the bot's seq
     kind: str  # the decision kind, e.g. "feed"
-    code: str  # timeout, bad_json, stale_seq, out_of_range, too_long, bad_shape, died
+    code: str  # timeout, bad_json, stale_seq, out_of_range, too_long, bad_shape, died, oom, off_turn
     detail: str
 
     def line(self) -> str:
@@ -113,6 +115,11 @@ class RecordingSeat:
     @property
     def has_process(self) -> bool:
         return self.inner.has_process
+
+    @property
+    def caught(self) -> str:
+        """What the freezer caught the bot at, computing off its turn ("" when it never did)."""
+        return str(getattr(self.inner, "caught", ""))
 
     def settle(self, deadline: float) -> None:
         self.inner.settle(deadline)
@@ -177,13 +184,15 @@ def smoke_seed(version: BotVersion) -> int:
 
 def play_smoke_match(version: BotVersion, spec: SmokeMatch) -> tuple[PlayResult, RecordingSeat]:
     """Play it; bot faults end up in the result, anything raised is the infrastructure's."""
-    candidate = RecordingSeat(make_sandboxed_seat(version, None))
-    players: list[SeatPlayer] = [candidate]
-    players += [InProcessSeat(name, spec.game, spec.seed + i + 1) for i, name in enumerate(spec.opponents)]
-    try:
-        result = play_game(spec.game, spec.players, spec.seed, {}, players, spec.clock, spec.max_faults)
-    finally:
-        candidate.close()
+    # Pinned as the runner pins a match: the seat reads its CPU affinity, and must not tell the two apart by it.
+    with pinning.one_cpu(settings.LUDUS_PIN_MATCHES):
+        candidate = RecordingSeat(make_sandboxed_seat(version, None))
+        players: list[SeatPlayer] = [candidate]
+        players += [InProcessSeat(name, spec.game, spec.seed + i + 1) for i, name in enumerate(spec.opponents)]
+        try:
+            result = play_game(spec.game, spec.players, spec.seed, {}, players, spec.clock, spec.max_faults)
+        finally:
+            candidate.close()
     return result, candidate
 
 
@@ -209,6 +218,11 @@ def judge(spec: SmokeMatch, result: PlayResult, seat: RecordingSeat, allowed_fau
         lines += [line for note in seat.faults for line in (note.line(), note.link(match_id))]
     if forfeited:
         status, why = Status.REJECTED, "the bot forfeited the smoke match (it died, or faulted too often)"
+    elif seat.caught:  # it would take CPU from its opponents in every match (docs/bots.md, "The freezer")
+        status, why = Status.REJECTED, (
+            f"the freezer caught the bot computing while another seat held the decision: it {seat.caught}. A bot "
+            "may compute only on its own turn, between a decide and its reply; stop threads, children and kernel "
+            'calls before you reply (docs/bots.md, "The freezer")')
     elif faults > allowed_faults:
         status, why = Status.REJECTED, f"{faults} fault(s), more than the {allowed_faults} allowed"
     else:

@@ -156,11 +156,36 @@ def test_a_lease_dropped_without_release_is_given_back_when_collected(locks: str
     assert every_cpu_is_free(locks), "a lease nobody holds kept its CPU"
 
 
-def test_with_every_cpu_leased_the_block_runs_unpinned(locks: str, held_elsewhere: Any) -> None:
+def test_with_every_cpu_leased_the_block_waits_for_one_given_back(locks: str, held_elsewhere: Any) -> None:
+    """Unpinned, a match's seats would run on the CPUs other matches leased: it waits instead. The order of events
+    shows it: the wait looked (check) while every CPU was held, the holder went, then the block ran pinned."""
+    holder = held_elsewhere(ALLOWED)
+    events: list[str] = []
+
+    def check() -> None:
+        if not events:
+            events.append("waited")
+            holder.kill()
+            holder.wait()
+
+    with pinning.one_cpu(True, locks, check=check) as cpu:
+        events.append("pinned")
+        assert cpu in ALLOWED and affinity() == [cpu]
+    assert events == ["waited", "pinned"]
+    assert every_cpu_is_free(locks)
+
+
+def test_a_wait_for_a_cpu_ends_when_its_check_raises(locks: str, held_elsewhere: Any) -> None:
+    """The runner's check is its match lease's (workers/runner.py): a match given away stops waiting."""
     held_elsewhere(ALLOWED)
     before = affinity()
-    with pinning.one_cpu(True, locks) as cpu:
-        assert cpu is None and affinity() == before
+
+    def check() -> None:
+        raise SoftTimeLimitExceeded()
+
+    with pytest.raises(SoftTimeLimitExceeded), pinning.one_cpu(True, locks, check=check):
+        pytest.fail("the block ran without a CPU")
+    assert affinity() == before
 
 
 def test_switched_off_nothing_is_pinned_or_leased(locks: str) -> None:
@@ -170,18 +195,20 @@ def test_switched_off_nothing_is_pinned_or_leased(locks: str) -> None:
         assert not list(Path(locks).iterdir())
 
 
-def test_a_thread_allowed_one_cpu_only_is_not_pinned(locks: str) -> None:
+def test_a_thread_allowed_one_cpu_only_leases_it(locks: str) -> None:
+    """Two matches must not share a CPU, even a thread's only one: it is leased like any other."""
     seen: list[Any] = []
 
     def confined() -> None:  # a thread of its own, so the test's thread keeps its affinity whatever happens
         os.sched_setaffinity(0, {ALLOWED[-1]})
         with pinning.one_cpu(True, locks) as cpu:
             seen.append(cpu)
+            seen.append(pinning.take_cpu(locks))  # taken: another match would wait
 
     thread = threading.Thread(target=confined)
     thread.start()
     thread.join()
-    assert seen == [None]
+    assert seen == [ALLOWED[-1], None]
 
 
 def test_a_process_takes_the_cpu_of_its_last_match_again_when_it_is_free(locks: str) -> None:
@@ -296,12 +323,22 @@ def test_each_seat_and_its_bwrap_may_run_on_the_matchs_one_cpu_only(ladder: Ladd
 @needs_bwrap
 @pytest.mark.sandbox
 @pytest.mark.django_db
-def test_with_every_cpu_leased_elsewhere_the_match_runs_unpinned(ladder: Ladder, alice: Any,
-                                                                 held_elsewhere: Any) -> None:
-    held_elsewhere(ALLOWED)
-    everywhere = ",".join(map(str, ALLOWED))
+def test_with_every_cpu_leased_elsewhere_the_match_waits_and_plays_pinned(ladder: Ladder, alice: Any,
+                                                                         held_elsewhere: Any,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    holder = held_elsewhere(ALLOWED)
+    waits: list[str] = []
+
+    def give_back() -> None:  # the first look found every CPU held; then the holder goes
+        waits.append("waited")
+        holder.kill()
+        holder.wait()
+
+    monkeypatch.setattr(pinning, "_pause", give_back)
     match, watch, after = played(ladder, affinity_versions(alice))
-    assert [report["affinity"] for report in reported(match)] == [everywhere, everywhere]
+    assert waits == ["waited"]
+    cpu = str(pinning._last_cpu)
+    assert [report["affinity"] for report in reported(match)] == [cpu, cpu]
     assert after == ALLOWED
 
 

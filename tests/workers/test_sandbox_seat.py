@@ -6,6 +6,7 @@ import io
 import json
 import os
 import shutil
+import tempfile
 import threading
 import time
 import zipfile
@@ -31,7 +32,7 @@ from workers.sandbox import (
     unpack_bot,
 )
 from workers.seat_host import cgroup_host
-from workers.seats import Clock, InProcessSeat, SeatDied
+from workers.seats import Clock, InProcessSeat, SeatDied, start_seats
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -340,6 +341,144 @@ def test_seats_are_not_kept_when_warm_seats_are_off_or_the_bot_does_not_play_on(
     assert again is not first and not first.alive and not again.alive and not first.seat_dir.exists()
 
 
+LEFTOVERS = (
+    "import json, sys, threading, time\n"  # plays on, and after each result writes replies, then a log line later
+    "def later():\n"
+    "    time.sleep(0.05)\n"
+    "    print('last words', file=sys.stderr, flush=True)\n"
+    "    print(json.dumps({'seq': 1, 'choice': 2}), flush=True)\n"
+    "for line in sys.stdin:\n"
+    "    m = json.loads(line)\n"
+    "    if m['type'] == 'hello':\n"
+    "        print('hello', m['seat'], file=sys.stderr, flush=True)\n"
+    "        answer = {'type': 'hello', 'views': 'full', 'reuse': True}\n"
+    "        if 'epoch' in m: answer['epoch'] = m['epoch']\n"
+    "        print(json.dumps(answer), flush=True)\n"
+    "    elif m['type'] == 'decide':\n"
+    "        print(json.dumps({'seq': m['seq'], 'choice': 1}), flush=True)\n"
+    "    elif m['type'] == 'result':\n"
+    "        for seq in (1, 2, 3): print(json.dumps({'seq': seq, 'choice': 0}), flush=True)\n"
+    "        thread = threading.Thread(target=later)\n"
+    "        thread.start()\n"
+    "        thread.join()\n"
+)
+
+
+@pytest.mark.parametrize("names_its_epoch", [True, False], ids=["epoch", "raw bot without epochs"])
+def test_a_warm_seat_starts_its_next_match_with_nothing_left_of_the_last(monkeypatch: pytest.MonkeyPatch,
+                                                                         names_its_epoch: bool) -> None:
+    """What a bot writes after its result (at once, or from a thread while it is parked) belongs to no match: its
+    next match reads none of it as a reply, and its next log holds none of it."""
+    code = LEFTOVERS if names_its_epoch else LEFTOVERS.replace("if 'epoch' in m: answer['epoch'] = m['epoch']", "pass")
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    seats, logs, replies = [], [], []
+    try:
+        for seat in (0, 1, 0):
+            player = make_sandboxed_seat(_version(6, code), seat, config=CONFIG)
+            if seat:  # started as the match loop starts its seats: booted (its answer read), then frozen
+                assert start_seats([player], [{**HELLO_2, "seat": seat}]) == [True]
+            else:
+                player.start({**HELLO_2, "seat": seat})
+            replies += [player.decide(seq, {"seat": seat}, PICK, bank_ms=500) for seq in (1, 2)]
+            player.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+            player.close()
+            seats.append(player)
+            logs.append(player.log())
+        assert seats[1] is seats[0] and seats[2] is seats[0], "the warm seat played all three"
+        assert [(r.choice, r.fault) for r in replies] == [(1, None)] * 6
+        assert "hello 0" in logs[0] and "last words" not in logs[1] + logs[2], logs
+    finally:
+        POOL.clear()
+    assert not seats[0].alive
+
+
+ANSWERS_ONE_HELLO = (
+    "import json, sys\n"  # says it plays on, then never answers the next match's hello
+    "hellos = 0\n"
+    "for line in sys.stdin:\n"
+    "    m = json.loads(line)\n"
+    "    if m['type'] == 'hello':\n"
+    "        hellos += 1\n"
+    "        if hellos == 1: print(json.dumps({'type': 'hello', 'reuse': True, 'epoch': m['epoch']}), flush=True)\n"
+    "    elif m['type'] == 'decide':\n"
+    "        print(json.dumps({'seq': m['seq'], 'choice': 1}), flush=True)\n"
+)
+
+
+def test_a_woken_seat_that_does_not_answer_its_hello_is_stopped_saying_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
+    try:
+        first, _ = _match_with(_version(12, ANSWERS_ONE_HELLO), 0)
+        again = make_sandboxed_seat(_version(12, ANSWERS_ONE_HELLO), 0, config=CONFIG)
+        assert again is first
+        again.start(HELLO_2)
+        with pytest.raises(SeatDied, match=r"^the bot did not answer its hello \(epoch 2\) in time$"):
+            again.decide(1, {}, PICK, bank_ms=500)
+        again.close()
+        assert not again.alive and not again.seat_dir.exists()
+    finally:
+        POOL.clear()
+
+
+def test_a_validation_seat_is_never_parked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A validation's seat (match None) would wait for a match of its version that a fresh process must play."""
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    try:
+        validation = make_sandboxed_seat(_version(7), None, config=CONFIG)
+        validation.start(HELLO_2)
+        assert validation.decide(1, {}, PICK, bank_ms=500).choice == 1
+        validation.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
+        validation.close()
+        assert not validation.alive and not validation.seat_dir.exists()
+        first, _ = _match_with(_version(7), 0)
+        assert first is not validation
+    finally:
+        POOL.clear()
+
+
+def test_a_full_pool_retires_its_longest_parked_seat_for_a_new_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
+    try:
+        old, _ = _match_with(_version(8), 0)
+        new, _ = _match_with(_version(9), 0)
+        assert not old.alive and not old.seat_dir.exists() and new.alive
+        again, _ = _match_with(_version(9), 0)
+        assert again is new
+    finally:
+        POOL.clear()
+
+
+def test_a_seat_parked_longer_than_the_idle_limit_is_retired(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.sandbox import POOL
+
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    monkeypatch.setenv("LUDUS_WARM_SEATS_IDLE_SECONDS", "0.2")
+    try:
+        idle, _ = _match_with(_version(10), 0)
+        wait_until(lambda: not idle.alive and not idle.seat_dir.exists(), 10, "the idle seat to be retired",
+                   poll_s=0.01)
+        assert _match_with(_version(10), 0)[0] is not idle
+    finally:
+        POOL.clear()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", ""])
+def test_a_bad_idle_limit_is_refused_with_a_clear_error(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
+    monkeypatch.setenv("LUDUS_WARM_SEATS_IDLE_SECONDS", value)
+    error = f"^LUDUS_WARM_SEATS_IDLE_SECONDS must be a number of seconds above 0, got '{value}'$"
+    with pytest.raises(ValueError, match=error):
+        make_sandboxed_seat(_version(11), 1, config=CONFIG)
+
+
 @pytest.mark.parametrize("value", ["-1", "two", "1.5"])
 def test_a_bad_warm_seats_setting_is_refused_with_a_clear_error(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("LUDUS_WARM_SEATS", value)
@@ -454,6 +593,39 @@ def test_a_worker_killed_with_frozen_seats_leaves_groups_that_the_next_worker_st
     assert "one control group per seat" in started.stdout
     assert not any(d.exists() for d in dirs), "the worker start left the killed worker's groups"
     assert pids_of_uid(seat["uid"]) == []  # (their zombies are the host init's to reap)
+
+
+@pytest.mark.skipif(cgroup_host("optional") is None, reason="this host delegates no control groups")
+def test_a_live_worker_leasing_a_dead_workers_uid_first_removes_what_it_left() -> None:
+    """A worker that has swept at its start does not sweep again; when another worker on the host dies, its seats'
+    uid leases are free at once. The seat that leases such a uid next must not join (or share a uid with) the dead
+    worker's frozen seat: the lease removes what the uid left first (freeze, kill, thaw, remove; dirs too)."""
+    import signal
+    import subprocess
+    import sys
+
+    from workers.bwrap import UidLease, sweep_once
+
+    host = cgroup_host("optional")
+    locks = Path(SandboxConfig().lock_dir or default_lock_dir())
+    worker = subprocess.Popen([sys.executable, "-c", FROZEN_WORKER], stdout=subprocess.PIPE, cwd=ROOT)
+    assert worker.stdout is not None
+    seat = json.loads(worker.stdout.readline())
+    uid = seat["uid"]
+    sweep_once(range(uid, uid + 1), locks, host)  # this process has swept these uids: the live seat held them
+    worker.send_signal(signal.SIGKILL)
+    worker.wait()
+    worker.stdout.close()
+    dirs = [Path(d) for d in seat["dirs"]]
+    assert all(d.is_dir() for d in dirs) and pids_of_uid(uid), "the dead worker's seat is left, frozen"
+    lease = UidLease(uid, 1, str(locks), host)
+    try:
+        assert lease.uid == uid
+        assert pids_of_uid(uid) == [] and not any(d.exists() for d in dirs)
+        assert not [e for e in os.scandir(tempfile.gettempdir()) if e.name.startswith("ludus-")
+                    and e.stat(follow_symlinks=False).st_uid == uid]
+    finally:
+        lease.release()
 
 
 V2_ROOT = Path("/sys/fs/cgroup/unified")
