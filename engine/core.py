@@ -148,8 +148,9 @@ class Game(ABC):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     options_schema: ClassVar[Mapping[str, OptionSpec]]
-    # What the service shows of a game (docs/architecture.md#adding-a-third-game-in-a-day): the static file, served
-    # by the replays app, that draws its board (None: the viewer's generic board), and its score's unit, one and many.
+    # What the service shows of a game (docs/architecture.md#adding-a-third-game-in-a-day): the script beside the
+    # game's module that draws its board, served by the replays app (None: the viewer's generic board), and its
+    # score's unit, one and many.
     viewer_script: ClassVar[str | None] = None
     score_units: ClassVar[tuple[str, str]] = ("point", "points")
 

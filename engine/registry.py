@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from engine.core import JSON, Game, InvalidOptions
 
@@ -72,7 +74,10 @@ def list_games() -> list[dict[str, object]]:
 
 
 def viewer_of(name: str) -> dict[str, JSON]:
-    """What the replay viewer needs of a game beside its views: the static file that draws its board (None: the
-    generic board) and its score's unit, one and many. Raises InvalidOptions for an unknown game."""
+    """What the replay viewer needs of a game beside its views: the path of the script that draws its board (None:
+    the generic board) and its score's unit, one and many. Raises InvalidOptions for an unknown game."""
     game = load_game(name)
-    return {"script": game.viewer_script, "score_units": list(game.score_units)}
+    script = None
+    if game.viewer_script is not None:
+        script = str(Path(inspect.getfile(type(game))).with_name(game.viewer_script))
+    return {"script": script, "score_units": list(game.score_units)}

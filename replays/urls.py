@@ -15,4 +15,5 @@ urlpatterns = [
     path("<int:pk>/seats/<int:seat>/log.json", seat_logs.seat_log, name="seat_log"),
     path("<int:pk>/branch/", branch_pages.branch, name="branch"),
     path("<int:pk>/compare/", branch_pages.compare, name="compare"),
+    path("games/<str:name>.js", views.game_script, name="game_script"),
 ]

@@ -20,7 +20,7 @@ class EvolutionGame(Game):
     rules_version = "1"
     min_players = 2
     max_players = 6  # ruling 1
-    viewer_script = "replays/viewer-evolution.js"
+    viewer_script = "viewer.js"
     options_schema = {
         "expansions": OptionSpec("choice", "flight", "Play with the Flight expansion ('flight') or without ('none')",
                                  choices=("flight", "none")),
