@@ -15,7 +15,7 @@ COPY engine ./engine
 COPY tournaments ./tournaments
 COPY replays ./replays
 COPY workers ./workers
-COPY manage.py ./
+COPY manage.py gunicorn.conf.py ./
 COPY docs/rules ./docs/rules
 COPY scripts/worker-entrypoint.sh ./scripts/
 RUN pip install --no-cache-dir . \
@@ -24,5 +24,6 @@ RUN pip install --no-cache-dir . \
 RUN useradd --create-home --uid 10001 ludus && mkdir -p /app/var && chown ludus /app/var
 USER ludus
 EXPOSE 8000
+# gunicorn reads /app/gunicorn.conf.py (its working directory): the proxies it trusts (LUDUS_TRUSTED_PROXIES).
 CMD ["gunicorn", "tournaments.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker", \
      "--bind", "0.0.0.0:8000", "--workers", "3"]

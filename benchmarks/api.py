@@ -11,6 +11,7 @@ per request are counted in process (CaptureQueriesContext) for page sizes 10 and
     python -m benchmarks.api --requests 300 --json
     python -m benchmarks.api --refill              # drop and fill the database again
     python -m benchmarks.api --baseline /tmp/old   # and a checkout of another commit, side by side
+    python -m benchmarks.api --concurrent 8,32 --baseline /tmp/old   # N clients at once on the ASGI server
 
 With --baseline, a second gunicorn runs that checkout's code on the same database, and the requests alternate
 between the two servers, so both see the same machine at the same moments: the ratio of their p95s is the honest
@@ -30,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -227,10 +229,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_gunicorn(url: str, port: int, code: Path = ROOT) -> subprocess.Popen[bytes]:
+WSGI = ["tournaments.wsgi"]
+# The README's server: ASGI, each request in a thread. Connections per request (DATABASE_CONN_MAX_AGE=0): the one
+# setting that was safe before the pool, which a checkout with gunicorn.conf.py replaces by its pool.
+ASGI = ["tournaments.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
+
+
+def start_gunicorn(url: str, port: int, code: Path = ROOT, app: list[str] = WSGI,
+                   conn_max_age: str = "60") -> subprocess.Popen[bytes]:
     env = dict(os.environ, DATABASE_URL=url, DEBUG="0", SECRET_KEY=secrets.token_urlsafe(40),
-               ALLOWED_HOSTS="127.0.0.1", DATABASE_CONN_MAX_AGE="60", LOG_LEVEL="ERROR", PYTHONPATH=str(code))
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "tournaments.wsgi", "-w", "2", "-b",
+               ALLOWED_HOSTS="127.0.0.1", DATABASE_CONN_MAX_AGE=conn_max_age, LOG_LEVEL="ERROR",
+               PYTHONPATH=str(code), LUDUS_SSL_REDIRECT="0")
+    server = subprocess.Popen([sys.executable, "-m", "gunicorn", *app, "-w", "2", "-b",
                                f"127.0.0.1:{port}", "--chdir", str(code), "--log-level", "warning"], cwd=code, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -270,6 +280,72 @@ def measure(ports: list[int], urls: dict[str, str], requests: int) -> list[dict[
     return results
 
 
+def concurrent_endpoints(urls: dict[str, str]) -> dict[str, str]:
+    return {"schema": "/api/schema/", "match list": urls["match list"], "ladder standings": urls["ladder standings"]}
+
+
+def measure_concurrent(ports: list[int], urls: dict[str, str], clients: int, rounds: int,
+                       ) -> list[dict[str, dict[str, float]]]:
+    """p50, p95 and errors per endpoint for each server, with `clients` requests at once on new connections, for
+    `rounds` rounds after a warm-up round; each round goes to every server in turn (the first alternates), so both
+    share the machine's moments. Errors (any answer but 200) count the warm-up round too."""
+    results: list[dict[str, dict[str, float]]] = [{} for _ in ports]
+    with ThreadPoolExecutor(clients) as pool:
+        for name, url in urls.items():
+            times: list[list[float]] = [[] for _ in ports]
+            errors = [0 for _ in ports]
+            for which, port in enumerate(ports):  # warm-up (the first schema, the first import of each view):
+                for ok, _ in pool.map(timed_get, [port] * clients, [url] * clients):  # untimed, its errors counted
+                    errors[which] += not ok
+            for i in range(rounds):
+                for which in (range(len(ports)) if i % 2 == 0 else reversed(range(len(ports)))):
+                    for ok, ms in pool.map(timed_get, [ports[which]] * clients, [url] * clients):
+                        times[which].append(ms)
+                        errors[which] += not ok
+            for which, samples in enumerate(times):
+                samples.sort()
+                results[which][name] = {"p50_ms": round(statistics.median(samples), 1),
+                                        "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 1),
+                                        "errors": errors[which], "requests": len(samples) + clients}
+    return results
+
+
+def timed_get(port: int, url: str) -> tuple[bool, float]:
+    """One request on a connection of its own: whether it answered 200, and its milliseconds."""
+    started = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.request("GET", url, headers={"Host": "127.0.0.1", "Accept": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        ok = response.status == 200
+    except (OSError, http.client.HTTPException):
+        ok = False
+    finally:
+        conn.close()
+    return ok, (time.perf_counter() - started) * 1000
+
+
+def run_concurrent(url: str, urls: dict[str, str], codes: list[Path], clients: list[int], rounds: int) -> None:
+    ports = [free_port() for _ in codes]
+    servers = [start_gunicorn(url, port, code, ASGI, "0") for port, code in zip(ports, codes, strict=True)]
+    try:
+        table = {n: measure_concurrent(ports, concurrent_endpoints(urls), n, rounds) for n in clients}
+    finally:
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=30)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; gunicorn + uvicorn workers (2 each), "
+          f"DEBUG=0; {rounds} rounds of N requests at once, alternating between {len(codes)} server(s)")
+    print(f"{'endpoint':<18} {'N':>3} " + " ".join(f"{'p50 ms':>8} {'p95 ms':>8} {'errors':>9}" for _ in codes)
+          + ("   (this checkout, then the baseline)" if len(codes) > 1 else ""))
+    for n, results in table.items():
+        for name in results[0]:
+            cells = " ".join(f"{r[name]['p50_ms']:>8.1f} {r[name]['p95_ms']:>8.1f} "
+                             f"{int(r[name]['errors']):>4}/{int(r[name]['requests']):<4}" for r in results)
+            print(f"{name:<18} {n:>3} {cells}")
+
+
 def get(conn: http.client.HTTPConnection, url: str) -> None:
     conn.request("GET", url, headers={"Host": "127.0.0.1", "Accept": "application/json"})
     response = conn.getresponse()
@@ -284,6 +360,9 @@ def main() -> None:
     parser.add_argument("--refill", action="store_true", help="drop and fill the benchmark database again")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--baseline", type=Path, help="a checkout of another commit to measure side by side")
+    parser.add_argument("--concurrent", help="client counts, such as 8,32: the schema, the match list and the "
+                                             "ladder standings under the ASGI server, N requests at once")
+    parser.add_argument("--rounds", type=int, default=16, help="with --concurrent: rounds of N requests per server")
     args = parser.parse_args()
     url = bench_url(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ludus"))
     must_fill = recreate_database(url, args.refill)
@@ -291,6 +370,10 @@ def main() -> None:
     if must_fill:
         fill()
     urls = endpoints()
+    if args.concurrent:
+        codes = [ROOT] + ([args.baseline.resolve()] if args.baseline else [])
+        run_concurrent(url, urls, codes, [int(n) for n in args.concurrent.split(",")], args.rounds)
+        return
     queries = count_queries(urls)
     cpu = cpu_ms(urls)
     codes = [ROOT] + ([args.baseline.resolve()] if args.baseline else [])

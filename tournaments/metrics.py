@@ -114,7 +114,11 @@ COLLECTORS = (MatchCollector, RatingLagCollector, QueueCollector)
 
 @require_GET
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    """Prometheus' text format; 401 without the bearer token when LUDUS_METRICS_TOKEN is set."""
+    """Prometheus' text format; 401 without the bearer token when LUDUS_METRICS_TOKEN is set, 403 to everyone in
+    production (DEBUG off) while it is not."""
+    if not settings.LUDUS_METRICS_TOKEN and not settings.LUDUS_METRICS_OPEN_WITHOUT_TOKEN:
+        return HttpResponse("/metrics is closed: set LUDUS_METRICS_TOKEN (required when DEBUG is off)\n", status=403,
+                            content_type="text/plain")
     if not _is_authorized(request):
         return HttpResponse("a bearer token is required for /metrics\n", status=401, content_type="text/plain",
                             headers={"WWW-Authenticate": 'Bearer realm="metrics"'})

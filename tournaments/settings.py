@@ -8,11 +8,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from tournaments.env import env_bool, env_choice, env_float, env_int, env_list, env_optional, env_str
 from tournaments.localenv import load_local_env
+from tournaments.proxies import trusted_proxies
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 load_local_env(BASE_DIR)  # var/local.env from `make local`, for variables the environment leaves unset
@@ -33,6 +35,11 @@ def _database() -> dict[str, object]:
         config: dict[str, object] = dict(dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0)))
     except ValueError as exc:
         raise ImproperlyConfigured(f"environment variable DATABASE_URL is not a database URL: {exc}") from None
+    if config["ENGINE"] == "django.db.backends.postgresql" and (pool := _pool()):
+        # The pool keeps the connections, so Django's own persistence is off (it refuses both at once).
+        config["CONN_MAX_AGE"] = 0
+        config["CONN_HEALTH_CHECKS"] = True  # Django has the pool check each connection it hands out (one round trip)
+        config["OPTIONS"] = {**dict(config.get("OPTIONS") or {}), "pool": pool}  # type: ignore[call-overload]
     if config["ENGINE"] == "django.db.backends.sqlite3":
         name = str(config["NAME"])
         if name != ":memory:":
@@ -45,6 +52,18 @@ def _database() -> dict[str, object]:
             "timeout": env_int("LUDUS_SQLITE_TIMEOUT", 60, minimum=1),
         }
     return config
+
+
+def _pool() -> dict[str, object] | None:
+    """psycopg's connection pool for this process, at most LUDUS_DB_POOL_SIZE connections (0: none, a connection per
+    thread as Django opens them). The web server sets it (gunicorn.conf.py): under ASGI each request runs in a thread
+    of its own, and connections kept per thread pile up (docs/operations.md#database-connections)."""
+    size = env_int("LUDUS_DB_POOL_SIZE", 0, minimum=0)
+    if not size:
+        return None
+    # A request waits this long for a free connection before it fails.
+    return {"min_size": min(2, size), "max_size": size,
+            "timeout": env_float("LUDUS_DB_POOL_TIMEOUT", 10.0, minimum=0.1)}
 
 
 DATABASES = {"default": _database()}
@@ -71,6 +90,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's assets, served locally (no CDN)
     "axes",  # login throttling: failed logins and lockouts, in the admin
+    "csp",  # Content-Security-Policy; its checks catch settings of its older versions
     "tournaments",
     "replays",
 ]
@@ -79,6 +99,7 @@ MIDDLEWARE = [
     "tournaments.health.HealthMiddleware",  # first: /healthz answers before the host check
     "tournaments.metrics.MetricsMiddleware",  # /metrics for Prometheus, whatever host it scrapes by
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files from gunicorn too
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -138,14 +159,37 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # one address cannot loc
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-# The address is REMOTE_ADDR only: a client sets X-Forwarded-For to what it likes. Behind a proxy, uvicorn's
-# --forwarded-allow-ips sets REMOTE_ADDR from the proxy's header.
+# The address is REMOTE_ADDR only: a client sets X-Forwarded-For to what it likes. Behind proxies listed in
+# LUDUS_TRUSTED_PROXIES (empty: none), the web server (gunicorn.conf.py) sets REMOTE_ADDR from their header; the feed
+# cap counts the same address (docs/operations.md#trusted-proxies).
+LUDUS_TRUSTED_PROXIES = trusted_proxies()
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
 AXES_SENSITIVE_PARAMETERS: list[str] = []  # log who is locked out and from where (never a password): for operators
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
+    # HSTS on HTTPS answers (a request is HTTPS when a trusted proxy says so: LUDUS_TRUSTED_PROXIES). Not preloaded:
+    # joining the browsers' preload list is the operator's commitment for the whole domain (docs/operations.md).
+    SECURE_HSTS_SECONDS = env_int("LUDUS_HSTS_SECONDS", 365 * 24 * 3600, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    # The TLS proxy redirects HTTP to HTTPS; redirecting here too loops forever behind a proxy not listed as trusted.
+    SECURE_SSL_REDIRECT = env_bool("LUDUS_SSL_REDIRECT", False)
+    SILENCED_SYSTEM_CHECKS = ["security.W021", *([] if SECURE_SSL_REDIRECT else ["security.W008"])]
+
+# Content-Security-Policy (django-csp), in development as in production, so a page that breaks it breaks in tests:
+# scripts only from this site (and the one inline script of a page, by its nonce), style attributes allowed (the
+# bars' widths), nothing framed, no plugins (docs/operations.md#security-headers).
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": {
+    "default-src": [SELF],
+    "script-src": [SELF, NONCE],
+    "style-src": [SELF, "'unsafe-inline'"],
+    "img-src": [SELF, "data:"],
+    "object-src": [NONE],
+    "base-uri": [SELF],
+    "form-action": [SELF],
+    "frame-ancestors": [NONE],
+}}
 
 # Views that do not say otherwise need a login; the public ones (tournaments/api/) allow anonymous reads.
 REST_FRAMEWORK = {
@@ -302,6 +346,8 @@ if LUDUS_METRICS_PORT and not env_optional("PROMETHEUS_MULTIPROC_DIR"):  # else 
                                "of this worker's own (docs/operations.md)")
 # When set, the web's /metrics answers only `Authorization: Bearer <token>` (Prometheus' `authorization` setting).
 LUDUS_METRICS_TOKEN = env_optional("LUDUS_METRICS_TOKEN")
+# Without a token, /metrics is open only in development: a production web (DEBUG off) answers it 403.
+LUDUS_METRICS_OPEN_WITHOUT_TOKEN = DEBUG
 LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))  # json: one object per line, for log collectors
 _JSON_LOGS = {"()": "pythonjsonlogger.json.JsonFormatter",
               "fmt": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s", "datefmt": "%Y-%m-%dT%H:%M:%S%z",

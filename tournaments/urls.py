@@ -2,17 +2,20 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework.negotiation import DefaultContentNegotiation
 
 from tournaments.api.root import api_root
+from tournaments.api.schema_view import BuiltOnceSchemaView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    # DRF's own negotiation here: `?format=json` picks the JSON schema (the API itself ignores `?format=`).
-    path("api/schema/", SpectacularAPIView.as_view(content_negotiation_class=DefaultContentNegotiation),
+    # DRF's own negotiation here: `?format=json` picks the JSON schema (the API itself ignores `?format=`). Built
+    # once per process (tournaments/api/schema_view.py).
+    path("api/schema/", BuiltOnceSchemaView.as_view(content_negotiation_class=DefaultContentNegotiation),
          name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # The split view serves Swagger UI's start-up script as a file: no inline script (the Content-Security-Policy).
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("api/", api_root, name="api-root"),
     path("api/", include("tournaments.api.urls")),
     path("accounts/", include("django.contrib.auth.urls")),  # login and logout for the pages

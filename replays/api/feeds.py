@@ -273,6 +273,8 @@ class FeedResponse(StreamingHttpResponse):
 
     def __init__(self, request: Request, first: bytes, poll: Poll, feed: Feed, lease: Lease) -> None:
         is_async = isinstance(getattr(request, "_request", request), ASGIRequest)
+        if is_async:  # the polls use the feed threads' connections: the request's goes back to the pool now, not
+            connection.close()  # when the feed ends (docs/operations.md#database-connections)
         lines = async_lines(first, poll, feed) if is_async else sync_lines(first, poll, feed)
         super().__init__(lines, content_type=NDJSON)
         self.lease = lease

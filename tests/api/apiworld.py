@@ -89,7 +89,12 @@ def make_world(django_user_model: Any) -> World:
                                    created_by=charlie)
     tournament = Tournament.objects.create(name="evo-cup", game=GAME, options=full_options(), players_per_table=2,
                                            created_by=charlie, seed=3)
-    Entry.objects.bulk_create([Entry(tournament=tournament, bot_version=v) for v in (version, other_version)])
+    # bob's private bot is entered too: everyone but bob and staff reads its entry as null (Schemathesis runs as alice).
+    secret_bot = Bot.objects.create(owner=bob, name="secret", game=GAME, visibility=Bot.Visibility.PRIVATE)
+    secret_version = BotVersion.objects.create(bot=secret_bot, number=1, source=marked_source("bob-private"),
+                                               filename="secret.py", status=active)
+    entered = (version, other_version, secret_version)
+    Entry.objects.bulk_create([Entry(tournament=tournament, bot_version=v) for v in entered])
     for v in (version, other_version):
         Rating.objects.create(ladder=ladder, bot_version=v, mu=25.0, sigma=8.3, games=1)
         Rating.objects.create(tournament=tournament, bot_version=v, mu=25.0, sigma=8.3)
@@ -108,7 +113,7 @@ def make_world(django_user_model: Any) -> World:
     queued = make_match(tournament=tournament, round=1, seed=5, versions=(version, other_version),
                         status=Match.Status.QUEUED)
     return World(users, tokens, bot, private_bot, other_bot, version, version2, other_version, private_version,
-                 ladder, tournament, finished, running, queued)
+                 ladder, tournament, finished, running, queued, extra={"secret_version": secret_version})
 
 
 FINISHED_SEED, RUNNING_SEED = 11, 12

@@ -95,8 +95,22 @@ def test_a_private_bots_seat_and_standing_fit_the_schema_as_others_see_them(worl
         assert (ladder["results"][0]["bot_version"] is None) == (role == "author")
         check(schema, "PaginatedLadderStandingList", ladder)
         table = client.get(f"/api/tournaments/{world.tournament.pk}/standings/").json()
-        assert (None in [row["bot_version"] for row in table["results"]]) == (role == "author")
+        assert [row["bot_version"] for row in table["results"]].count(None) == 1  # the other one's private bot
         check(schema, "PaginatedTournamentStandingList", table)
+        tournament = client.get(f"/api/tournaments/{world.tournament.pk}/").json()
+        assert tournament["entries"].count(None) == 1  # the other one's private bot (apiworld.py enters bob's)
+        check(schema, "Tournament", tournament)
+        check(schema, "PaginatedTournamentList", client.get("/api/tournaments/").json())
+
+
+@pytest.mark.parametrize("role", ["owner", "author", "admin"])
+def test_a_missing_or_hidden_version_named_in_a_path_is_404(world: World, role: str) -> None:
+    client = world.client(role)
+    for missing in (0, 999999, *([world.private_version.pk] if role == "author" else [])):
+        response = client.delete(f"/api/ladders/{world.ladder.pk}/entries/{missing}/")
+        assert response.status_code == 404, (missing, body_text(response))
+        assert response.json() == {"detail": f"bot version {missing} does not exist"}
+    assert client.delete(f"/api/ladders/0/entries/{world.version.pk}/").status_code == 404
 
 
 def test_public_reads_say_authentication_is_optional_and_writes_that_it_is_needed(schema: dict[str, Any]) -> None:

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 import yaml
 from apiworld import World, make_world
-from testkit import ROOT, free_port, listening, stop_process, subprocess_env, wait_until
+from liveserver import start_server
+from testkit import ROOT, stop_process, wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 FEEDS = 50
@@ -51,23 +52,6 @@ class Server:
 
 def _headers(token: str | None) -> dict[str, str]:
     return {"Host": "127.0.0.1"} | ({"Authorization": f"Token {token}"} if token else {})
-
-
-def start_server(tmp_path: Any, cache_url: str, **env: str) -> tuple[subprocess.Popen[bytes], int, Any]:
-    import redis
-
-    store = redis.Redis.from_url(cache_url)
-    for key in store.scan_iter("*ludus:feed:*"):  # slots an earlier run left; only this test database's keys
-        store.delete(key)
-    port = free_port()
-    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 (closed with the server)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tournaments.asgi:application", "-k", "uvicorn_worker.UvicornWorker",
-         "-w", "2", "-b", f"127.0.0.1:{port}"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        env=subprocess_env(CACHE_URL=cache_url, ALLOWED_HOSTS="127.0.0.1", LUDUS_FEED_SECONDS="300", **env))
-    wait_until(lambda: listening(port) or server.poll() is not None, 60, "gunicorn to listen")
-    assert server.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
-    return server, port, log
 
 
 @pytest.fixture

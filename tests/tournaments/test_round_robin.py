@@ -53,3 +53,13 @@ def test_it_refuses_impossible_schedules(entrants: list[int], players: int, game
 def test_derived_seeds_are_stable_31_bit_numbers() -> None:
     assert derive_seed(1, 2) == derive_seed(1, 2)
     assert 0 <= derive_seed(123456789, 987) < 2**31
+
+
+def test_tournament_match_seeds_are_62_bit_like_every_other_seed() -> None:
+    from tournaments.formats.sets import table_seed
+
+    seeds = [game.seed for game in schedule(list(range(8)), players=2, games_per_set=1, seed=5)]
+    seeds += [table_seed(5, round_number, table) for round_number in range(4) for table in range(8)]
+    assert all(0 <= seed < 2**62 for seed in seeds)
+    assert max(seeds) >= 2**31, "every match seed fits in 31 bits"
+    assert len(set(seeds)) == len(seeds)

@@ -82,6 +82,7 @@ class LadderSerializer(StrictModelSerializer):
 
 
 class TournamentSerializer(StrictModelSerializer):
+    null_items_in_answers = ("entries",)  # a private bot's version the reader may not see (LudusAutoSchema)
     game = game_field()
     created_by = serializers.CharField(source="created_by.get_username", read_only=True, allow_null=True)
     options = serializers.DictField(required=False, help_text="game options; see /api/games/{name}/")

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from tournaments.api.common import StrictSerializer, errors
 from tournaments.ladder_entries import EntryRefused, enter_ladder, withdraw_from_ladder
 from tournaments.models import Ladder, LadderEntry
+from tournaments.visibility import visible_versions
 
 
 class EntryRequestSerializer(StrictSerializer):
@@ -50,10 +51,12 @@ class LadderEntriesView(APIView):
 class LadderEntryView(APIView):
     @extend_schema(tags=["ladders"], summary="Withdraw your version from an open ladder (its standing stays)",
                    description="400 unless the ladder is open to entries (`is_open`) and the version is yours and "
-                               "entered.",
+                               "entered; 404 for a version that does not exist or that you may not see.",
                    request=None, responses={200: LadderEntrySerializer, **errors(400, 401, 403, 404)})
     def delete(self, request: Request, pk: int, version: int) -> Response:
         ladder = get_object_or_404(Ladder, pk=pk)
+        if not visible_versions(request.user).filter(pk=version).exists():  # a hidden one answers like a missing one
+            raise exceptions.NotFound(f"bot version {version} does not exist")
         try:
             entry: LadderEntry = withdraw_from_ladder(request.user, ladder, version)
         except EntryRefused as exc:

@@ -40,6 +40,9 @@ class LudusAutoSchema(AutoSchema):
         instance = force_instance(serializer)  # type: ignore[no-untyped-call]
         if direction == "request" and isinstance(instance, StrictSerializer):
             schema["additionalProperties"] = False  # StrictSerializer answers 400 naming an unknown field
+        if direction == "response":
+            for name in getattr(instance, "null_items_in_answers", ()):  # ids a reader may not see answer as null
+                schema["properties"][name]["items"]["nullable"] = True
         return schema
 
     def get_auth(self) -> list[dict[str, Any]]:
@@ -70,3 +73,4 @@ def no_nul_in_text_parameters(result: dict[str, Any], **kwargs: Any) -> dict[str
                         {"enum", "format", "pattern"} & set(schema)):
                     schema["pattern"] = "^[^\\u0000]*$"
     return result
+

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from django.conf import settings
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, permissions, serializers, status
@@ -22,12 +21,11 @@ from rest_framework.reverse import reverse
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from tournaments import upload_rule
 from tournaments.api.common import BAD_INPUT, ERROR, game_field
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.models import BotVersion
 from tournaments.visibility import is_owner, visible_versions
-
-UPLOAD_SLACK = 64 * 1024  # multipart framing and the form fields around the file
 
 
 class UploadSerializer(serializers.Serializer):
@@ -41,10 +39,8 @@ class UploadSerializer(serializers.Serializer):
     description = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
 
     def validate_file(self, value: Any) -> Any:
-        limit = settings.LUDUS_UPLOAD_MAX_BYTES
-        if value.size > limit:
-            raise serializers.ValidationError(f"{value.name} is {value.size} bytes, over the upload limit of "
-                                              f"{limit} bytes")
+        if message := upload_rule.file_too_large(value.name, value.size):
+            raise serializers.ValidationError(message)
         return value
 
 
@@ -88,7 +84,7 @@ class UploadView(APIView):
     permission_classes = [permissions.IsAuthenticated]
     parser_classes = [MultiPartParser, FormParser]
     throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "uploads"
+    throttle_scope = upload_rule.SCOPE
 
     @extend_schema(
         operation_id="bots_upload",
@@ -107,11 +103,9 @@ class UploadView(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-        if length > settings.LUDUS_UPLOAD_MAX_BYTES + UPLOAD_SLACK:  # refused before the body is read
-            return Response({"detail": f"the request is {length} bytes; uploads are limited to "
-                                       f"{settings.LUDUS_UPLOAD_MAX_BYTES} bytes"},
-                            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        # The upload rule (tournaments/upload_rule.py): the throttle ran before this; the size before the body is read.
+        if message := upload_rule.oversize_message(upload_rule.announced_length(request)):
+            return Response({"detail": message}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         form = UploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]

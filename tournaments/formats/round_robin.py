@@ -32,6 +32,12 @@ def derive_seed(seed: int, *parts: int) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:4], "big") >> 1
 
 
+def derive_match_seed(seed: int, *parts: int) -> int:
+    """A stable 62-bit match seed, as wide as every other seed (tournaments.visibility.new_seed)."""
+    text = ":".join(str(p) for p in (seed, *parts)).encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 2
+
+
 def rotate(seats: Sequence[T], shift: int) -> tuple[T, ...]:
     shift %= len(seats)
     return tuple(seats[shift:]) + tuple(seats[:shift])
@@ -73,7 +79,7 @@ def schedule(entrants: Sequence[T], players: int, games_per_set: int, seed: int)
     pairings = [
         # A per-table starting offset, so with fewer games than seats no entrant always sits first.
         Pairing(round=rounds[index], table=index, game=game, seats=rotate(combo, game + derive_seed(seed, index, 1)),
-                seed=derive_seed(seed, index))
+                seed=derive_match_seed(seed, index))
         for index, combo in enumerate(combos)
         for game in range(games_per_set)
     ]

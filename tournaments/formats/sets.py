@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
-from tournaments.formats.round_robin import derive_seed, rotate
+from tournaments.formats.round_robin import derive_match_seed, rotate
 
 T = TypeVar("T", bound=Hashable)
 
@@ -22,7 +22,7 @@ def set_games(seats: Sequence[T], games: int, seed: int) -> list[tuple[tuple[T, 
 
 def table_seed(seed: int, round_number: int, table: int, set_number: int = 0) -> int:
     """The seed of one set: stable across machines, different for every round, table and set."""
-    return derive_seed(seed, round_number, table, set_number, 7)
+    return derive_match_seed(seed, round_number, table, set_number, 7)
 
 
 def game_points(rank: int, ranks: Sequence[int]) -> float:

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from engine import list_games
-from tournaments import visibility
+from tournaments import upload_rule, visibility
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.ladder_entries import EntryRefused, enter_ladder, withdraw_from_ladder
 from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Tournament
@@ -169,6 +169,8 @@ class UploadForm(forms.Form):
 
 @login_required
 def upload(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST" and (refused := refuse_upload(request)):
+        return refused
     form = UploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -179,5 +181,20 @@ def upload(request: HttpRequest) -> HttpResponse:
             form.add_error("file", str(exc))
         else:
             return redirect("pages:version", pk=version.pk)
+    return upload_page(request, form)
+
+
+def upload_page(request: HttpRequest, form: UploadForm, status: int = 200, refused: str = "") -> HttpResponse:
     bots = Bot.objects.filter(owner=request.user.pk).prefetch_related("versions").order_by("name")
-    return render(request, "pages/upload.html", {"form": form, "bots": bots})
+    return render(request, "pages/upload.html", {"form": form, "bots": bots, "refused": refused}, status=status)
+
+
+def refuse_upload(request: HttpRequest) -> HttpResponse | None:
+    """The API's rule (tournaments/upload_rule.py), checked before the form is parsed: 429, then 413."""
+    wait = upload_rule.throttle_wait(request)
+    if wait is not None:
+        refused = f"too many uploads: try again in {int(wait) + 1} seconds (LUDUS_UPLOAD_RATE)"
+        return upload_page(request, UploadForm(), status=429, refused=refused)
+    if message := upload_rule.oversize_message(upload_rule.announced_length(request)):
+        return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+    return None
