@@ -148,6 +148,11 @@ class Game(ABC):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     options_schema: ClassVar[Mapping[str, OptionSpec]]
+    # What the service shows of a game (docs/architecture.md#adding-a-third-game-in-a-day): the script beside the
+    # game's module that draws its board, served by the replays app (None: the viewer's generic board), and its
+    # score's unit, one and many.
+    viewer_script: ClassVar[str | None] = None
+    score_units: ClassVar[tuple[str, str]] = ("point", "points")
 
     def default_options(self) -> dict[str, JSON]:
         return {k: spec.default for k, spec in self.options_schema.items()}
@@ -192,6 +197,15 @@ class Game(ABC):
         """Per-seat labels of a fresh game that `python -m engine simulate` counts wins by (balance facts such as
         Marine's animal per seat); none by default."""
         return {}
+
+    def view_scores(self, view: Mapping[str, JSON]) -> list[int]:
+        """Each seat's score as `view` (any seat's, the public or the omniscient one) shows it, and no more: the
+        viewer's score chart. By default the view's own "scores" list; a game whose views lack one overrides this.
+        Raises NotImplementedError when the view holds no scores."""
+        scores = view.get("scores")
+        if not isinstance(scores, list):
+            raise NotImplementedError(f"{self.name} views hold no \"scores\" list: override Game.view_scores")
+        return [int(score) for score in scores]
 
     def metadata(self) -> dict[str, JSON]:
         return {

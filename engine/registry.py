@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
-from engine.core import Game, InvalidOptions
+from engine.core import JSON, Game, InvalidOptions
 
 # The built-in games: name -> the module that defines GAME, imported on first use. A new built-in game is one line
 # here; a game defined elsewhere (a plug-in, a test's toy game) calls register_game() instead.
@@ -45,6 +47,11 @@ def registered(game: Game) -> Iterator[Game]:
         unregister_game(game.name)
 
 
+def default_game() -> str:
+    """The game played when none is named (manage.py demo): the first built-in game."""
+    return next(iter(_BUILTIN))
+
+
 def game_names() -> list[str]:
     return sorted(set(_BUILTIN) | set(_loaded))
 
@@ -64,3 +71,13 @@ def load_game(name: str, rules_version: str | None = None) -> Game:
 
 def list_games() -> list[dict[str, object]]:
     return [load_game(n).metadata() for n in game_names()]
+
+
+def viewer_of(name: str) -> dict[str, JSON]:
+    """What the replay viewer needs of a game beside its views: the path of the script that draws its board (None:
+    the generic board) and its score's unit, one and many. Raises InvalidOptions for an unknown game."""
+    game = load_game(name)
+    script = None
+    if game.viewer_script is not None:
+        script = str(Path(inspect.getfile(type(game))).with_name(game.viewer_script))
+    return {"script": script, "score_units": list(game.score_units)}

@@ -1,37 +1,28 @@
-"""Each seat's score after every step, as the viewer's score chart draws it: from the same view the board shows, so
-it shows no more than the board (Evolution's food bags stay hidden until the end in a seat's or the public view)."""
+"""Each seat's score after every step, as the viewer's score chart draws it: from the same view the board shows, by
+the game's own rule (`Game.view_scores`, docs/architecture.md#adding-a-third-game-in-a-day), so it shows no more than
+the board."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.gzip import gzip_page
 
+from engine.registry import load_game
 from replays import live
 from replays.frames import frames, seat_of
 from replays.views import cache_if_over, match_or_404
 from tournaments import visibility
 
 
-def _evolution(view: dict[str, Any]) -> list[int]:
-    if "scores" in view:
-        return list(view["scores"])
-    return [seat["public_score"] + (seat["bag"] if isinstance(seat["bag"], int) else 0) for seat in view["seats"]]
-
-
-def _marine(view: dict[str, Any]) -> list[int]:
-    return list(view["scores"])
-
-
-SCORES: dict[str, Callable[[dict[str, Any]], list[int]]] = {"evolution": _evolution, "marine": _marine}
-
-
 def score_series(document: dict[str, Any], seat: int | str | None) -> list[list[int]]:
-    """[[score of each seat] at step 0, at step 1, ...] in that view; [] for a game without a score rule here."""
-    of = SCORES.get(document["header"]["game"])
-    return [of(frame["view"]) for frame in frames(document, 0, None, seat)] if of else []
+    """[[score of each seat] at step 0, at step 1, ...] in that view; [] for a game whose views hold no scores."""
+    game = load_game(document["header"]["game"])
+    try:
+        return [game.view_scores(frame["view"]) for frame in frames(document, 0, None, seat)]
+    except NotImplementedError:
+        return []
 
 
 @gzip_page

@@ -16,4 +16,5 @@ urlpatterns = [
     path("<int:pk>/branch/", branch_pages.branch, name="branch"),
     path("<int:pk>/compare/", branch_pages.compare, name="compare"),
     path("bots/<int:pk>/head-to-head/", head_to_head.fragment, name="head_to_head"),
+    path("games/<str:name>.js", views.game_script, name="game_script"),
 ]

@@ -7,17 +7,24 @@
   each with the view, the events, the pending decision, and the decision just taken with its options when the
   view may see them. The omniscient view is refused until the match is over (admins excepted).
 - `GET /replays/<match>/export/`: the self-contained replay file.
+- `GET /replays/games/<game>.js`: the script that draws a game's board, from beside the game's module.
 """
 
 from __future__ import annotations
 
+import hashlib
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, TypeVar
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.gzip import gzip_page
+from django.views.decorators.http import etag, require_GET
 
+from engine.core import InvalidOptions
+from engine.registry import viewer_of
 from replays import live
 from replays.format import encode_replay
 from replays.frames import frames, seat_of
@@ -37,12 +44,13 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
     match = match_or_404(pk)
     seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
     views = visibility.allowed_views(request.user, match)
+    game_viewer = viewer_of(match.game)
     config = {
         "match": match.pk, "game": match.game, "status": match.status, "players": match.num_players,
         "seats": [{"seat": s.number, "label": visibility.seat_label(request.user, s.bot_version), "score": s.score,
                    "rank": s.rank} for s in seats],
         "views": views, "view": "omniscient" if "omniscient" in views else (views[0] if views else None),
-        "chunk": FRAMES_PER_CHUNK,
+        "chunk": FRAMES_PER_CHUNK, "score_units": game_viewer["score_units"],
         "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk]),
                  "scores": reverse("replays:scores", args=[match.pk])},
         "seat_logs": {str(s.number): reverse("replays:seat_log", args=[match.pk, s.number]) for s in seats
@@ -51,9 +59,33 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
     from replays.branch_pages import branch_form
 
     return render(request, "replays/viewer.html", {"match": match, "seats": seats, "config": config,
+                                                   "game_viewer": game_viewer,
                                                    "has_replay": hasattr(match, "replay"),
                                                    "branching": branch_form(request.user, match),
                                                    "branches": match.branches.order_by("pk")[:20]})
+
+
+@lru_cache(maxsize=16)
+def _game_script(name: str) -> tuple[bytes, str]:
+    """The game's board script and its ETag; Http404 for an unknown game or one with the generic board."""
+    try:
+        script = viewer_of(name)["script"]
+    except InvalidOptions as exc:
+        raise Http404(str(exc)) from exc
+    if script is None:
+        raise Http404(f"{name} has no board script: the viewer draws the generic board")
+    body = Path(script).read_bytes()
+    return body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+@require_GET
+@etag(lambda request, name: _game_script(name)[1])
+def game_script(request: HttpRequest, name: str) -> HttpResponse:
+    """GET /replays/games/<game>.js: the script beside the game's module that draws its board
+    (docs/architecture.md#adding-a-third-game-in-a-day)."""
+    response = HttpResponse(_game_script(name)[0], content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "public, max-age=300"  # revalidated by its ETag after a deploy
+    return response
 
 
 def cache_if_over(response: Response, is_over: bool) -> Response:

@@ -20,6 +20,7 @@ class EvolutionGame(Game):
     rules_version = "1"
     min_players = 2
     max_players = 6  # ruling 1
+    viewer_script = "viewer.js"
     options_schema = {
         "expansions": OptionSpec("choice", "flight", "Play with the Flight expansion ('flight') or without ('none')",
                                  choices=("flight", "none")),
@@ -39,6 +40,13 @@ class EvolutionGame(Game):
                 raise InvalidOptions(
                     f"option 'reserve_size' must be below the {size} cards of the {options['deck']!r} deck, "
                     f"got {options['reserve_size']!r}")
+
+    def view_scores(self, view: Mapping[str, JSON]) -> list[int]:
+        """The final scores once the game is over; before, each seat's public score plus its food bag where the
+        view shows it (a seat's own, or every bag in the omniscient view): no more than the board shows."""
+        if view.get("scores") is not None:
+            return list(view["scores"])
+        return [seat["public_score"] + (seat["bag"] if isinstance(seat["bag"], int) else 0) for seat in view["seats"]]
 
     def new_state(self, num_players: int, seed: int, options: Mapping[str, JSON] | None = None) -> EvolutionState:
         self.check_players(num_players)

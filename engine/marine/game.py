@@ -40,6 +40,8 @@ class MarineGame(Game):
     rules_version = "2"  # 2: the Asteroid discarded from slot 1 is `asteroid_discarded`, no longer "taken"
     min_players = 2
     max_players = 4
+    viewer_script = "viewer.js"
+    score_units = ("VP", "VP")
     options_schema = {
         "length": OptionSpec("choice", "standard", "Evolution cards removed from the 34: short 15, standard 10, "
                              "long 5, epic 0 (published)", choices=tuple(LENGTH_REMOVED)),

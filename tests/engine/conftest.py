@@ -6,17 +6,14 @@ Engine tests never touch Django: they use only `engine` and the standard library
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from engine.core import Game, State
+from engine.core import State
 from engine.registry import game_names, load_game
-
-STEP_CAP = 50_000  # a game longer than this fails loudly: it would never end
+from engine.testing import Playthrough, play_random, replay
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -45,45 +42,6 @@ def player_cases() -> list[tuple[str, int]]:
             continue
         cases += [(name, n) for n in range(game.min_players, game.max_players + 1)]
     return cases
-
-
-@dataclass
-class Playthrough:
-    """A finished random game: its final state, the choice indices and, per step, what it looked like."""
-
-    game: Game
-    players: int
-    seed: int
-    state: State
-    choices: list[int] = field(default_factory=list)
-    events: list[Any] = field(default_factory=list)
-
-
-def play_random(game: Game, players: int, seed: int, choice_seed: int | None = None,
-                on_step: Callable[[State, int], None] | None = None,
-                options: dict[str, Any] | None = None) -> Playthrough:
-    """Play a game to the end with uniformly random choices; on_step(state, step) runs before each choice.
-
-    Fails loudly (AssertionError) when the game passes STEP_CAP decisions.
-    """
-    rng = random.Random(seed if choice_seed is None else choice_seed)
-    state = game.new_state(players, seed, options)
-    run = Playthrough(game, players, seed, state)
-    while (decision := state.decision()) is not None:
-        assert len(run.choices) < STEP_CAP, f"{game.name} {players}p seed {seed}: no end after {STEP_CAP} steps"
-        if on_step is not None:
-            on_step(state, len(run.choices))
-        choice = rng.randrange(len(decision.options))
-        run.events.append(state.choose(choice))
-        run.choices.append(choice)
-    return run
-
-
-def replay(game: Game, players: int, seed: int, choices: list[int],
-           options: dict[str, Any] | None = None) -> tuple[State, list[Any]]:
-    """Re-play choice indices from a fresh state; return the state and the events of each step."""
-    state = game.new_state(players, seed, options)
-    return state, [state.choose(choice) for choice in choices]
 
 
 def as_json(value: Any) -> Any:

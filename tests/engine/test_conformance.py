@@ -1,17 +1,18 @@
-"""Conformance: every registered game keeps the engine contract (ARCHITECTURE §3), at every player count.
+"""Conformance: every registered game and the toy game keep the engine contract, at every player count.
 
-Random legal games (hypothesis picks the seeds) check the invariants: the game ends, every offered option
-applies, what was not offered is refused without a trace, states round-trip through dicts and JSON, the action
-log replays, seeds determine games, views hide what they must, and scores and ranks add up. `game_name` and
-`players` are parametrized by conftest.py over `engine.registry.game_names()`.
+The checks are engine/testing.py's (a game's author runs the same ones without pytest); here hypothesis picks the
+seeds. Random legal games check the invariants: the game ends, every offered option applies, what was not offered
+is refused without a trace, bad input gets the documented error, states round-trip through dicts and JSON, the
+action log replays, seeds determine games, views hide what they must, scores add up and clones are independent.
 """
 
 from __future__ import annotations
 
-import copy
-import json
+import importlib.util
 import random
-from collections.abc import Callable
+import sys
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import hidden
@@ -20,12 +21,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples, is_deep
 
-from engine.core import Decision, IllegalAction, InvalidState, Outcome, State
-from engine.registry import load_game
+from engine import testing
+from engine.core import Game
+from engine.registry import game_names, load_game
 
-Play = Callable[..., Any]  # conftest.play_random
+TOYGAME = Path(__file__).resolve().parents[1] / "workers" / "toygame.py"
+
+
+def load_toygame() -> ModuleType:
+    """tests/workers/toygame.py as a module, not registered: the engine tests never see it in the registry."""
+    spec = importlib.util.spec_from_file_location("ludus_tests_toygame", TOYGAME)
+    assert spec and spec.loader
+    module = sys.modules.get(spec.name) or importlib.util.module_from_spec(spec)
+    if spec.name not in sys.modules:
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+TOY: Game = load_toygame().GAME
+CASES = [(game.name, n) for game in [*map(load_game, game_names()), TOY]
+         for n in range(game.min_players, game.max_players + 1)]
+each_case = pytest.mark.parametrize(("game_name", "players"), CASES, ids=[f"{g}-{n}p" for g, n in CASES])
+
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
-
 # Two budgets, and the share of steps the per-step checks probe. Every run (the `ci` profile) plays a few games per
 # case and probes a sample of their steps; the nightly profile (tests/hypothesis_profiles.py) plays DEEP times as
 # many games and probes every step, or ten times as many of them.
@@ -43,297 +62,115 @@ json_junk = st.recursive(
 )
 
 
-def as_json(value: Any) -> Any:
-    """value as it comes back from a JSON file (tuples become lists)."""
-    return json.loads(json.dumps(value, allow_nan=False))
+def game_of(name: str) -> Game:
+    return TOY if name == TOY.name else load_game(name)
 
 
-def strict(value: Any) -> str:
-    """A spelling that tells 1, 1.0 and true apart, and ignores dict order."""
-    return json.dumps(value, sort_keys=True)
-
-
-def is_offered(action: Any, decision: Decision) -> bool:
-    return strict(action) in {strict(option) for option in decision.options}
-
-
-def assert_refused(state: State, action: Any) -> None:
-    """apply(action) raises IllegalAction and leaves the state exactly as it was."""
-    before, decision = state.to_dict(), state.decision()
-    with pytest.raises(IllegalAction) as info:
-        state.apply(action)
-    assert str(info.value), f"IllegalAction for {action!r} has no message"
-    assert state.to_dict() == before, f"refused action {action!r} changed the state"
-    assert state.decision() == decision, f"refused action {action!r} changed the decision"
-
-
-def near_misses(option: Any, depth: int = 0) -> list[Any]:
-    """Actions that look like option but are not it: a number off by one, a key missing or added, and so on."""
-    misses: list[Any] = [None, [option], {"action": option}]
-    if isinstance(option, bool):
-        misses += [not option, "true" if option else "false"]
-    elif isinstance(option, int):
-        misses += [option + 1, option - 1, option + 1000, -option - 1, str(option)]
-    elif isinstance(option, str):
-        misses += [option + "x", option[:-1], option.swapcase(), ""]
-    elif isinstance(option, list):
-        misses += [option + [0], option[:-1], list(reversed(option))]
-        for i, item in enumerate(option[:3]):
-            misses += [option[:i] + [m] + option[i + 1:] for m in near_misses(item, depth + 1)[3:6]]
-    elif isinstance(option, dict):
-        misses += [{**option, "bogus_key": 1}]
-        for key in sorted(option)[:4]:
-            misses.append({k: v for k, v in option.items() if k != key})
-            if depth < 2:
-                misses += [{**option, key: m} for m in near_misses(option[key], depth + 1)[3:7]]
-    return misses
-
-
-def lookalikes(option: Any) -> list[Any]:
-    """option with an integer spelled as a float or a bool: JSON-equal in Python, not the offered action."""
-    if isinstance(option, bool):
-        return [int(option)]
-    if isinstance(option, int):
-        return [float(option)] + ([bool(option)] if option in (0, 1) else [])
-    if isinstance(option, list):
-        return [option[:i] + [m] + option[i + 1:] for i, item in enumerate(option) for m in lookalikes(item)]
-    if isinstance(option, dict):
-        return [{**option, k: m} for k in sorted(option) for m in lookalikes(option[k])]
-    return []
-
-
-def assert_consistent_outcome(outcome: Outcome, players: int) -> None:
-    """Ranks follow (score, *tiebreaks), higher first; equal keys share a rank."""
-    assert len(outcome.scores) == len(outcome.ranks) == len(outcome.tiebreaks) == players
-    keys = [(score, *breaks) for score, breaks in zip(outcome.scores, outcome.tiebreaks, strict=True)]
-    for seat, key in enumerate(keys):
-        assert outcome.ranks[seat] == 1 + sum(1 for other in keys if other > key), (
-            f"seat {seat}: rank {outcome.ranks[seat]} does not follow keys {keys}")
-    assert min(outcome.ranks) == 1
-    json.dumps(outcome.to_dict())
-
-
+@each_case
 @light
 @given(seed=seeds, choice_seed=seeds)
-def test_it_always_ends_with_a_consistent_outcome(play: Play, game_name: str, players: int, seed: int,
-                                                   choice_seed: int) -> None:
-    def outcome_waits_for_the_end(state: State, step: int) -> None:
-        assert state.outcome() is None, f"outcome() before the end, at step {step}"
-
-    run = play(load_game(game_name), players, seed, choice_seed, on_step=outcome_waits_for_the_end)
-    outcome = run.state.outcome()
-    assert outcome is not None, "decision() is None but outcome() is None too"
-    assert_consistent_outcome(outcome, players)
-    assert_refused(run.state, None)
-    with pytest.raises(IllegalAction):
-        run.state.choose(0)
+def test_it_always_ends_with_a_consistent_outcome(game_name: str, players: int, seed: int, choice_seed: int) -> None:
+    testing.check_outcome(game_of(game_name), players, seed, choice_seed)
 
 
-# -- every offered option applies ---------------------------------------------------------------------------------
-
-def every_option_applies(play: Play, game_name: str, players: int, seed: int, choice_seed: int,
-                         rate: float) -> None:
-    rng = random.Random(choice_seed)
-
-    def try_every_option(state: State, step: int) -> None:
-        if rng.random() >= rate:
-            return
-        decision = state.decision()
-        assert decision is not None
-        before = state.to_dict()
-        for index in range(len(decision.options)):
-            twin = state.clone()
-            assert twin == state, "clone() differs from the state"
-            events = twin.choose(index)
-            json.dumps(events)
-        assert state.to_dict() == before, f"step {step}: playing on a clone() changed the original"
-
-    play(load_game(game_name), players, seed, choice_seed, on_step=try_every_option)
-
-
+@each_case
 @heavy
 @given(seed=seeds, choice_seed=seeds)
-def test_no_offered_option_ever_raises(play: Play, game_name: str, players: int, seed: int,
-                                       choice_seed: int) -> None:
-    every_option_applies(play, game_name, players, seed, choice_seed, rate=STEP_RATE)
+def test_no_offered_option_ever_raises_and_clones_are_independent(game_name: str, players: int, seed: int,
+                                                                  choice_seed: int) -> None:
+    testing.check_options_apply(game_of(game_name), players, seed, choice_seed, rate=STEP_RATE)
 
 
-# -- what was not offered is refused ------------------------------------------------------------------------------
-
-def not_offered_is_refused(play: Play, game_name: str, players: int, seed: int, choice_seed: int,
-                           junk: list[Any], rate: float) -> None:
-    """At a share of the steps: junk JSON and near misses of the offered options are all refused cleanly."""
-    rng = random.Random(choice_seed)
-
-    def probe(state: State, step: int) -> None:
-        if rng.random() >= rate:
-            return
-        decision = state.decision()
-        assert decision is not None
-        candidates = rng.sample(junk, min(3, len(junk)))
-        for option in rng.sample(list(decision.options), min(3, len(decision.options))):
-            misses = near_misses(option)
-            candidates += rng.sample(misses, min(6, len(misses)))
-        for action in candidates:
-            if not is_offered(action, decision):
-                assert_refused(state, action)
-
-    play(load_game(game_name), players, seed, choice_seed, on_step=probe)
-
-
+@each_case
 @heavy
 @given(seed=seeds, choice_seed=seeds, junk=st.lists(json_junk, min_size=1, max_size=JUNK))
-def test_actions_not_offered_raise_illegal_action_and_change_nothing(
-        play: Play, game_name: str, players: int, seed: int, choice_seed: int, junk: list[Any]) -> None:
-    not_offered_is_refused(play, game_name, players, seed, choice_seed, junk, rate=PROBE_RATE)
+def test_actions_not_offered_raise_illegal_action_and_change_nothing(game_name: str, players: int, seed: int,
+                                                                   choice_seed: int, junk: list[Any]) -> None:
+    testing.check_refusals(game_of(game_name), players, seed, choice_seed, rate=PROBE_RATE, junk=junk)
 
 
-@light
-@given(seed=seeds, choice_seed=seeds)
-def test_lookalike_actions_with_float_or_bool_numbers_are_refused(
-        play: Play, game_name: str, players: int, seed: int, choice_seed: int) -> None:
-    rng = random.Random(choice_seed)
-
-    def probe(state: State, step: int) -> None:
-        if rng.random() >= FAST_RATE:
-            return
-        decision = state.decision()
-        assert decision is not None
-        for action in [m for option in decision.options[:5] for m in lookalikes(option)][:10]:
-            if not is_offered(action, decision):
-                assert_refused(state, action)
-
-    play(load_game(game_name), players, seed, choice_seed, on_step=probe)
+@each_case
+def test_bad_input_gets_the_documented_error(game_name: str, players: int) -> None:
+    testing.check_bad_input(game_of(game_name), players)
 
 
-# -- dicts, JSON, replays and seeds ---------------------------------------------------------------------------------
-
-def assert_same_state(twin: State, state: State, players: int, with_views: bool) -> None:
-    assert twin.to_dict() == state.to_dict()
-    assert twin == state
-    assert as_json((twin.decision() or Decision(-1, "", [])).to_dict()) == as_json(
-        (state.decision() or Decision(-1, "", [])).to_dict())
-    if with_views:
-        for seat in [None, *range(players)]:
-            assert twin.view(seat) == state.view(seat), f"view({seat}) differs after the round trip"
-
-
-def round_trips(play: Play, game_name: str, players: int, seed: int, choice_seed: int, rate: float) -> None:
-    """A dict round trip at every step; through JSON text, and with every view compared, at a share of them."""
-    game = load_game(game_name)
-    rng = random.Random(choice_seed)
-
-    def round_trip(state: State, step: int) -> None:
-        data = state.to_dict()
-        assert_same_state(game.state_from_dict(data), state, players, with_views=False)
-        assert state.to_dict() == data, "from_dict changed the state it was copied from"
-        if rng.random() < rate:
-            text = json.dumps(data, allow_nan=False)
-            assert_same_state(game.state_from_dict(json.loads(text)), state, players, with_views=True)
-
-    run = play(game, players, seed, choice_seed, on_step=round_trip)
-    round_trip(run.state, len(run.choices))
-
-
+@each_case
 @settings(heavy, max_examples=examples(2))
 @given(seed=seeds, choice_seed=seeds)
-def test_states_round_trip_through_dicts_and_json_at_every_step(play: Play, game_name: str, players: int,
-                                                                seed: int, choice_seed: int) -> None:
-    round_trips(play, game_name, players, seed, choice_seed, rate=STEP_RATE)
+def test_states_round_trip_through_dicts_and_json_at_every_step(game_name: str, players: int, seed: int,
+                                                                choice_seed: int) -> None:
+    testing.check_round_trips(game_of(game_name), players, seed, choice_seed, rate=STEP_RATE)
 
 
+@each_case
 @light
 @given(seed=seeds, choice_seed=seeds, cut=st.floats(min_value=0, max_value=1))
-def test_a_json_copy_mid_game_plays_on_exactly_like_the_original(
-        play: Play, replay_choices: Callable[..., Any], game_name: str, players: int, seed: int,
-        choice_seed: int, cut: float) -> None:
-    game = load_game(game_name)
-    run = play(game, players, seed, choice_seed)
-    k = int(cut * len(run.choices))
-    head, _ = replay_choices(game, players, seed, run.choices[:k])
-    twin = game.state_from_dict(json.loads(json.dumps(head.to_dict())))
-    events = [twin.choose(choice) for choice in run.choices[k:]]
-    assert twin == run.state
-    assert as_json(events) == as_json(run.events[k:])
+def test_a_json_copy_mid_game_plays_on_exactly_like_the_original(game_name: str, players: int, seed: int,
+                                                                 choice_seed: int, cut: float) -> None:
+    testing.check_json_copy_plays_on(game_of(game_name), players, seed, choice_seed, cut)
 
 
+@each_case
 @light
 @given(seed=seeds, choice_seed=seeds)
-def test_replaying_the_action_log_reproduces_the_game(play: Play, replay_choices: Callable[..., Any],
-                                                      game_name: str, players: int, seed: int,
+def test_replaying_the_action_log_reproduces_the_game(game_name: str, players: int, seed: int,
                                                       choice_seed: int) -> None:
-    game = load_game(game_name)
-    assert game.new_state(players, seed) == game.new_state(players, seed)
-    run = play(game, players, seed, choice_seed)
-    state, events = replay_choices(game, players, seed, run.choices)
-    assert state == run.state
-    assert as_json(events) == as_json(run.events)
-    assert state.outcome() == run.state.outcome()
+    testing.check_replay(game_of(game_name), players, seed, choice_seed)
 
 
-def game_trace(run: Any) -> str:
-    return json.dumps([run.choices, run.events, run.state.view(None)], sort_keys=True)
+@each_case
+def test_the_same_seed_gives_the_same_game_and_different_seeds_usually_differ(game_name: str, players: int) -> None:
+    testing.check_determinism(game_of(game_name), players)
 
 
-def test_different_seeds_usually_give_different_games(play: Play, game_name: str, players: int) -> None:
-    game = load_game(game_name)
-    traces = {game_trace(play(game, players, seed, choice_seed=0)) for seed in range(12)}
-    assert len(traces) >= 10, f"only {len(traces)} different games from 12 seeds"
-
-
-def test_the_same_seed_gives_the_same_game(play: Play, game_name: str, players: int) -> None:
-    game = load_game(game_name)
-    assert game_trace(play(game, players, 99, choice_seed=5)) == game_trace(play(game, players, 99, choice_seed=5))
-
-
-# -- hidden information -------------------------------------------------------------------------------------------
-
-def views_hide(play: Play, game_name: str, players: int, seed: int, choice_seed: int, rate: float) -> None:
-    """At a share of the steps, every seat's view survives every perturbation of what is hidden from it."""
-    game = load_game(game_name)
-    rng = random.Random(choice_seed)
-    changed = []
-
-    def check(state: State, step: int) -> None:
-        if rng.random() >= rate:
-            return
-        data = state.to_dict()
-        decision = state.decision()
-        for seat in range(players):
-            view = state.view(seat)
-            assert as_json(view) == view, f"view({seat}) is not plain JSON"
-            for author, perturbed in hidden.perturbations(game_name, data, seat, rng):
-                changed.append(perturbed != data)
-                try:
-                    other = game.state_from_dict(perturbed)
-                except InvalidState as exc:
-                    pytest.fail(f"the perturbation by {author} for seat {seat} at step {step} is not a valid "
-                                f"state: {exc}")
-                assert other.view(seat) == view, (
-                    f"view({seat}) at step {step} shows information hidden from it (perturbed by {author})")
-                if decision is not None and decision.seat == seat:
-                    assert other.decision() == decision, f"decision of seat {seat} depends on hidden information"
-            leaked = [t for t in hidden.hidden_card_tokens(game_name, data, seat) if t in json.dumps(view)]
-            assert not leaked, f"view({seat}) at step {step} names hidden cards {leaked}"
-
-    play(game, players, seed, choice_seed, on_step=check)
-    assert not changed or any(changed), "the perturbation never changed anything: the check was empty"
-
-
+@each_case
 @heavy
 @given(seed=seeds, choice_seed=seeds)
-def test_a_seat_view_ignores_information_hidden_from_it(play: Play, game_name: str, players: int, seed: int,
+def test_a_position_stopped_before_its_forced_steps_plays_on_alike(game_name: str, players: int, seed: int,
+                                                                   choice_seed: int) -> None:
+    testing.check_positions(game_of(game_name), players, seed, choice_seed, rate=STEP_RATE)
+
+
+# -- hidden information ---------------------------------------------------------------------------------------------
+
+def perturbers(game_name: str) -> list[testing.Perturb]:
+    """Each author's perturbation of what a seat cannot see: the game's own hook and tests/engine/hidden.py's."""
+    if game_name == TOY.name:
+        return [load_toygame().perturb_hidden]
+
+    def by(author: int) -> testing.Perturb:
+        return lambda data, seat, rng: hidden.perturbations(game_name, data, seat, rng)[author][1]
+
+    count = len(hidden.perturbations(game_name, load_game(game_name).new_state(2, 0).to_dict(), 0, random.Random()))
+    return [by(author) for author in range(count)]
+
+
+@each_case
+@heavy
+@given(seed=seeds, choice_seed=seeds)
+def test_a_seat_view_ignores_information_hidden_from_it(game_name: str, players: int, seed: int,
                                                         choice_seed: int) -> None:
-    views_hide(play, game_name, players, seed, choice_seed, rate=PROBE_RATE)
+    game = game_of(game_name)
+    for perturb in perturbers(game_name):
+        testing.check_hidden(game, players, seed, choice_seed, perturb, rate=PROBE_RATE,
+                             hidden_tokens=lambda data, seat: hidden.hidden_card_tokens(game_name, data, seat))
 
 
-# -- scores and snapshots -------------------------------------------------------------------------------------------
+# -- scores, seat-facing calls and snapshots ----------------------------------------------------------------------
 
+@each_case
+@heavy
+@given(seed=seeds, choice_seed=seeds)
+def test_scores_views_scores_and_seat_events_hold_at_every_step(game_name: str, players: int, seed: int,
+                                                                choice_seed: int) -> None:
+    testing.check_seat_facing(game_of(game_name), players, seed, choice_seed, rate=FAST_RATE)
+
+
+@pytest.mark.parametrize(("game_name", "players"), [c for c in CASES if c[0] in hidden.SCORE_PARTS])
 @light
 @given(seed=seeds, choice_seed=seeds)
-def test_scores_are_the_sum_of_their_parts(play: Play, game_name: str, players: int, seed: int,
-                                           choice_seed: int) -> None:
-    run = play(load_game(game_name), players, seed, choice_seed)
+def test_scores_are_the_sum_of_their_parts(game_name: str, players: int, seed: int, choice_seed: int) -> None:
+    run = testing.play_random(load_game(game_name), players, seed, choice_seed)
     outcome = run.state.outcome()
     assert outcome is not None
     parts = hidden.score_parts(game_name, run.state.view(None))
@@ -343,37 +180,32 @@ def test_scores_are_the_sum_of_their_parts(play: Play, game_name: str, players: 
         assert total == outcome.scores[seat], f"seat {seat}: breakdown total {total} != score {outcome.scores[seat]}"
 
 
-def scramble(value: Any) -> None:
-    """Mutate a JSON document in place, as a careless in-process bot might."""
-    if isinstance(value, dict):
-        for key in list(value):
-            scramble(value[key])
-        value["scrambled"] = True
-    elif isinstance(value, list):
-        for item in value:
-            scramble(item)
-        value.append("scrambled")
-
-
+@each_case
 @light
 @given(seed=seeds, choice_seed=seeds)
-def test_views_and_dicts_handed_out_are_snapshots_a_bot_cannot_corrupt(
-        play: Play, game_name: str, players: int, seed: int, choice_seed: int) -> None:
-    rng = random.Random(choice_seed)
-    taken: list[tuple[int, Any, Any]] = []
+def test_views_and_dicts_handed_out_are_snapshots_a_bot_cannot_corrupt(game_name: str, players: int, seed: int,
+                                                                      choice_seed: int) -> None:
+    testing.check_snapshots(game_of(game_name), players, seed, choice_seed, rate=FAST_RATE)
 
-    def hand_out_and_mutate(state: State, step: int) -> None:
-        if rng.random() >= FAST_RATE:
-            return
-        decision = state.decision()
-        assert decision is not None
-        for value in (state.view(decision.seat), state.view(None), state.to_dict()):
-            taken.append((step, value, copy.deepcopy(value)))
-        before = state.to_dict()
-        for value in (state.view(decision.seat), state.view(None), state.to_dict()):
-            scramble(value)
-        assert state.to_dict() == before, f"step {step}: mutating a view or to_dict() changed the state"
 
-    play(load_game(game_name), players, seed, choice_seed, on_step=hand_out_and_mutate)
-    for step, value, snapshot in taken:
-        assert value == snapshot, f"a view or dict taken at step {step} changed as the game went on"
+def test_check_game_passes_the_toy_game_in_one_call_as_a_games_author_runs_it() -> None:
+    """engine.testing.check_game, the call docs/architecture.md#adding-a-third-game-in-a-day gives an author."""
+    testing.check_game(TOY, seeds=range(3), perturb=load_toygame().perturb_hidden)
+
+
+def test_the_suite_fails_a_game_that_breaks_the_contract() -> None:
+    """A game that accepts a bool for a number (True == 1 in Python) is caught, with the input named."""
+    toy = load_toygame()
+
+    class Lenient(type(TOY.new_state(2, 1))):  # type: ignore[misc]
+        def apply(self, action: Any, *, advance: bool = True) -> list[Any]:
+            return super().apply(int(action) if isinstance(action, bool) else action, advance=advance)
+
+    class LenientGame(type(TOY)):  # type: ignore[misc]
+        name = "lenient"
+
+        def new_state(self, num_players: int, seed: int, options: Any = None) -> Any:
+            return Lenient(toy.GAME.new_state(num_players, seed, options).to_dict())
+
+    with pytest.raises(AssertionError, match=r"apply\(True\)"):
+        testing.check_bad_input(LenientGame(), 2)

@@ -1,7 +1,10 @@
 """A tiny game for fast service tests: players take 1-3 stones from a seeded pile; whoever takes more scores more.
 
-It follows the engine contract (ARCHITECTURE §3) with hidden information (each seat's secret bonus), so replay,
-frame and runner tests do not depend on the speed of the real games. Registered under the name "tinynim".
+It keeps the engine contract (docs/architecture.md#the-engine-contract) and passes engine/testing.py, with hidden
+information (each seat's secret bonus), so replay, frame and runner tests do not depend on the speed of the real
+games. Registered under the name "tinynim"; it is the worked example of
+docs/architecture.md#adding-a-third-game-in-a-day. It has no board renderer of its own (the viewer's generic board)
+and no determinization (optional in engine/testing.py).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import Decision, Game, IllegalAction, InvalidState, OptionSpec, Outcome, State
+from engine.core import Decision, Game, IllegalAction, InvalidState, OptionSpec, Outcome, State, check_seat, check_seed
 
 
 class TinyNim(Game):
@@ -26,6 +29,7 @@ class TinyNim(Game):
 
     def new_state(self, num_players: int, seed: int, options: Mapping[str, Any] | None = None) -> TinyNimState:
         self.check_players(num_players)
+        check_seed(seed)
         opts = self.validate_options(options)
         rng = random.Random(seed)
         return TinyNimState({
@@ -37,6 +41,12 @@ class TinyNim(Game):
         if not isinstance(data, Mapping) or "pile" not in data:
             raise InvalidState("not a tinynim state")
         return TinyNimState(dict(data))
+
+    def view_scores(self, view: Mapping[str, Any]) -> list[int]:
+        """Stones taken, plus each bonus the view shows (a seat sees only its own)."""
+        bonus = view["bonus"]
+        known = dict(enumerate(bonus)) if isinstance(bonus, list) else {int(s): b for s, b in bonus.items()}
+        return [taken + known.get(seat, 0) for seat, taken in enumerate(view["taken"])]
 
 
 class TinyNimState(State):
@@ -51,9 +61,10 @@ class TinyNimState(State):
         most = min(self.d["max_take"], self.d["pile"])
         return Decision(seat=self.d["turn"], kind="take", options=list(range(1, most + 1)), prompt="take stones")
 
-    def apply(self, action: Any) -> list[Any]:
+    def apply(self, action: Any, *, advance: bool = True) -> list[Any]:
+        # No forced steps in this game, so advance changes nothing. Only an int counts stones (True == 1.0 == 1).
         decision = self.decision()
-        if decision is None or action not in decision.options:
+        if decision is None or type(action) is not int or action not in decision.options:
             raise IllegalAction(f"take {action!r}: not allowed with {self.d['pile']} stones left")
         seat = self.d["turn"]
         self.d["pile"] -= action
@@ -62,17 +73,30 @@ class TinyNimState(State):
         return [{"seat": seat, "took": action}]
 
     def view(self, seat: int | None) -> dict[str, Any]:
+        check_seat(seat, self.d["players"])
         view = {"pile": self.d["pile"], "turn": self.d["turn"], "taken": list(self.d["taken"])}
         view["bonus"] = list(self.d["bonus"]) if seat is None else {str(seat): self.d["bonus"][seat]}
         return view
 
+    def scores(self) -> list[int]:
+        return [t + b for t, b in zip(self.d["taken"], self.d["bonus"], strict=True)]
+
     def outcome(self) -> Outcome | None:
         if self.d["pile"] > 0:
             return None
-        return Outcome.from_keys([(t + b,) for t, b in zip(self.d["taken"], self.d["bonus"], strict=True)])
+        return Outcome.from_keys([(score,) for score in self.scores()])
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, list) else v) for k, v in self.d.items()}
+
+
+def perturb_hidden(state_dict: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
+    """A copy of state_dict with every other seat's bonus re-drawn: what `seat` cannot see (engine/testing.py)."""
+    data = dict(state_dict, bonus=list(state_dict["bonus"]))
+    for other in range(data["players"]):
+        if other != seat:
+            data["bonus"][other] = rng.randrange(3)
+    return data
 
 
 GAME = TinyNimState.game

@@ -38,8 +38,8 @@
     return "Seat " + (seat + 1) + (info ? " (" + info.label + ")" : "");
   }
   function humanize(text) { return String(text).replace(/_/g, " "); }
-  /* "1 point", "14 points", "3 VP": Marine scores in victory points, Evolution in points. */
-  function points(ctx, n) { return n + " " + (ctx.game === "marine" ? "VP" : n === 1 ? "point" : "points"); }
+  /* "1 point", "14 points", "3 VP": the game's score unit, one and many (engine.registry.viewer_of). */
+  function points(ctx, n) { return n + " " + ctx.units[n === 1 ? 0 : 1]; }
   function isScalar(value) { return value === null || typeof value !== "object"; }
   function short(value) {
     if (value === null || value === undefined) return "";
@@ -69,7 +69,7 @@
 
   function Viewer(config) {
     this.cfg = config;
-    this.ctx = { game: config.game, seats: config.seats, players: config.players };
+    this.ctx = { game: config.game, seats: config.seats, players: config.players, units: config.score_units };
     this.chunk = config.chunk || 40;
     this.view = config.view;
     this.views = config.views;

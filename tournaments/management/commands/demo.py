@@ -1,4 +1,5 @@
-"""manage.py demo: migrate, register the built-in bots, run a round robin of Evolution, print standings, serve."""
+"""manage.py demo: migrate, register the built-in bots, run a round robin of the default game, print standings,
+serve."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
 from engine.bots import bot_names
+from engine.registry import default_game, game_names
 from tournaments.cli import Entrant, create_and_start, make_console, print_standings, run_to_end
 from tournaments.dispatch import runner
 from tournaments.ladders import join_ladder
@@ -51,7 +53,7 @@ class Command(BaseCommand):
     help = "Set up the database, run a demo tournament between the built-in bots, print standings, serve the UI."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--game", default="evolution")
+        parser.add_argument("--game", default=default_game(), help="a registered game: " + ", ".join(game_names()))
         parser.add_argument("--entrants", type=int, default=6, help="bots in the round robin (copies fill up)")
         parser.add_argument("--players", type=int, default=4, help="players per table")
         parser.add_argument("--games", type=int, default=4, help="games per table (seats rotate)")

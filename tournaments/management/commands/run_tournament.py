@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
+from engine.registry import game_names
 from tournaments.cli import create_and_start, make_console, parse_entrants, print_standings, run_to_end
 from tournaments.dberrors import database_trouble
 
@@ -18,7 +19,7 @@ class Command(BaseCommand):
             "it to the end and print the standings.")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--game", required=True, help="a registered game, e.g. evolution")
+        parser.add_argument("--game", required=True, help="a registered game: " + ", ".join(game_names()))
         parser.add_argument("--bots", required=True,
                             help="comma-separated entrants: built-ins (greedy, random, or NEWNAME:BUILTIN such as "
                                  "greedy-2:greedy) and uploaded bots as owner/name")
