@@ -1,4 +1,4 @@
-"""The floor under a sandboxed decision: what one round trip between two processes costs on this machine (issue 17).
+"""The floor under a sandboxed decision: what one round trip between two processes costs on this machine.
 
 A sandboxed bot is a process of its own: every decision is at least one message to it and one reply back. This
 measures that floor without any of Ludus's own work, in two forms, each with the two processes on different CPUs
@@ -10,7 +10,7 @@ and on the same CPU:
   reading lines of JSON can cost, before Ludus's SDK, views, clock, sandbox or log.
 
 Each repetition times `--trips` round trips; the table gives the median µs a round trip over `--reps` repetitions,
-with the spread. docs/scaling.md uses these to say which of issue 17's targets a process per seat can reach.
+with the spread. docs/scaling.md uses these to say which throughput targets a process per seat can reach.
 
     python -m benchmarks.floor
     python -m benchmarks.floor --json

@@ -1,5 +1,5 @@
 """What a match costs beyond its game: the engine alone, the runner with built-in bots, the runner with uploaded
-sandboxed bots, on the same seeds, paired (issue 17).
+sandboxed bots, on the same seeds, paired.
 
     python -m benchmarks.match                                   # a table
     python -m benchmarks.match --json --quick                    # one JSON object, a few seeds (under 3 minutes)

@@ -1,4 +1,4 @@
-"""Recovery from infrastructure faults: each fault of issue 16 injected into a throwaway deployment, timed.
+"""Recovery from infrastructure faults: each fault of docs/operations.md's recovery table, injected and timed.
 
     python -m benchmarks.recovery [--quick] [--json PATH]
 
@@ -16,7 +16,7 @@ outage hits them and not this process. Faults, one after another, each on a tour
 Reported per fault: seconds from the store's return (or the kill) to the first stranded match running, to every
 match finished, failed matches, run messages received beyond one per match (duplicates), and the invariants:
 exactly one result per match, every replay re-simulates to its outcome, ratings equal a recomputation.
-Goals (issue 16): every match finishes rated despite one broken worker; the first stranded match runs within 30 s
+Goals: every match finishes rated despite one broken worker; the first stranded match runs within 30 s
 of a store's return; a backlog gets no duplicate messages.
 """
 

@@ -5,7 +5,7 @@
 provides it: `workers.dispatch`, which sends to Celery when a broker is configured and to the embedded process
 pool otherwise. The dependency points from the runners to the apps; the settings module is the composition root.
 
-The match row is the outbox (issue 16): `enqueue_matches` sends after commit, a row is marked sent just before
+The match row is the outbox: `enqueue_matches` sends after commit, a row is marked sent just before
 its message goes out, and beat's `send_outbox` sends whatever a broker outage left unsent.
 """
 

@@ -1,5 +1,5 @@
 """Model instances from rows of written-out SQL, made as a queryset makes them. For the runner's statements on every
-match, where building the query cost more than running it (issue 17): the claim with its read, the rating rows."""
+match, where building the query cost more than running it: the claim with its read, the rating rows."""
 
 from __future__ import annotations
 

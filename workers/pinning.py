@@ -1,4 +1,4 @@
-"""One match, one CPU: the runner's thread and every process of the match's seats share a CPU (issue 17).
+"""One match, one CPU: the runner's thread and every process of the match's seats share a CPU.
 
 A sandboxed match is a strict pipeline: the runner sends a decide and waits, the bot computes and replies; only one
 of them runs at a time. Between two CPUs every hand-over is a cross-CPU wake-up, an inter-processor interrupt, which

@@ -1,4 +1,4 @@
-"""The schema says what the server does (issue 22): the answers schemathesis cannot check by itself (NDJSON lines,
+"""The schema says what the server does: the answers schemathesis cannot check by itself (NDJSON lines,
 each role's shape of a version), and the inputs the schema forbids, each refused with a 400 naming the rule."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The attacks of issue 14, as an ordinary user or an anonymous visitor would make them (tournaments/visibility.py).
+"""Attacks on who sees what, as an ordinary user or an anonymous visitor would make them (tournaments/visibility.py).
 
 Personas (tests/api/apiworld.py): alice (owner) keeps the private bot `stealth`; bob (author) owns `lazy`; charlie
 (organiser) runs the ladder and the tournament; root is staff.

@@ -1,4 +1,4 @@
-"""The visual faults of issue 18, each checked in Chromium at 1440x900 and 390x844, with screenshots to look at."""
+"""Visual faults once found on the pages, each checked in Chromium at 1440x900 and 390x844, with screenshots."""
 
 from __future__ import annotations
 

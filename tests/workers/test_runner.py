@@ -304,7 +304,7 @@ def test_progress_is_written_on_a_coarse_interval_and_a_retry_starts_it_afresh(m
     assert MatchProgress.objects.get(match=match).actions == []
 
 
-# --- live progress only while somebody watches (issue 17) --------------------------------------------------------
+# --- live progress only while somebody watches ---------------------------------------------------------------
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Hostile bots against the seat's control group, freezer and seccomp filter, in real Evolution games (issue 13).
+"""Hostile bots against the seat's control group, freezer and seccomp filter, in real Evolution games.
 
 Memory the address-space rlimit never saw (memfd, System V and POSIX shared memory, tmpfs), CPU taken from the
 opponent by busy processes in new sessions, the kernel interfaces seccomp refuses, pipes closed behind the clock's
