@@ -1,4 +1,4 @@
-"""The engine contract shared by every game (ARCHITECTURE §3).
+"""The engine contract shared by every game (docs/architecture.md#the-engine-contract).
 
 Standard library only: this module is imported by bots, workers and the web alike.
 """

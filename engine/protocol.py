@@ -1,4 +1,5 @@
-"""The bot wire protocol (ARCHITECTURE §4): JSON lines between the engine and a bot process.
+"""The bot wire protocol (docs/architecture.md#bots-the-wire-protocol-and-the-sandbox): JSON lines between the engine
+and a bot process.
 
 One compact UTF-8 JSON object per line, at most MAX_LINE bytes. The engine sends `hello`, then `decide` for every
 decision of the bot's seat, then `result`; the bot answers each `decide` with `{"seq": n, "choice": i}`.

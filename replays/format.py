@@ -1,4 +1,4 @@
-"""The replay format (ARCHITECTURE §6): gzip-compressed canonical JSON. Pure: no Django, no I/O.
+"""The replay format (docs/architecture.md#replays): gzip-compressed canonical JSON. Pure: no Django, no I/O.
 
 A replay document is {"header": ..., "actions": [...], "footer": ...}:
 - header: format, game, rules_version, options (complete), seed, players, clock, seats -> bot versions, and for a

@@ -1,4 +1,4 @@
-"""Frames: the view after each step, derived by re-simulation on demand (ARCHITECTURE §6)."""
+"""Frames: the view after each step, derived by re-simulation on demand (docs/architecture.md#replays)."""
 
 from __future__ import annotations
 

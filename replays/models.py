@@ -1,4 +1,5 @@
-"""One stored replay per match: the header and footer as JSON, the action log compressed (ARCHITECTURE §6)."""
+"""One stored replay per match: the header and footer as JSON, the action log compressed
+(docs/architecture.md#replays)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A running match's action log so far, for spectators' live feeds (ARCHITECTURE §6, §8).
+"""A running match's action log so far, for spectators' live feeds (docs/architecture.md#replays).
 
 The runner writes it every so often while it plays (workers.runner.ProgressRecorder), and only while somebody
 watches: every read of a running match's progress (the live feed, the viewer's pages, the live frames) marks the

@@ -1,4 +1,4 @@
-"""Verification by re-simulation: the action log must reproduce the recorded outcome (ARCHITECTURE §6).
+"""Verification by re-simulation: the action log must reproduce the recorded outcome (docs/architecture.md#replays).
 
 Needs only the engine, so replays verify offline and before a result is committed.
 

@@ -1,4 +1,5 @@
-"""A running tournament advances on its own (ARCHITECTURE §7): rounds, byes, eliminations, withdrawals, the end.
+"""A running tournament advances on its own (docs/architecture.md#tournaments-ladders-and-ratings): rounds, byes,
+eliminations, withdrawals, the end.
 
 - Round robin schedules every table when it starts: its tables do not depend on results.
 - Swiss and single elimination schedule round 1 when they start. `advance_tournament` is called after every

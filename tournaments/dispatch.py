@@ -1,4 +1,4 @@
-"""The one seam where the web side hands work to the runners (ARCHITECTURE §2).
+"""The one seam where the web side hands work to the runners (docs/architecture.md#four-packages-one-direction).
 
 `tournaments` and `replays` never import `workers` (the import contracts in pyproject.toml, checked by
 `lint-imports` in `make lint`). They name what they need here, and settings.LUDUS_RUNNER names the module that

@@ -1,4 +1,5 @@
-"""Ladders run continuously (ARCHITECTURE §7): keep a bounded number of rated matches queued, chosen by rating.
+"""Ladders run continuously (docs/architecture.md#tournaments-ladders-and-ratings): keep a bounded number of rated
+matches queued, chosen by rating.
 
 `schedule_ladder` tops one ladder up to `max_queued` queued-or-running matches, under a row lock on the ladder so
 concurrent callers (beat, `run_ladder`, a result) never overshoot. Tables come from

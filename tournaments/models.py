@@ -1,4 +1,4 @@
-"""Bots, their immutable versions, competitions, matches, seats and ratings (ARCHITECTURE §5).
+"""Bots, their immutable versions, competitions, matches, seats and ratings (docs/architecture.md#data-model).
 
 Invariants live in the database where it can hold them: unique names and numbers, one seat per (match, number),
 exactly one competition per match and rating.
@@ -42,7 +42,8 @@ def _check_game(game: str, options: Any, players: int | None, errors: dict[str, 
 
 
 class Clocked(models.Model):
-    """The clock and fault limit a competition or a match plays with (ARCHITECTURE §4)."""
+    """The clock and fault limit a competition or a match plays with
+    (docs/architecture.md#bots-the-wire-protocol-and-the-sandbox)."""
 
     move_ms = models.PositiveIntegerField(default=1000, validators=[MinValueValidator(1)])
     bank_ms = models.PositiveIntegerField(default=10000)

@@ -1,6 +1,7 @@
 """The rating a table shows, and when it is still provisional: one rule for the pages, the API and the CLI.
 
-The conservative rating is OpenSkill's mu - 3 sigma (ARCHITECTURE §7): a bot ranks high only once the model is
+The conservative rating is OpenSkill's mu - 3 sigma (docs/architecture.md#tournaments-ladders-and-ratings): a bot ranks
+high only once the model is
 fairly sure of it. A rating is provisional while it has no game yet or its sigma is above
 LUDUS_PROVISIONAL_SIGMA: it still moves a lot.
 """

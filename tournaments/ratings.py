@@ -1,4 +1,5 @@
-"""OpenSkill Plackett-Luce ratings (ARCHITECTURE §7): 2-6 players, ties, forfeits ranked last by the outcome.
+"""OpenSkill Plackett-Luce ratings (docs/architecture.md#tournaments-ladders-and-ratings): 2-6 players, ties, forfeits
+ranked last by the outcome.
 
 One serial order per competition: record_result locks the ladder's or tournament's row first, and rate_seats
 numbers the match with the competition's next `rating_seq` under that lock. recompute_ratings replays rated

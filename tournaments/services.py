@@ -1,7 +1,8 @@
 """The match lifecycle: enqueue, claim, record a result, fail or requeue, reap expired leases.
 
 Every state change is a compare-and-set on Match.status, so any number of runners on any number of machines can
-race on the same match and exactly one result is kept (ARCHITECTURE §5, §9).
+race on the same match and exactly one result is kept (docs/architecture.md#data-model,
+docs/architecture.md#configuration).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Django settings. Every value comes from the environment (ARCHITECTURE §9); see the README's table."""
+"""Django settings. Every value comes from the environment (docs/architecture.md#configuration); see the README's
+table."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What the competition app tells the apps above it (ARCHITECTURE §2: replays imports tournaments, never the reverse).
+"""What the competition app tells the apps above it (docs/architecture.md#four-packages-one-direction: replays imports
+tournaments, never the reverse).
 
 `attempt_ended` is sent inside the transaction that ends an attempt at a match: finished (with the verified replay
 document), failed, requeued or cancelled (document None). Receivers write in that same transaction, and an exception

@@ -5,8 +5,8 @@
 - **rating**: the conservative OpenSkill rating mu - 3 sigma, marked provisional while sigma is above
   LUDUS_PROVISIONAL_SIGMA.
 - **by seat**: each bot's games, wins and points per seat number; each seat's win rate in the competition and
-  in every game of the same game and table size, so organisers can see any first-player advantage (ARCHITECTURE
-  §7).
+  in every game of the same game and table size, so organisers can see any first-player advantage
+  (docs/architecture.md#tournaments-ladders-and-ratings).
 - **head to head**: per pair of bots that shared a table, games where one finished ahead of the other.
 - **rounds**: a tournament's points per round per bot; `tournament_scores` gives a bot's record in each tournament.
 

@@ -1,4 +1,5 @@
-"""Checks on an uploaded bot before anything is stored: pure functions, no database (ARCHITECTURE §4, §5).
+"""Checks on an uploaded bot before anything is stored: pure functions, no database
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox, §5).
 
 A bot is a single `.py` file, or a `.zip` with `main.py` either at its root or inside one top folder that holds
 every file (what zipping a folder gives: `mybot/main.py`, `mybot/lib.py`). This is the layout the sandbox unpacks

@@ -1,4 +1,5 @@
-"""Who sees what (ARCHITECTURE §8): the one rule for bots, versions, matches, seats, logs, seeds and frames.
+"""Who sees what (docs/architecture.md#api-and-web): the one rule for bots, versions, matches, seats, logs, seeds and
+frames.
 
 The API, the pages, the replay viewer's JSON, the feeds and the admin all ask this module; none decides on its own.
 

@@ -1,4 +1,4 @@
-"""A bot's files written into the seat's private dir (ARCHITECTURE §4).
+"""A bot's files written into the seat's private dir (docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
 What the files are, and every check on them, is tournaments/uploads.py's one reading of an upload (`bot_files`),
 with the operator's limits (settings LUDUS_UPLOAD_*): a stored version is read exactly as its upload was checked,

@@ -426,7 +426,8 @@ def self_test(argv: list[str], uid: int | None, seccomp_file: str) -> None:
     """Once per process and command shape: start an empty sandbox. Raises SandboxUnavailable when bwrap fails.
 
     Without this, a host that refuses user namespaces would look like a bot that died at once, and the bot would
-    forfeit for the host's fault; an infrastructure fault must fail the match instead (ARCHITECTURE §4).
+    forfeit for the host's fault; an infrastructure fault must fail the match instead
+    (docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
     """
     key = (argv[0], str(uid is None), seccomp_file)
     if key in _working:

@@ -1,4 +1,5 @@
-"""The embedded runner: a local process pool inside manage.py that calls the same run_match (ARCHITECTURE §1).
+"""The embedded runner: a local process pool inside manage.py that calls the same run_match
+(docs/architecture.md#the-system-in-one-picture).
 
 Used when CELERY_BROKER_URL is unset. Children are spawned, not forked, so none inherits the parent's open
 database connection; each sets Django up itself from the same environment.

@@ -12,7 +12,8 @@ from workers.metrics import count_fault
 from workers.seats import Clock, Reply, SeatDied, SeatPlayer, finish_seats, hand_turn, start_seats
 
 DEFAULT_CLOCK = Clock()
-DEFAULT_CHOICE = 0  # the documented default on a fault: the first option (ARCHITECTURE §4)
+DEFAULT_CHOICE = 0  # the documented default on a fault: the first option
+                    # (docs/architecture.md#bots-the-wire-protocol-and-the-sandbox)
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""The match runner: claim, play, verify by re-simulation, record in one transaction (ARCHITECTURE §4-§6).
+"""The match runner: claim, play, verify by re-simulation, record in one transaction
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
 `run_match(match_id)` is what both the Celery task and the embedded pool call. It is safe to run any number of
 times, concurrently: the claim and the result are compare-and-set updates, and the replay is one per match.
@@ -391,7 +392,8 @@ def _seat_header(seat: Seat) -> dict[str, Any]:
 
 
 def make_seat_player(match: Match, seat: Seat) -> SeatPlayer:
-    """Built-ins play in-process; uploaded versions only ever in the sandbox (ARCHITECTURE §4)."""
+    """Built-ins play in-process; uploaded versions only ever in the sandbox
+    (docs/architecture.md#bots-the-wire-protocol-and-the-sandbox)."""
     version = seat.bot_version
     if version.builtin:
         return InProcessSeat(version.builtin, match.game, derive_seed(match.seed, seat.number, version.pk))

@@ -1,4 +1,5 @@
-"""Uploaded bots as sandboxed processes: one bubblewrap sandbox per seat, spoken to in JSON lines (ARCHITECTURE §4).
+"""Uploaded bots as sandboxed processes: one bubblewrap sandbox per seat, spoken to in JSON lines
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
 `make_sandboxed_seat(bot_version, match_id)` is what the match runner calls. It returns a `SandboxedSeat`, a
 `workers.seats.SeatPlayer`: the bot's files are unpacked into a private temp dir, the process starts under `bwrap`

@@ -19,7 +19,8 @@ from engine.core import Decision
 
 @dataclass(frozen=True)
 class Clock:
-    """Per-decision soft limit plus a personal time bank, in milliseconds (ARCHITECTURE §4)."""
+    """Per-decision soft limit plus a personal time bank, in milliseconds
+    (docs/architecture.md#bots-the-wire-protocol-and-the-sandbox)."""
 
     move_ms: int = 1000
     bank_ms: int = 10000

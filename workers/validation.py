@@ -1,4 +1,5 @@
-"""Validating a new bot version: one smoke match in the real sandbox against the built-in bots (ARCHITECTURE §5).
+"""Validating a new bot version: one smoke match in the real sandbox against the built-in bots
+(docs/architecture.md#data-model).
 
 `validate_version(version_id)` is what the Celery task `workers.validate_version` and the embedded pool call:
 - it claims the version by a compare-and-set update, pending → validating (or takes over a claim older than the

@@ -1,4 +1,5 @@
-"""Live feeds, as newline-delimited JSON (`application/x-ndjson`), one object per line (ARCHITECTURE §8).
+"""Live feeds, as newline-delimited JSON (`application/x-ndjson`), one object per line
+(docs/architecture.md#api-and-web).
 
 - `GET /api/matches/{id}/feed/`: a `match` line, then one `action` line per action with its public events (never a
   seat's view, never a choice index), then `end` with the status (and the outcome when finished). While the match

@@ -1,4 +1,5 @@
-"""engine/ stays standard-library only (ARCHITECTURE §2): no Django, Celery or DRF, and rich only on demand.
+"""engine/ stays standard-library only (docs/architecture.md#four-packages-one-direction): no Django, Celery or DRF,
+and rich only on demand.
 
 Checked in a fresh subprocess, since pytest-django may already have imported Django into this one.
 """

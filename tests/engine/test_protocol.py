@@ -1,4 +1,5 @@
-"""The JSON-lines wire protocol: builders, framing and the strict reply parser (ARCHITECTURE §4)."""
+"""The JSON-lines wire protocol: builders, framing and the strict reply parser
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The database holds the invariants (ARCHITECTURE §5): duplicates and half-owned rows raise IntegrityError."""
+"""The database holds the invariants (docs/architecture.md#data-model): duplicates and half-owned rows raise
+IntegrityError."""
 
 from __future__ import annotations
 

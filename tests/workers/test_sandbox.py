@@ -1,4 +1,5 @@
-"""Hostile bots against the real bubblewrap sandbox, in real Evolution games (ARCHITECTURE §4).
+"""Hostile bots against the real bubblewrap sandbox, in real Evolution games
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
 Each test plays a whole match with `workers.play.play_game`: one sandboxed bot from tests/workers/bots/ (or the
 example bot) against built-in random bots. Every hostile bot must be contained (its limit hit), recorded (faults in

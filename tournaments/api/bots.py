@@ -1,4 +1,5 @@
-"""Bots and their versions (ARCHITECTURE §8). Uploads stay in api/uploads.py (`POST /api/bots/upload/`).
+"""Bots and their versions (docs/architecture.md#api-and-web). Uploads stay in api/uploads.py (`POST
+/api/bots/upload/`).
 
 - `GET /api/bots/`, `GET /api/bots/{id}/`: public bots for everyone, private ones for their owner and staff.
 - `PATCH /api/bots/{id}/`: the owner (or staff) changes the description or the visibility.

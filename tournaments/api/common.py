@@ -1,6 +1,7 @@
 """What every API module shares: roles, strict input, pagination and filters that answer 400 with a clear message.
 
-Roles (ARCHITECTURE §8): anonymous users read public data; authors manage their own bots; organisers (the
+Roles (docs/architecture.md#api-and-web): anonymous users read public data; authors manage their own bots; organisers
+(the
 `organisers` group, or the `tournaments.add_tournament` permission) manage their own ladders and tournaments;
 staff do everything.
 """

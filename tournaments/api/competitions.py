@@ -1,4 +1,5 @@
-"""Ladders and tournaments (ARCHITECTURE §7, §8): everyone reads them; organisers create theirs and run them.
+"""Ladders and tournaments (docs/architecture.md#tournaments-ladders-and-ratings): everyone reads them; organisers
+create theirs and run them.
 
 - `/api/ladders/` (GET, POST), `/api/ladders/{id}/` (GET, PATCH), `POST /api/ladders/{id}/pause/` and `/resume/`;
   `is_open` lets authors enter their own versions (tournaments/api/ladder_entries.py).

@@ -1,4 +1,4 @@
-"""Matches, their seats, and standings (ARCHITECTURE §7, §8).
+"""Matches, their seats, and standings (docs/architecture.md#tournaments-ladders-and-ratings).
 
 - `GET /api/matches/`: filterable by game, bot, bot version, ladder, tournament, status and dates; newest first.
 - `GET /api/matches/{id}/`: one match with its seats. A seat's captured stderr (`log`) only for its bot's owner

@@ -5,7 +5,8 @@ Each view documents its success shapes; the errors are the same everywhere ({"de
 so they are added here rather than repeated: 400 and 401/403 for every operation (bad query parameters or bodies;
 frames and writes need the right user), 404 for a missing object or page, 429 for throttled writes.
 
-Public reads answer anonymous clients too (ARCHITECTURE §8), so their security requirements include `{}`: a token or
+Public reads answer anonymous clients too (docs/architecture.md#api-and-web), so their security requirements include
+`{}`: a token or
 a session shows more (your private bots, your seats' logs), none is needed. `?format=` is no renderer switch in the
 API (api/negotiation.py), so no operation documents it.
 """

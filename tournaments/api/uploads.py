@@ -1,4 +1,4 @@
-"""Uploading a bot version, and reading one back (ARCHITECTURE §8).
+"""Uploading a bot version, and reading one back (docs/architecture.md#api-and-web).
 
 - `POST /api/bots/upload/` (multipart: name, game, file, description): the author's new version. Token or session
   authentication, throttled by the `uploads` scope (LUDUS_UPLOAD_RATE), capped at LUDUS_UPLOAD_MAX_BYTES.

@@ -1,4 +1,5 @@
-"""Single elimination (ARCHITECTURE §7): seeded tables, byes, the top seats of each table advance. Pure: no Django.
+"""Single elimination (docs/architecture.md#tournaments-ladders-and-ratings): seeded tables, byes, the top seats of
+each table advance. Pure: no Django.
 
 - A round of m entrants (in seed order, best first) sits at ceil(m / players) tables, dealt like cards in a snake
   (1, 2, …, t, t, …, 2, 1, …), so tables differ by at most one seat and the best seeds meet last. A table of one

@@ -1,4 +1,5 @@
-"""Continuous ladder matchmaking (ARCHITECTURE §7): tables of close ratings, with exploration. Pure: no Django.
+"""Continuous ladder matchmaking (docs/architecture.md#tournaments-ladders-and-ratings): tables of close ratings, with
+exploration. Pure: no Django.
 
 Each table has an anchor and the anchor's nearest rivals by mu:
 - with probability `explore`, the anchor is a **new** bot (fewer than `new_games` games), if there is one;

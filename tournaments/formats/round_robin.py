@@ -1,4 +1,4 @@
-"""Round robin (ARCHITECTURE §7): every table of `players` entrants plays one set.
+"""Round robin (docs/architecture.md#tournaments-ladders-and-ratings): every table of `players` entrants plays one set.
 
 A set is `games_per_set` games with the same seed and the seats rotated one place per game, so the first-player
 advantage cancels. Tables are packed into rounds in which no entrant plays twice. Pure: no Django.

@@ -1,4 +1,5 @@
-"""Sets (ARCHITECTURE §7): a table plays `games` games with one seed, the seats rotated one place per game.
+"""Sets (docs/architecture.md#tournaments-ladders-and-ratings): a table plays `games` games with one seed, the seats
+rotated one place per game.
 
 With as many games as seats every entrant sits in every seat once, so the first-player advantage cancels. Pure.
 """

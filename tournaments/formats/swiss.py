@@ -1,4 +1,5 @@
-"""Swiss (ARCHITECTURE §7): each round groups entrants of similar standing at tables of `players`. Pure: no Django.
+"""Swiss (docs/architecture.md#tournaments-ladders-and-ratings): each round groups entrants of similar standing at
+tables of `players`. Pure: no Django.
 
 - Order: points, best first; equal points keep the order given (the caller passes its tie-break order, e.g. by
   rating), so the pairing is deterministic.

@@ -1,1 +1,2 @@
-"""The server-rendered pages (ARCHITECTURE §8): home, standings, rounds, match lists, bots and uploads."""
+"""The server-rendered pages (docs/architecture.md#api-and-web): home, standings, rounds, match lists, bots and
+uploads."""
