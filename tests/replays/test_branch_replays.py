@@ -6,6 +6,7 @@ each engine. Regenerate them (after a deliberate rules change) with `python test
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import sys
 from pathlib import Path
@@ -34,14 +35,14 @@ def players(bots: tuple[str, ...] = ("greedy", "greedy"), game: str = "marine") 
     return [InProcessSeat(bot, game, seed) for bot, seed in zip(bots, BOT_SEEDS, strict=True)]
 
 
-def play(game: str, seed: int) -> dict[str, Any]:
-    """A parent replay: greedy against greedy, verified, as the runner writes it."""
+def play(game: str, seed: int, bots: tuple[str, ...] = ("greedy", "greedy")) -> dict[str, Any]:
+    """A parent replay (greedy against greedy unless told), verified, as the runner writes it."""
     spec = load_game(game)
     options = spec.validate_options({"deck": "short"} if game == "evolution" else {})
-    result = play_game(game, 2, seed, options, players(game=game))
+    result = play_game(game, 2, seed, options, players(bots, game))
     assert result.outcome is not None
     header = replay_format.make_header(game, spec.rules_version, options, seed, {"move_ms": 1000, "bank_ms": 10000},
-                                       [{"bot": "greedy"}, {"bot": "greedy"}], 1)
+                                       [{"bot": bot} for bot in bots], 1)
     document = {"header": header, "actions": result.actions,
                 "footer": replay_format.make_footer(result.outcome.to_dict(), result.faults, result.forfeited)}
     document["footer"]["digest"] = verify_document(document)["digest"]
@@ -101,6 +102,30 @@ def test_a_forced_step_is_recorded_and_the_branch_verifies(game: str) -> None:
     assert child["actions"][step - 1] == {"seat": parent["actions"][step - 1]["seat"], "choice": other, "ms": 0,
                                           "forced": True}
     assert child["footer"]["faults"] == [0, 0]
+
+
+# Every built-in bot kind a match can hold: the stored greedy games, and games of the others played here.
+BOT_KINDS = ("greedy", "random", "greedy_eps30")
+
+
+@functools.cache
+def parent_of(game: str, bot: str) -> dict[str, Any]:
+    return stored(game) if bot == "greedy" else play(game, 7, (bot, bot))
+
+
+@pytest.mark.parametrize("bot", BOT_KINDS)
+@pytest.mark.parametrize("game", sorted(PARENTS))
+@settings(max_examples=examples(6), deadline=None)
+@given(data=st.data())
+def test_forcing_the_move_that_was_played_replays_the_parent(game: str, bot: str, data: st.DataObject) -> None:
+    """A "what if" isolates the move: the forced seat's bot is walked through the forced step too, so its seeded
+    draws and memory stay where the parent's were, and forcing the played option changes nothing."""
+    parent = parent_of(game, bot)
+    step = data.draw(st.integers(1, len(parent["actions"])), label="step")
+    child = branch(parent, step, force=parent["actions"][step - 1]["choice"], bots=(bot, bot))
+    assert moves(child) == moves(parent)
+    assert child["footer"]["outcome"] == parent["footer"]["outcome"]
+    assert child["footer"]["digest"] == parent["footer"]["digest"]
 
 
 def _options(document: dict[str, Any], step: int) -> int:
