@@ -291,14 +291,15 @@ def branch_of(match: Match, header: dict[str, Any], players: list[SeatPlayer]) -
 
 
 def start_branch(header: dict[str, Any], prefix: list[dict[str, Any]], players: Sequence[SeatPlayer]) -> Start:
-    """The prefix replayed (and resampled) from the header's start. Built-in bots are walked through the prefix's
-    steps of their seat first (but a forced one), so their seeded tie-breaks and memory stand where the parent's did
-    and a branch that changes nothing plays on exactly as the parent did (docs/branches.md)."""
+    """The prefix replayed (and resampled) from the header's start. Built-in bots are walked through every prefix
+    step of their seat first, a forced one too, and told what was played there, so their seeded tie-breaks and
+    memory stand where the parent's did: a branch that changes nothing, or forces the move that was played, plays on
+    exactly as the parent did (docs/branches.md#what-a-branch-is)."""
 
     def catch_up(index: int, state: Any, decision: Any) -> None:
         player = players[decision.seat]
-        if not player.has_process and not prefix[index].get("forced"):
-            player.catch_up(state.view(decision.seat) if player.needs_view else None, decision)
+        if not player.has_process:
+            player.catch_up(state.view(decision.seat) if player.needs_view else None, decision, prefix[index]["choice"])
 
     return Start(branch_start(header, prefix, catch_up), list(prefix))
 
@@ -344,8 +345,8 @@ class TimedSeat:
     def send_result(self, message: dict[str, Any]) -> None:
         self._player.send_result(message)
 
-    def catch_up(self, view: dict[str, Any] | None, decision: Any) -> None:
-        self._player.catch_up(view, decision)
+    def catch_up(self, view: dict[str, Any] | None, decision: Any, played: int) -> None:
+        self._player.catch_up(view, decision, played)
 
 
 class ProgressRecorder:

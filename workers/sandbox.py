@@ -469,7 +469,7 @@ class SandboxedSeat:
         finally:
             self.close()
 
-    def catch_up(self, view: dict[str, Any] | None, decision: Decision) -> None:
+    def catch_up(self, view: dict[str, Any] | None, decision: Decision, played: int) -> None:
         pass  # an uploaded bot is not walked through a branch's past (docs/branches.md)
 
     def log(self) -> str:

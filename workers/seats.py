@@ -80,9 +80,10 @@ class SeatPlayer(Protocol):
     def send_result(self, message: dict[str, Any]) -> None:
         """The first half of finish: send the result message without waiting for the seat to stop."""
 
-    def catch_up(self, view: dict[str, Any] | None, decision: Decision) -> None:
-        """Walk the bot through a kept step of a branch's past (its answer dropped), so that its seeded draws and
-        memory stand where the parent's did. Only in-process bots can: a sandboxed bot is not asked."""
+    def catch_up(self, view: dict[str, Any] | None, decision: Decision, played: int) -> None:
+        """Walk the bot through a step of a branch's past, a forced one too: it answers (its answer dropped), then
+        is told the option `played`, so that its seeded draws and memory stand where the parent's did. Only
+        in-process bots can: a sandboxed bot is not asked."""
 
 
 class SeatDied(Exception):
@@ -214,5 +215,6 @@ class InProcessSeat:
     def send_result(self, message: dict[str, Any]) -> None:
         pass
 
-    def catch_up(self, view: dict[str, Any] | None, decision: Decision) -> None:
+    def catch_up(self, view: dict[str, Any] | None, decision: Decision, played: int) -> None:
         self.bot.act(view, decision)
+        self.bot.played(decision, played)

@@ -131,8 +131,8 @@ class RecordingSeat:
     def send_result(self, message: dict[str, Any]) -> None:
         self.inner.send_result(message)
 
-    def catch_up(self, view: dict[str, Any] | None, decision: Decision) -> None:
-        self.inner.catch_up(view, decision)
+    def catch_up(self, view: dict[str, Any] | None, decision: Decision, played: int) -> None:
+        self.inner.catch_up(view, decision, played)
 
     def finish(self, outcome: dict[str, Any]) -> None:
         self.inner.finish(outcome)

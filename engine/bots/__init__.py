@@ -15,6 +15,10 @@ class Bot(Protocol):
 
     def act(self, view: dict[str, Any] | None, decision: Decision) -> int: ...
 
+    def played(self, decision: Decision, choice: int) -> None:
+        """Called after act when another option than the bot's answer may have been played (a branch's past, or a
+        forced step): the bot's memory must follow what was played."""
+
 
 def bot_names() -> list[str]:
     return ["greedy", "random"]

@@ -39,3 +39,6 @@ class EpsilonGreedyBot:
             self._greedy._scorer.chosen(choice)
             return choice
         return self._greedy.act(view, decision)
+
+    def played(self, decision: Decision, choice: int) -> None:
+        self._greedy.played(decision, choice)

@@ -89,3 +89,9 @@ class GreedyBot:
         choice = top[0] if len(top) == 1 else top[self._rng.randrange(len(top))]
         self._scorer.chosen(choice)
         return choice
+
+    def played(self, decision: Decision, choice: int) -> None:
+        """The scorer's plan follows what was played, not the bot's own answer (act scored every decision of more
+        than one option, so the scorer's last decision is this one)."""
+        if len(decision.options) > 1:
+            self._scorer.chosen(choice)

@@ -16,3 +16,6 @@ class RandomBot:
 
     def act(self, view: dict[str, Any] | None, decision: Decision) -> int:
         return self._rng.randrange(len(decision.options))
+
+    def played(self, decision: Decision, choice: int) -> None:
+        pass  # no memory but its rng, which act already drew from
