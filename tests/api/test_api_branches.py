@@ -79,8 +79,8 @@ def test_a_private_validation_match_is_branched_by_staff_only(world: World) -> N
 
 
 def test_an_author_cannot_seat_someone_elses_private_version(world: World) -> None:
-    private = branch(world, "author", step=2, seats={"0": str(world.private_version.pk)})
-    missing = branch(world, "author", step=2, seats={"0": str(MISSING)})
+    private = branch(world, "author", step=2, seats={"1": str(world.private_version.pk)})
+    missing = branch(world, "author", step=2, seats={"1": str(MISSING)})
     assert private.status_code == missing.status_code == 400
     assert private.content.decode().replace(str(world.private_version.pk), "ID") == \
         missing.content.decode().replace(str(MISSING), "ID")
@@ -95,8 +95,8 @@ def test_a_private_seat_goes_on_only_for_its_owner(world: World) -> None:
                                                   seed=31)).save()
     kept = branch(world, "author", match=match, step=2)
     assert kept.status_code == 400
-    assert kept.json() == {"seats": ["seat 0 is a private bot you may not seat: give it another bot"]}
-    assert branch(world, "author", match=match, step=2, seats={"0": "greedy"}).status_code == 201
+    assert kept.json() == {"seats": ["seat 1 is a private bot you may not seat: give it another bot"]}
+    assert branch(world, "author", match=match, step=2, seats={"1": "greedy"}).status_code == 201
     answer = branch(world, "owner", match=match, step=2)
     assert answer.status_code == 201, answer.content
     assert answer.json()["branches"][0]["seats"][0]["bot_version"] == world.private_version.pk
@@ -146,7 +146,7 @@ def test_a_branch_seat_log_is_for_its_bots_owner_only(world: World) -> None:
 
 def test_a_branch_is_an_unrated_match_of_the_branches_ladder_that_replays_the_parents_first_steps(
         world: World) -> None:
-    answer = branch(world, "author", step=4, seats={"1": "greedy"})
+    answer = branch(world, "author", step=4, seats={"2": "greedy"})
     assert answer.status_code == 201, answer.content
     [row] = answer.json()["branches"]
     assert (row["parent"], row["branch_step"], row["rated"], row["status"]) == (world.finished.pk, 4, False, "queued")
@@ -190,7 +190,9 @@ def bad_inputs(world: World) -> list[tuple[dict[str, Any], dict[str, list[str]]]
         ({"step": 0, "force": 0}, {"step": [f"step 0 cannot be forced: the match's decisions are steps 1 to "
                                             f"{last}"]}),
         ({"step": 2, "seats": {"7": "greedy"}}, {"seats": [f"seat 7 is not a seat of match {world.finished.pk}: its "
-                                                           "seats are 0 to 1"]}),
+                                                           "seats are 1 to 2 (counted from 1, as on the pages)"]}),
+        ({"step": 2, "seats": {"0": "greedy"}}, {"seats": [f"seat 0 is not a seat of match {world.finished.pk}: its "
+                                                           "seats are 1 to 2 (counted from 1, as on the pages)"]}),
         ({"step": 2, "seats": {"x": "greedy"}}, {"seats": ["'x' is not a seat number"]}),
         ({"step": 2, "seats": {"1": "nobody"}}, {"seats": ["seat 1: 'nobody' is neither a built-in bot (greedy, "
                                                            "random) nor a bot version id"]}),
@@ -221,8 +223,8 @@ def test_a_forced_option_out_of_range_is_named_with_its_decision(world: World) -
 def test_an_inactive_or_other_games_version_cannot_take_a_seat(world: World, django_user_model: Any) -> None:
     world.other_version.bot.game = "marine"
     world.other_version.bot.save()
-    answer = branch(world, "author", step=2, seats={"0": str(world.other_version.pk)})
-    assert answer.json() == {"seats": ["seat 0: lazy@1 is not an active evolution bot"]}
+    answer = branch(world, "author", step=2, seats={"1": str(world.other_version.pk)})
+    assert answer.json() == {"seats": ["seat 1: lazy@1 is not an active evolution bot"]}
 
 
 # --- a resampled branch's frames ------------------------------------------------------------------------------------

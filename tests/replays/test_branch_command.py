@@ -45,13 +45,29 @@ def test_a_branch_that_changes_nothing_plays_on_as_the_parent_did(parent: Match)
 
 
 def test_other_bots_and_a_forced_option_play_a_branch_that_verifies(parent: Match) -> None:
-    [child], _ = branch(parent.pk, "--step", 5, "--force", 1, "--seat", "1=random")
+    [child], _ = branch(parent.pk, "--step", 5, "--force", 1, "--seat", "2=random")
     assert run_match(child.pk) == "finished"
     replay = Replay.objects.get(match=child)
     assert moves(child)[:4] == moves(parent)[:4]
     assert replay.action_log()[4]["forced"] is True and replay.action_log()[4]["choice"] == 1
     assert replay.header["seats"][1]["bot"] == "random"
     verify_document(replay.document())
+
+
+def test_seats_are_counted_from_1_and_the_changed_seat_is_named_with_its_bots(parent: Match) -> None:
+    """--seat 2=BOT replaces the pages' Seat 2 (the match's second seat), and the queued line says so."""
+    [child], out = branch(parent.pk, "--step", 5, "--seat", "2=random")
+    assert [seat.bot_version.builtin for seat in child.seats.order_by("number")] == ["greedy", "random"]
+    assert f"branch match {child.pk} of match {parent.pk} at step 5, seat 2 plays built-in random instead of " \
+           "greedy-2@1: queued" in out
+
+
+@pytest.mark.parametrize("spec", ["0=greedy", "3=greedy"])
+def test_a_seat_outside_1_to_n_is_refused_naming_the_range(parent: Match, spec: str) -> None:
+    with pytest.raises(CommandError) as raised:
+        call_command("branch", str(parent.pk), "--step", "3", "--seat", spec, "--no-wait", stdout=StringIO())
+    assert str(raised.value) == f"--seat: seat {spec[0]} is not a seat of match {parent.pk}: its seats are 1 to 2 " \
+                                "(counted from 1, as on the pages)"
 
 
 def test_resampled_games_play_on_workers_and_verify(parent: Match) -> None:

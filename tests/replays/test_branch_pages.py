@@ -45,6 +45,9 @@ def test_submitting_the_form_queues_a_branch_and_opens_its_page(parent: Match, b
     assert (child.branch_step, child.branch_force) == (9, None)
     page = client_of(bob).get(answer["Location"]).content.decode()
     assert f"Branch #{child.pk}" in page and 'id="compare-waiting"' in page and "queued" in page
+    assert "seat 2 plays built-in random instead of greedy-2@1" in page  # the form's second seat: Seat 2
+    parents_page = client_of(bob).get(f"/replays/{parent.pk}/").content.decode()
+    assert "seat 2 plays built-in random instead of greedy-2@1" in parents_page  # its list of branches
 
 
 def test_a_refused_branch_goes_back_to_the_step_with_the_reason(parent: Match, bob: Any) -> None:
