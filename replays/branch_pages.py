@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from rest_framework.throttling import ScopedRateThrottle
 
 from replays import live
-from replays.branches import MAX_GAMES, BranchForbidden, BranchRefused, BranchRequest, create_branches
+from replays.branches import MAX_GAMES, BranchForbidden, BranchRefused, BranchRequest, create_branches, describe
 from replays.scores import score_series
 from tournaments import visibility
 from tournaments.models import BotVersion, Match
@@ -64,7 +64,8 @@ def branch(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(f"{viewer}#step={form.get('step', '0')}")
     try:
         step = _number(form.get("step"), "step")
-        seats = {n: form[f"seat_{n}"] for n in range(parent.num_players) if form.get(f"seat_{n}")}
+        # the form's seat_N fields are the seats' numbers from 0; the service counts them from 1
+        seats = {n + 1: form[f"seat_{n}"] for n in range(parent.num_players) if form.get(f"seat_{n}")}
         force = _number(form["force"], "force") if form.get("force") else None
         wanted = BranchRequest(step=step, seats=seats, force=force, games=_number(form.get("games") or "1", "games"),
                                resample=bool(form.get("resample")))
@@ -98,11 +99,17 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
     view = "omniscient" if all(visibility.can_see_secrets(user, visibility.is_over(m)) for m in (match, parent)) \
         else visibility.PUBLIC
     series = {"parent": _series(parent, view), "branch": _series(match, view)}
-    siblings = Match.objects.filter(parent=parent).order_by("pk")
+    siblings = described(user, Match.objects.filter(parent=parent).order_by("pk"))
     context = {"match": match, "parent": parent, "view": view, "kept": match.branch_step,
                "rows": _rows(user, parent, match), "chart": chart(series, match.branch_step or 0),
-               "siblings": siblings}
+               "siblings": siblings, "said": describe(user, match)}
     return render(request, "replays/compare.html", context)
+
+
+def described(user: Any, branches: Any) -> list[dict[str, Any]]:
+    """The lists' rows of branches: each one's id, status and what it changed, in words."""
+    return [{"pk": branch.pk, "status": branch.status, "said": describe(user, branch)}
+            for branch in branches.select_related("parent")]
 
 
 def _series(match: Match, view: str) -> list[list[int]]:

@@ -25,7 +25,7 @@ from tournaments.formats.round_robin import derive_seed
 from tournaments.models import BotVersion, Match
 from tournaments.new_matches import create_matches
 from tournaments.system_ladders import BRANCHES_LADDER, system_ladder
-from tournaments.visibility import can_see_bot, is_over, is_staff, new_seed, visible_versions
+from tournaments.visibility import can_see_bot, is_over, is_staff, new_seed, seat_label, visible_versions
 
 MAX_GAMES = 20  # resampled games per request: each is a whole match on the workers
 
@@ -44,8 +44,9 @@ class BranchForbidden(Exception):
 
 @dataclass(frozen=True)
 class BranchRequest:
-    """What to branch: at step K, seats replaced (seat number -> built-in name or bot version id), step K forced to
-    an option index, G games each with the hidden future re-dealt from a seed derived from `seed`."""
+    """What to branch: at step K, seats replaced (seat number counted from 1, as people read and type them ->
+    built-in name or bot version id), step K forced to an option index, G games each with the hidden future re-dealt
+    from a seed derived from `seed`."""
 
     step: int
     seats: Mapping[int, str] = field(default_factory=dict)
@@ -106,7 +107,7 @@ def branch_prefix(document: dict[str, Any], step: int, force: int | None) -> lis
     decision = decision_of_step(document, step)
     if not 0 <= force < len(decision.options):
         raise BranchRefused("force", f"option {force} is not one of the {len(decision.options)} options of step "
-                                     f"{step} (seat {decision.seat}'s {decision.kind}); give 0 to "
+                                     f"{step} (seat {decision.seat + 1}'s {decision.kind}); give 0 to "
                                      f"{len(decision.options) - 1}")
     forced = {"seat": decision.seat, "choice": force, "ms": 0, "forced": True}
     return [_kept(record) for record in actions[:step - 1]] + [forced]
@@ -137,21 +138,48 @@ def _kept(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def seat_versions(parent: Match, user: Any, seats: Mapping[int, str]) -> list[BotVersion]:
-    """The branch's bot versions in seat order: the parent's, or the ones asked for; each one the user may seat."""
+    """The branch's bot versions in seat order: the parent's, or the ones asked for (seats counted from 1); each one
+    the user may seat."""
     for number in seats:
-        if not 0 <= number < parent.num_players:
-            raise BranchRefused("seats", f"seat {number} is not a seat of match {parent.pk}: its seats are 0 to "
-                                         f"{parent.num_players - 1}")
+        if not 1 <= number <= parent.num_players:
+            raise BranchRefused("seats", f"seat {number} is not a seat of match {parent.pk}: its seats are 1 to "
+                                         f"{parent.num_players} (counted from 1, as on the pages)")
     versions = []
     for seat in parent.seats.select_related("bot_version__bot").order_by("number"):
-        if seat.number in seats:
-            versions.append(seatable(user, parent.game, seat.number, seats[seat.number]))
+        number = seat.number + 1
+        if number in seats:
+            versions.append(seatable(user, parent.game, number, seats[number]))
         elif can_see_bot(user, seat.bot_version.bot):
             versions.append(seat.bot_version)
         else:
-            raise BranchRefused("seats", f"seat {seat.number} is a private bot you may not seat: give it another "
-                                         "bot")
+            raise BranchRefused("seats", f"seat {number} is a private bot you may not seat: give it another bot")
     return versions
+
+
+def describe(user: Any, branch: Match) -> str:
+    """What a branch changed, in words, seats counted from 1 and each bot named as `user` may see it: "at step 40,
+    option 1 forced, seat 2 plays built-in random instead of greedy@1, resampled" (the command's and the lists'
+    line). An uploaded bot that takes over after step 0 is said to start without its memory: only built-in bots are
+    walked through the parent's steps (docs/branches.md#what-a-branch-is)."""
+    assert branch.parent is not None
+    seats = {m.pk: list(m.seats.select_related("bot_version__bot").order_by("number")) for m in (branch.parent, branch)}
+    parts = [f"at step {branch.branch_step}"]
+    if branch.branch_force is not None:
+        parts.append(f"option {branch.branch_force} forced")
+    for old, new in zip(seats[branch.parent.pk], seats[branch.pk], strict=True):
+        if old.bot_version_id != new.bot_version_id:
+            parts.append(f"seat {new.number + 1} plays {_named(user, new.bot_version)} instead of "
+                         f"{_named(user, old.bot_version)}")
+    if branch.branch_resample is not None:
+        parts.append("resampled")
+    parts += [f"seat {new.number + 1}'s uploaded bot starts at the branch point without its memory of the parent's "
+              "steps" for new in seats[branch.pk] if not new.bot_version.builtin and branch.branch_step]
+    return ", ".join(parts)
+
+
+def _named(user: Any, version: BotVersion) -> str:
+    return f"built-in {version.builtin}" if version.builtin and version.bot.name == version.builtin \
+        else seat_label(user, version)
 
 
 def seatable(user: Any, game: str, number: int, bot: str) -> BotVersion:

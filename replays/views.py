@@ -56,13 +56,14 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
         "seat_logs": {str(s.number): reverse("replays:seat_log", args=[match.pk, s.number]) for s in seats
                       if visibility.can_see_seat_log(request.user, s.bot_version.bot.owner_id)},
     }
-    from replays.branch_pages import branch_form
+    from replays.branch_pages import branch_form, described
 
     return render(request, "replays/viewer.html", {"match": match, "seats": seats, "config": config,
                                                    "game_viewer": game_viewer,
                                                    "has_replay": hasattr(match, "replay"),
                                                    "branching": branch_form(request.user, match),
-                                                   "branches": match.branches.order_by("pk")[:20]})
+                                                   "branches": described(request.user,
+                                                                         match.branches.order_by("pk")[:20])})
 
 
 @lru_cache(maxsize=16)

@@ -217,7 +217,7 @@ def test_a_forced_option_out_of_range_is_named_with_its_decision(world: World) -
     answer = branch(world, "author", step=1, force=99)
     assert answer.status_code == 400
     [message] = answer.json()["force"]
-    assert message == "option 99 is not one of the 4 options of step 1 (seat 1's food_card); give 0 to 3"
+    assert message == "option 99 is not one of the 4 options of step 1 (seat 2's food_card); give 0 to 3"
 
 
 def test_an_inactive_or_other_games_version_cannot_take_a_seat(world: World, django_user_model: Any) -> None:

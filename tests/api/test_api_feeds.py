@@ -133,7 +133,7 @@ def resampled_branch(world: World, seed: int = 7) -> Match:
     """A branch of world.finished at step 6 with its hidden future re-dealt, played to its end by built-ins."""
     from workers.runner import run_match
 
-    body = {"step": 6, "seats": {"0": "greedy", "1": "greedy"}, "resample": True, "seed": seed}
+    body = {"step": 6, "seats": {"1": "greedy", "2": "greedy"}, "resample": True, "seed": seed}
     answer = world.client("admin").post(f"/api/matches/{world.finished.pk}/branches/", body, format="json")
     assert answer.status_code == 201, answer.content
     child = Match.objects.get(pk=answer.json()["branches"][0]["id"])

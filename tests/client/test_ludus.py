@@ -96,7 +96,7 @@ def test_an_author_logs_in_uploads_plays_a_match_and_downloads_its_replay(
     assert "scout@1" in played.out and "greedy@1" in played.out
     assert f"finished; watch it at {site.url}/replays/{match_id}/" in played.out
 
-    branched = site.ludus("branch", str(match_id), "--step", "6", "--seat", "1=random")
+    branched = site.ludus("branch", str(match_id), "--step", "6", "--seat", "2=random")  # Seat 2: greedy's
     assert branched.code == 0, (branched.out, branched.err)
     assert f"branch match {match_id + 1} of match {match_id} at step 6: queued" in branched.out
     assert "random@1" in branched.out and f"{site.url}/replays/{match_id + 1}/compare/" in branched.out

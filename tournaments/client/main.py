@@ -224,7 +224,8 @@ def parser() -> argparse.ArgumentParser:
                                            "(docs/branches.md)")
     p.add_argument("match", type=int)
     p.add_argument("--step", type=int, required=True, help="keep the first K steps (with --force: K - 1)")
-    p.add_argument("--seat", action="append", default=[], metavar="N=BOT", help="seat N takes BOT (repeatable)")
+    p.add_argument("--seat", action="append", default=[], metavar="N=BOT",
+                   help="seat N (counted from 1, as on the pages) takes BOT (repeatable)")
     p.add_argument("--force", type=int, help="play this option (an index into step K's options) as step K")
     p.add_argument("--games", type=int, default=1, help="games (more than 1 needs --resample)")
     p.add_argument("--resample", action="store_true", help="re-deal what no seat has seen, per game")

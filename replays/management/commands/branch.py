@@ -16,7 +16,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from replays.branches import BranchForbidden, BranchRefused, BranchRequest, create_branches
+from replays.branches import BranchForbidden, BranchRefused, BranchRequest, create_branches, describe
 from replays.links import viewer_url
 from tournaments.dispatch import runner
 from tournaments.models import Match
@@ -33,7 +33,8 @@ class Command(BaseCommand):
         parser.add_argument("--step", type=int, required=True,
                             help="keep the parent's first K steps and play on (0: from the start)")
         parser.add_argument("--seat", action="append", default=[], metavar="N=BOT",
-                            help="seat N takes a built-in bot (greedy, random) or a bot version id; repeatable")
+                            help="seat N (counted from 1, as on the pages) takes a built-in bot (greedy, random) "
+                                 "or a bot version id; repeatable")
         parser.add_argument("--force", type=int, default=None, metavar="OPTION",
                             help="keep K - 1 steps and play this option (an index into step K's options) as step K")
         parser.add_argument("--games", type=int, default=1, help="games to play (more than 1 needs --resample)")
@@ -50,16 +51,16 @@ class Command(BaseCommand):
         request = BranchRequest(step=opts["step"], seats=parse_seats(opts["seat"]), force=opts["force"],
                                 games=opts["games"], resample=opts["resample"], seed=opts["seed"])
         try:
-            branches = create_branches(parent, self.user(opts["username"]), request)
+            user = self.user(opts["username"])
+            branches = create_branches(parent, user, request)
         except BranchRefused as exc:
-            raise CommandError(f"--{exc.field}: {exc}" if exc.field != "match" else str(exc)) from exc
+            flag = {"seats": "seat"}.get(exc.field, exc.field)
+            raise CommandError(f"--{flag}: {exc}" if exc.field != "match" else str(exc)) from exc
         except BranchForbidden as exc:
             raise CommandError(str(exc)) from exc
         for match in branches:
-            self.stdout.write(f"branch match {match.pk} of match {parent.pk} at step {match.branch_step}"
-                              + (f", option {match.branch_force} forced" if match.branch_force is not None else "")
-                              + (f", resampled with seed {match.branch_resample}" if match.branch_resample else "")
-                              + f": queued; {viewer_url(match.pk)}")
+            said = describe(user, match).replace(", resampled", f", resampled with seed {match.branch_resample}")
+            self.stdout.write(f"branch match {match.pk} of match {parent.pk} {said}: queued; {viewer_url(match.pk)}")
         if not opts["no_wait"]:
             self.wait([m.pk for m in branches], opts["timeout"])
             self.print_results(parent, [m.pk for m in branches])
