@@ -10,9 +10,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from replays.branches import describe
+from replays.management.commands.branch import OPERATOR
 from replays.models import Replay
 from replays.verify import verify_document
-from tournaments.models import Match, Rating
+from tournaments.models import Bot, BotVersion, Match, Rating, Seat
 from workers.runner import run_match
 
 pytestmark = pytest.mark.django_db
@@ -60,6 +62,16 @@ def test_seats_are_counted_from_1_and_the_changed_seat_is_named_with_its_bots(pa
     assert [seat.bot_version.builtin for seat in child.seats.order_by("number")] == ["greedy", "random"]
     assert f"branch match {child.pk} of match {parent.pk} at step 5, seat 2 plays built-in random instead of " \
            "greedy-2@1: queued" in out
+
+
+def test_an_uploaded_seat_is_said_to_start_without_its_memory(parent: Match, alice: Any) -> None:
+    [child], _ = branch(parent.pk, "--step", 5)
+    scout = Bot.objects.create(owner=alice, name="scout", game="marine")
+    version = BotVersion.objects.create(bot=scout, number=1, source=b"x", status=BotVersion.Status.ACTIVE)
+    Seat.objects.filter(match=child, number=0).update(bot_version=version)
+    assert describe(OPERATOR, child) == "at step 5, seat 1 plays scout@1 instead of built-in greedy, seat 1's " \
+                                        "uploaded bot starts at the branch point without its memory of the parent's " \
+                                        "steps"
 
 
 @pytest.mark.parametrize("spec", ["0=greedy", "3=greedy"])
