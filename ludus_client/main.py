@@ -18,7 +18,7 @@ from rich.table import Table
 from ludus_client import config, tests
 from ludus_client.http import Api, ClientError
 from ludus_client.matches import find_ladder, find_version, follow, request_match, result_table
-from replays.format import encode_replay
+from ludus_client.replay_file import encode_replay
 
 VALIDATED = ("active", "rejected", "retired")
 out = Console(highlight=False, soft_wrap=True)
