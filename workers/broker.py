@@ -4,7 +4,9 @@ which tasks wait in a queue (beat sends no housekeeping task that is still waiti
 The lost-message finder (tournaments.services.redispatch_lost) asks this instead of guessing from age, so a long
 backlog is never sent twice. It reads kombu's Redis layout: a list per queue and priority (`<queue>`,
 `<queue>\\x06\\x16<priority>`), and the `unacked` hash with its `unacked_index` of delivery times. The lists are
-read before the hash, so a message moving from one to the other in between is still seen.
+read before the hash, so a message moving from one to the other in between is still seen. Why this reads kombu's
+layout rather than Celery's public API, which cannot list a queue's messages:
+docs/architecture.md#lost-and-duplicate-messages.
 """
 
 from __future__ import annotations
