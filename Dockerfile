@@ -15,6 +15,7 @@ COPY engine ./engine
 COPY tournaments ./tournaments
 COPY replays ./replays
 COPY workers ./workers
+COPY ludus_client ./ludus_client
 COPY manage.py gunicorn.conf.py ./
 COPY docs/rules ./docs/rules
 COPY scripts/worker-entrypoint.sh ./scripts/

@@ -165,7 +165,7 @@ def test_a_server_that_is_down_is_one_line(site: Site) -> None:
 
 def test_the_client_runs_without_django() -> None:
     """It is a program of its own: importing it loads neither Django nor the server's settings."""
-    code = "import sys, tournaments.client.main; print(sorted({m.split('.')[0] for m in sys.modules} & {'django', " \
+    code = "import sys, ludus_client.main; print(sorted({m.split('.')[0] for m in sys.modules} & {'django', " \
            "'rest_framework', 'celery'}))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT,
                           env={"PATH": os.environ.get("PATH", "")})

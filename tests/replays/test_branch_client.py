@@ -46,8 +46,8 @@ def test_the_client_says_why_a_feed_stopped_in_one_line() -> None:
 
     from rich.console import Console
 
-    from tournaments.client.http import ClientError
-    from tournaments.client.matches import follow
+    from ludus_client.http import ClientError
+    from ludus_client.matches import follow
 
     class OneFeed:  # the server's side of one connection: a match line, then the error line that ends the feed
         url = "http://ludus.example"

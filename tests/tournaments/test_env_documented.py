@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("tournaments", "replays", "workers", "engine")
+PACKAGES = ("tournaments", "replays", "workers", "engine")  # not ludus_client: its LUDUS_URL... are in docs/api.md
 # Read by the tools around Ludus, not settings an operator sets: Django's own, pytest's, this process's.
 NOT_SETTINGS = {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE", "PYTEST_XDIST_WORKER"}
-CLIENT = ROOT / "tournaments" / "client"  # a program of its own, run by bot authors, not a server setting
 
 
 # env_str("NAME", ...), env_int("NAME", ...), os.environ.get("NAME"), os.environ.setdefault("NAME", ...), os.getenv
@@ -35,8 +34,6 @@ def variables_read() -> frozenset[str]:
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
             if path.name == "testing.py":  # the pytest plugin sets test defaults; it reads nothing of its own
-                continue
-            if path.is_relative_to(CLIENT):  # the `ludus` client's own variables (LUDUS_URL...): docs/api.md
                 continue
             names |= names_read(path.read_text())
     return frozenset(names - NOT_SETTINGS)

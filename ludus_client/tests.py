@@ -8,8 +8,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from tournaments.client.http import Api, ClientError
-from tournaments.client.matches import find_version
+from ludus_client.http import Api, ClientError
+from ludus_client.matches import find_version
 
 
 def version_id(api: Api, ref: str, game: str | None) -> int:

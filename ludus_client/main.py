@@ -15,10 +15,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from replays.format import encode_replay
-from tournaments.client import config, tests
-from tournaments.client.http import Api, ClientError
-from tournaments.client.matches import find_ladder, find_version, follow, request_match, result_table
+from ludus_client import config, tests
+from ludus_client.http import Api, ClientError
+from ludus_client.matches import find_ladder, find_version, follow, request_match, result_table
+from ludus_client.replay_file import encode_replay
 
 VALIDATED = ("active", "rejected", "retired")
 out = Console(highlight=False, soft_wrap=True)

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tournaments.client.http import ClientError
+from ludus_client.http import ClientError
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 

@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from tournaments.client.http import Api, ClientError
+from ludus_client.http import Api, ClientError
 
 DONE = ("finished", "failed", "cancelled")
 
