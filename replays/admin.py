@@ -5,7 +5,21 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from replays.models import Replay
+from replays.store import drop_progress
 from replays.verify import ReplayMismatch, verify_document
+from tournaments import admin as tournaments_admin
+from tournaments.models import Match
+
+admin.site.unregister(Match)
+
+
+@admin.register(Match)
+class MatchAdmin(tournaments_admin.MatchAdmin):
+    """tournaments' match admin, whose cancel also drops the match's live progress (replays' row, which tournaments
+    cannot name: docs/architecture.md#four-packages-one-direction)."""
+
+    def attempt_ended(self, match_id: int) -> None:
+        drop_progress(match_id)
 
 
 @admin.register(Replay)

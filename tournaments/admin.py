@@ -246,8 +246,11 @@ class MatchAdmin(admin.ModelAdmin):
 
     @admin.action(description="Cancel the selected matches")
     def cancel_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
-        count = sum(services.cancel_match(match) for match in queryset)
+        count = sum(services.cancel_match(match, ended=self.attempt_ended) for match in queryset)
         self.message_user(request, f"Cancelled {count} match(es); finished ones are never changed.")
+
+    def attempt_ended(self, match_id: int) -> None:
+        """Called inside a cancel's transaction; replays/admin.py's MatchAdmin drops the live progress there."""
 
     @admin.action(description="Requeue the selected failed or cancelled matches")
     def requeue_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:

@@ -26,7 +26,6 @@ from tournaments.dispatch import send_matches
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
 from tournaments.ratings import lock_competition, locked_ratings, rate_seats, update_rows
 from tournaments.rows import columns, instances, width
-from tournaments.signals import attempt_ended
 
 logger = logging.getLogger(__name__)
 
@@ -135,11 +134,13 @@ def _lease_end() -> CombinedExpression:
 
 
 def record_result(match_id: int, owner: str, document: dict[str, Any], logs: list[str] | None = None,
-                  seats: list[Seat] | None = None) -> Match:
+                  seats: list[Seat] | None = None, *, store: Callable[[Match, dict[str, Any]], None]) -> Match:
     """In one transaction: finish the match, write its seats, its replay and the rating updates.
 
     document is the verified replay document, logs each seat's captured stderr; seats, the match's seats with their
-    match as the runner loaded them (else read here). Raises ResultRefused unless this runner holds the running
+    match as the runner loaded them (else read here); store writes the replay, called with the finished match and
+    the document inside the transaction (the runner passes replays.store.store_replay: replays imports tournaments,
+    never the reverse). Raises ResultRefused unless this runner holds the running
     match; a second replay for the match raises IntegrityError (and writes nothing). Seven statements for a rated
     match once its seats have ratings (six with seats given), one lock on the competition row.
     """
@@ -166,7 +167,7 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
         if match.rated:
             rate_seats(match, seats, seq, ratings)
         update_rows(Seat, seats, SEAT_RESULT_FIELDS)
-        attempt_ended.send(Match, match_id=match_id, match=match, document=document)  # replays stores the replay
+        store(match, document)
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match
@@ -223,12 +224,13 @@ def apply_outcome(match: Match, seats: list[Seat], document: dict[str, Any], log
 
 
 def fail_match(match_id: int, owner: str, cause: str, permanent: bool = False, expired: bool = False,
-               failed_by: str = "") -> str:
+               failed_by: str = "", ended: Callable[[int], None] | None = None) -> str:
     """An infrastructure failure: requeue with back-off while attempts remain, else mark failed (unrated).
 
     Only the runner holding the lease may fail the match; the reaper passes expired=True to act on stale ones (the
     lease past its end on the database's clock). failed_by names the worker, so its refund can find the match.
-    The live progress goes with the failed attempt.
+    ended is called with the match id inside the transaction, once the attempt is over: the runner and the reaper
+    pass replays.store.drop_progress, so the live progress goes with the failed attempt.
     """
     with transaction.atomic():
         held = Match.objects.select_for_update().filter(pk=match_id, status=Status.RUNNING, lease_owner=owner)
@@ -246,7 +248,8 @@ def fail_match(match_id: int, owner: str, cause: str, permanent: bool = False, e
             update |= {"status": Status.QUEUED, "queued_at": Now(), "dispatched_at": None,
                        "dispatch_after": Now() + _seconds(delay)}
         Match.objects.filter(pk=match_id).update(**update)
-        attempt_ended.send(Match, match_id=match_id)  # the failed attempt's live progress goes
+        if ended is not None:
+            ended(match_id)
     if update["status"] == Status.FAILED:
         logger.error("match %s failed after %s attempt(s): %s", match_id, match.attempts,
                      (cause.splitlines() or [""])[0])
@@ -265,13 +268,14 @@ def _seconds(seconds: float) -> Value:
     return Value(timedelta(seconds=seconds), output_field=DurationField())
 
 
-def requeue_expired() -> int:
-    """The reaper: give matches whose runner vanished (lease expired on the database clock) back to the queue."""
+def requeue_expired(ended: Callable[[int], None] | None = None) -> int:
+    """The reaper: give matches whose runner vanished (lease expired on the database clock) back to the queue;
+    ended as for fail_match."""
     expired = Match.objects.filter(status=Status.RUNNING, lease_expires__lt=Now()).values_list("pk", "lease_owner")
     reaped = 0
     for match_id, owner in list(expired):
         cause = f"the lease of {owner} expired before it recorded a result"
-        if fail_match(match_id, owner, cause, expired=True) != "lost":
+        if fail_match(match_id, owner, cause, expired=True, ended=ended) != "lost":
             reaped += 1
     return reaped
 
@@ -322,13 +326,15 @@ def refund_failures(worker: str) -> int:
     return len(matches)
 
 
-def cancel_match(match: Match) -> bool:
-    """Queued or running → cancelled. A runner still playing it will find its result refused."""
+def cancel_match(match: Match, ended: Callable[[int], None] | None = None) -> bool:
+    """Queued or running → cancelled. A runner still playing it will find its result refused. ended as for
+    fail_match (the match admin passes replays.store.drop_progress)."""
     with transaction.atomic():
         cancelled = Match.objects.filter(pk=match.pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
             status=Status.CANCELLED, lease_expires=None, finished_at=Now()
         )
-        attempt_ended.send(Match, match_id=match.pk)
+        if ended is not None:
+            ended(match.pk)
     if cancelled and match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return cancelled == 1

@@ -4,7 +4,9 @@ which tasks wait in a queue (beat sends no housekeeping task that is still waiti
 The lost-message finder (tournaments.services.redispatch_lost) asks this instead of guessing from age, so a long
 backlog is never sent twice. It reads kombu's Redis layout: a list per queue and priority (`<queue>`,
 `<queue>\\x06\\x16<priority>`), and the `unacked` hash with its `unacked_index` of delivery times. The lists are
-read before the hash, so a message moving from one to the other in between is still seen.
+read before the hash, so a message moving from one to the other in between is still seen. Why this reads kombu's
+layout rather than Celery's public API, which cannot list a queue's messages:
+docs/architecture.md#lost-and-duplicate-messages.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ from collections.abc import Iterable
 from typing import Any, cast
 
 from django.conf import settings
+from kombu.transport.redis import Channel
 
 logger = logging.getLogger(__name__)
 
 RUN_MATCH = "workers.run_match"
-SEP, PRIORITY_STEPS = "\x06\x16", (0, 3, 6, 9)
+# The layout's names as kombu's Redis channel sets them (its defaults; this deployment overrides none), not copies.
+SEP, PRIORITY_STEPS = Channel.sep, Channel.priority_steps
+UNACKED, UNACKED_INDEX = Channel.unacked_key, Channel.unacked_index_key
 
 
 def live_match_ids() -> set[int] | None:
@@ -39,8 +44,8 @@ def live_match_ids() -> set[int] | None:
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
     queued = [raw for key in queue_keys(queue) for raw in client.lrange(key, 0, -1)]
     fresh_after = time.time() - settings.LUDUS_LEASE_SECONDS
-    delivered = client.hgetall("unacked")
-    scores = cast(list[tuple[bytes | str, float]], client.zrange("unacked_index", 0, -1, withscores=True))
+    delivered = client.hgetall(UNACKED)
+    scores = cast(list[tuple[bytes | str, float]], client.zrange(UNACKED_INDEX, 0, -1, withscores=True))
     delivered_at = dict(scores)
     fresh = [json.loads(value) for tag, value in delivered.items() if delivered_at.get(tag, 0.0) >= fresh_after]
     # The hash is shared by every queue on this Redis database: only this deployment's match queue counts.

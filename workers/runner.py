@@ -25,6 +25,7 @@ from engine import load_game
 from replays import format as replay_format
 from replays import live
 from replays.progress import is_watched, save_progress
+from replays.store import drop_progress, store_replay
 from replays.verify import ReplayMismatch, branch_start, verify_document
 from replays.version_test_measures import advance_after
 from tournaments.dberrors import describe, is_connection_lost
@@ -115,7 +116,9 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
     try:
         # Safe to retry: the result is a compare-and-set in one transaction, so a retry after a commit whose
         # acknowledgement was lost is refused rather than written twice.
-        timings.measure("record", lambda: with_db_retry(lambda: record_result(match_id, owner, document, logs, seats)))
+        # store_replay writes the replay (and drops the live progress) inside the result's transaction.
+        timings.measure("record", lambda: with_db_retry(
+            lambda: record_result(match_id, owner, document, logs, seats, store=store_replay)))
     except ResultRefused as exc:
         return f"result refused: {exc}", ""
     except (OperationalError, InterfaceError) as exc:
@@ -132,7 +135,8 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
 
 def _fail(match_id: int, owner: str, cause: str, permanent: bool = False) -> tuple[str, str]:
     node = _worker()
-    return with_db_retry(lambda: fail_match(match_id, owner, cause, permanent=permanent, failed_by=node)), cause
+    return with_db_retry(lambda: fail_match(match_id, owner, cause, permanent=permanent, failed_by=node,
+                                            ended=drop_progress)), cause
 
 
 def _worker() -> str:

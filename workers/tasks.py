@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from replays.store import drop_progress
 from replays.version_test_measures import advance_all
 from tournaments.advancement import advance_running_tournaments
 from tournaments.bot_lifecycle import flag_faulty_bots, revalidate_stale
@@ -54,7 +55,7 @@ def send_outbox_task() -> int:
 @app.task(name="workers.requeue_expired")
 def requeue_expired_task() -> int:
     """Beat, the reaper: requeue matches whose lease expired (on the database's clock), then send the outbox."""
-    reaped = requeue_expired()
+    reaped = requeue_expired(ended=drop_progress)  # the expired attempts' live progress goes with them
     send_outbox_task()
     return reaped
 

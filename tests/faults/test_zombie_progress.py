@@ -14,10 +14,12 @@ import pytest
 from django.db.models.functions import Now
 
 from replays.progress import MatchProgress, live_actions, save_progress
+from replays.store import drop_progress, store_replay
 from tournaments.models import Match
 from tournaments.scheduling import start_tournament
 from tournaments.services import cancel_match, claim_match, fail_match, record_result
 from workers.runner import play_match
+from workers.tasks import requeue_expired_task
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +38,7 @@ def test_a_thawed_zombie_cannot_recreate_the_progress_of_a_match_another_runner_
     assert save_progress(match.pk, 1, [ACTION], owner="zombie")
     take_over(match, "zombie", "successor")
     document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
-    record_result(match.pk, "successor", document, logs)
+    record_result(match.pk, "successor", document, logs, store=store_replay)
     assert not MatchProgress.objects.filter(match_id=match.pk).exists()
 
     assert not save_progress(match.pk, 1, [ACTION, ACTION], owner="zombie")  # thawed: every write is refused
@@ -60,7 +62,17 @@ def test_a_match_that_ends_without_a_result_keeps_no_progress(tournament: Any, s
     assert claim_match(match.pk, "runner")
     assert save_progress(match.pk, 1, [ACTION], owner="runner")
     if ending == "cancelled":
-        assert cancel_match(match)
+        assert cancel_match(match, ended=drop_progress)
     else:
-        assert fail_match(match.pk, "runner", "the disk is full") == ending
+        assert fail_match(match.pk, "runner", "the disk is full", ended=drop_progress) == ending
     assert not MatchProgress.objects.filter(match_id=match.pk).exists()
+
+
+def test_the_reaper_drops_the_progress_of_an_expired_attempt(tournament: Any) -> None:
+    match = start_tournament(tournament, enqueue=False)[0]
+    assert claim_match(match.pk, "vanished")
+    assert save_progress(match.pk, 1, [ACTION], owner="vanished")
+    Match.objects.filter(pk=match.pk).update(lease_expires=Now() - timedelta(seconds=1))
+    assert requeue_expired_task() == 1
+    assert not MatchProgress.objects.filter(match_id=match.pk).exists()
+

@@ -8,8 +8,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from replays.progress import MatchProgress, save_progress
 from tournaments.models import BotVersion, Match, Tournament
 from tournaments.scheduling import start_tournament
+from tournaments.services import claim_match
 
 pytestmark = pytest.mark.django_db
 
@@ -79,6 +81,16 @@ def test_it_cancels_and_requeues_matches(staff: Client, tournament: Any) -> None
     first.refresh_from_db()
     second.refresh_from_db()
     assert (first.status, first.attempts, second.status) == ("queued", 0, "cancelled")
+
+
+def test_the_admins_cancel_drops_the_progress(staff: Client, tournament: Any) -> None:
+    match = start_tournament(tournament, enqueue=False)[0]
+    assert claim_match(match.pk, "runner")
+    assert save_progress(match.pk, 1, [{"seat": 0, "choice": 0, "ms": 1}], owner="runner")
+    staff.post(reverse("admin:tournaments_match_changelist"),
+               {"action": "cancel_matches", "_selected_action": [match.pk]})
+    assert Match.objects.get(pk=match.pk).status == "cancelled"
+    assert not MatchProgress.objects.filter(match_id=match.pk).exists()
 
 
 def test_a_requeued_try_out_stays_unrated(staff: Client, tournament: Any) -> None:

@@ -18,6 +18,7 @@ from replays import format as replay_format
 from replays.api.feeds import read_snapshot
 from replays.models import Replay
 from replays.progress import MatchProgress, is_watched, live_actions, mark_watched
+from replays.store import store_replay
 from replays.verify import verify_document
 from tournaments.models import Ladder, Match, Rating
 from tournaments.new_matches import create_match
@@ -82,9 +83,9 @@ def test_it_records_a_result_with_seats_replay_and_ratings(match: Match) -> None
 def test_it_refuses_a_second_result_for_the_same_match(match: Match) -> None:
     assert claim_match(match.pk, "worker-a")
     document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
-    record_result(match.pk, "worker-a", document, logs)
+    record_result(match.pk, "worker-a", document, logs, store=store_replay)
     with pytest.raises(ResultRefused, match="not running"):
-        record_result(match.pk, "worker-a", document, logs)
+        record_result(match.pk, "worker-a", document, logs, store=store_replay)
     assert Replay.objects.filter(match=match).count() == 1
     assert set(Rating.objects.filter(tournament=match.tournament).values_list("games", flat=True)) <= {0, 1}
 
@@ -95,7 +96,7 @@ def test_it_refuses_the_result_of_a_runner_that_lost_its_lease(match: Match) -> 
     expire_lease(match.pk)
     assert claim_match(match.pk, "worker-b")
     with pytest.raises(ResultRefused):
-        record_result(match.pk, "worker-a", document, logs)
+        record_result(match.pk, "worker-a", document, logs, store=store_replay)
     assert not Replay.objects.filter(match=match).exists()
 
 
@@ -209,7 +210,7 @@ def test_the_result_write_is_seven_statements_and_one_competition_lock(
         assert claim_match(match.pk, "worker-a")
         document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
         with CaptureQueriesContext(connection) as queries:
-            record_result(match.pk, "worker-a", document, logs)
+            record_result(match.pk, "worker-a", document, logs, store=store_replay)
         played.append(_write_statements(queries))
     first, second = played
     assert len(first) == 9 and len(second) == 7, second  # the replay and the progress's delete: one statement
@@ -241,7 +242,7 @@ def test_a_second_replay_for_the_match_writes_nothing(match: Match) -> None:
     Replay.objects.create(match=match, header=document["header"], actions=b"", footer=document["footer"])
     MatchProgress.objects.create(match=match, attempt=1, actions=[{"seat": 0, "choice": 0, "ms": 1}])
     with pytest.raises(IntegrityError):
-        record_result(match.pk, "worker-a", document, logs)
+        record_result(match.pk, "worker-a", document, logs, store=store_replay)
     match.refresh_from_db()
     assert (match.status, match.lease_owner, match.rating_seq) == ("running", "worker-a", None)
     assert MatchProgress.objects.filter(match=match).exists()  # rolled back with the rest
@@ -254,7 +255,7 @@ def test_an_unrated_result_locks_the_competition_without_numbering_it(
 ) -> None:
     ladder, match, document, logs = _unrated_match_played(builtin_versions)
     with CaptureQueriesContext(connection) as queries:
-        record_result(match.pk, "worker-a", document, logs)
+        record_result(match.pk, "worker-a", document, logs, store=store_replay)
     statements = _write_statements(queries)
     locks = [sql for sql in statements if "FOR UPDATE" in sql]
     assert len(locks) == 1 and '"tournaments_ladder"' in locks[0]
@@ -273,10 +274,10 @@ def test_an_unrated_result_of_a_runner_that_lost_its_lease_is_refused(
     expire_lease(match.pk)
     assert claim_match(match.pk, "worker-b")
     with pytest.raises(ResultRefused):
-        record_result(match.pk, "worker-a", document, logs)
+        record_result(match.pk, "worker-a", document, logs, store=store_replay)
     assert not Replay.objects.filter(match=match).exists()
     assert list(match.seats.values_list("rank", flat=True)) == [None, None]
-    record_result(match.pk, "worker-b", document, logs)
+    record_result(match.pk, "worker-b", document, logs, store=store_replay)
     match.refresh_from_db()
     assert match.status == "finished" and Replay.objects.filter(match=match).exists()
 

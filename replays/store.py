@@ -1,28 +1,35 @@
-"""replays' side of tournaments.signals: the replay is stored, and the live progress dropped, with the result."""
+"""The replay is stored with its match's result, and the live progress dropped with the attempt.
+
+The runner (workers/runner.py) passes store_replay to tournaments.services.record_result, and drop_progress to
+fail_match and requeue_expired; the match admin's cancel passes drop_progress too (replays/admin.py). Each is called
+inside the transaction that ends the attempt, so an exception it raises rolls the whole result back
+(docs/architecture.md#four-packages-one-direction: replays imports tournaments, never the reverse).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.db import connection
-from django.dispatch import receiver
 
 from replays.models import Replay
 from replays.progress import MatchProgress
 from tournaments.models import Match
-from tournaments.signals import attempt_ended
 
 
-@receiver(attempt_ended, dispatch_uid="replays.store_with_the_result")
-def store_with_the_result(sender: type[Match], match_id: int, match: Match | None = None,
-                          document: dict[str, Any] | None = None, **kwargs: Any) -> None:
-    """The replay, or the next attempt, replaces the live progress. A second replay for the match raises
-    IntegrityError, and the whole result rolls back."""
-    if document is not None and match is not None and connection.vendor == "postgresql":
-        _store_and_drop(match_id, Replay.from_document(match, document))
+def store_replay(match: Match, document: dict[str, Any]) -> None:
+    """The replay replaces the live progress. A second replay for the match raises IntegrityError, and the whole
+    result rolls back."""
+    replay = Replay.from_document(match, document)
+    if connection.vendor == "postgresql":
+        _store_and_drop(match.pk, replay)
         return
-    if document is not None and match is not None:
-        Replay.from_document(match, document).save()
+    replay.save()
+    drop_progress(match.pk)
+
+
+def drop_progress(match_id: int) -> None:
+    """The attempt ended (failed, requeued, cancelled): its live progress goes; the next attempt writes its own."""
     MatchProgress.objects.filter(match_id=match_id).delete()
 
 
