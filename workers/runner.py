@@ -315,6 +315,13 @@ class TimedSeat:
     def has_process(self) -> bool:
         return self._player.has_process
 
+    @property
+    def wants_events(self) -> bool:
+        return bool(getattr(self._player, "wants_events", False))
+
+    def add_events(self, events: list[Any]) -> None:
+        self._player.add_events(events)
+
     def settle(self, deadline: float) -> None:
         self._player.settle(deadline)
 

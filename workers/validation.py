@@ -114,6 +114,13 @@ class RecordingSeat:
     def has_process(self) -> bool:
         return self.inner.has_process
 
+    @property
+    def wants_events(self) -> bool:
+        return bool(getattr(self.inner, "wants_events", False))
+
+    def add_events(self, events: list[Any]) -> None:
+        self.inner.add_events(events)
+
     def settle(self, deadline: float) -> None:
         self.inner.settle(deadline)
 
