@@ -203,6 +203,25 @@ class Game(ABC):
             "options": {k: s.to_dict() for k, s in self.options_schema.items()},
         }
 
+    def seat_events(self, seat: int, events: Sequence[JSON]) -> list[JSON]:
+        """The events an apply() or advance() returned, as `seat` saw them: a seat's history is the concatenation
+        of these over the game so far. By default every event is public (the games' events name no hidden card:
+        docs/rules/*.md, "What is hidden"), so this is a copy of them. Raises ValueError for a seat that is not
+        an index."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat < 0:
+            raise ValueError(f"seat {seat!r}: a seat is an index 0, 1, ...")
+        copied: list[JSON] = json.loads(json.dumps(list(events)))  # a copy the caller may keep: it shares nothing
+        return copied
+
+    def determinize(self, seat: int, view: Mapping[str, JSON], history: Sequence[JSON], seed: int,
+                    context: Mapping[str, JSON] | None = None) -> State:
+        """A full state consistent with everything `seat` has seen (its `view` at one of its decisions, its
+        `history` of seat_events, and the decision's `context` from State.seat_context), with everything it has
+        not seen dealt at random from what remains, from `seed` alone. Same inputs, same state. It never reads a
+        real state, so it cannot use what the seat has not seen (docs/bots.md, "The engine API"). Raises
+        ValueError naming what does not fit."""
+        raise NotImplementedError(f"{self.name} cannot determinize")
+
     @abstractmethod
     def new_state(self, num_players: int, seed: int, options: Mapping[str, JSON] | None = None) -> State:
         """A fresh game; raises InvalidOptions for a bad player count or options."""
@@ -272,6 +291,16 @@ class State(ABC):
 
     def clone(self) -> State:
         return self.game.state_from_dict(self.to_dict())
+
+    def scores(self) -> list[int]:
+        """Each seat's score as the game would count it now (the final scores once the game is over)."""
+        raise NotImplementedError(f"{self.game.name} states cannot score")
+
+    def seat_context(self, seat: int) -> dict[str, JSON]:
+        """What Game.determinize needs beside `seat`'s view to rebuild the pending decision exactly: the options
+        of the match and the steps still to run, with nothing the seat may not see (a test perturbs what it
+        cannot see and checks the context stays the same). Raises ValueError for a seat the game does not have."""
+        raise NotImplementedError(f"{self.game.name} states have no seat context")
 
     def options_at(self, step: JSON) -> list[JSON]:
         """The legal actions of a decision in this position, whether or not it is the pending one: `step` is the

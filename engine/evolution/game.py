@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.core import JSON, Game, InvalidOptions, OptionSpec
@@ -56,6 +56,12 @@ class EvolutionGame(Game):
         st.stack = [RoundStart()]
         st.run()
         return st
+
+    def determinize(self, seat: int, view: Mapping[str, JSON], history: Sequence[JSON], seed: int,
+                    context: Mapping[str, JSON] | None = None) -> EvolutionState:
+        from engine.evolution.determinize import determinize
+
+        return determinize(self, seat, view, history, seed, context)
 
     def state_from_dict(self, data: Mapping[str, Any]) -> EvolutionState:
         return state_from_dict(self, data)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.core import JSON, Decision, Game, Outcome
+from engine.core import JSON, Decision, Game, Outcome, check_seat
 from engine.evolution.cards import CARD_ID, CARD_KIND, CARD_STR, FAT_TISSUE, FLIGHT_CARD, KIND
 from engine.evolution.species import Species
 from engine.evolution.step_registry import STEPS
@@ -90,6 +90,15 @@ class EvolutionState(StepState):
         from engine.evolution.hidden import resample
 
         return resample(self, seed)
+
+    def scores(self) -> list[int]:
+        return [sum(self.score_parts(s).values()) for s in range(self.n)]
+
+    def seat_context(self, seat: int) -> dict[str, JSON]:
+        from engine.evolution.determinize import seat_context
+
+        check_seat(seat, self.n)
+        return seat_context(self, seat)
 
     def score_parts(self, seat: int) -> dict[str, int]:
         from engine.evolution.scoring import score_parts

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import JSON, Decision, Game, Outcome
+from engine.core import JSON, Decision, Game, Outcome, check_seat
 from engine.marine.board import Corner, Hex, corner_hexes, hex_corners, is_thriving, neighbours, score_tile
 from engine.marine.data import (
     ANIMALS,
@@ -138,6 +138,16 @@ class MarineState(StepState):
         from engine.marine.hidden import resample
 
         return resample(self, seed)
+
+    def scores(self) -> list[int]:
+        """VP so far (control markers count only at the end, as the view's scores show)."""
+        return [sum(self.score_parts(s).values()) for s in range(self.n)]
+
+    def seat_context(self, seat: int) -> dict[str, JSON]:
+        from engine.marine.determinize import seat_context
+
+        check_seat(seat, self.n)
+        return seat_context(self, seat)
 
     def score_parts(self, seat: int) -> dict[str, int]:
         """VP by source; control markers score their target markers' values only at the end."""
