@@ -80,7 +80,8 @@ class Match:
                 patch = protocol.view_patch(sent, view) if sent is not None else None
                 sent = view
                 started = time.process_time()
-                yield protocol.encode(protocol.decide(seq, view, decision, clock, patch, events=events))
+                context = self.state.seat_context(self.seat)
+                yield protocol.encode(protocol.decide(seq, view, decision, clock, patch, events, context))
                 self.cpu_ms.append((time.process_time() - started) * 1000)
                 events = []
                 choice = protocol.parse_reply(self.replies.pop(), seq, len(decision.options))

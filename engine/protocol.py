@@ -13,8 +13,9 @@ replace operations only) that turns the view of the bot's previous decide into t
 Version 3: the engine's hello says `"protocol": 3` when it can give a seat its history (the game filters events per
 seat: Game.seat_events). A bot whose hello says `"history": true` then gets, in each `decide`, `events`: the events
 since the previous decide it was sent, as its seat saw them (the first decide after its hello was read holds every
-event of the match so far), so that the concatenation of its decides' events is the seat's history. Without the
-ask, decides are exactly those of version 2.
+event of the match so far), so that the concatenation of its decides' events is the seat's history; and `context`,
+the seat's State.seat_context (the match's options and the steps still to run, nothing the seat may not see), which
+Game.determinize takes beside the view and the history. Without the ask, decides are exactly those of version 2.
 
 Standard library only: the message builders are used by the workers, the strict reply parser by the sandbox, and
 `parse_message` by the SDK that runs inside the bot process.
@@ -79,10 +80,11 @@ def hello(
 
 
 def decide(seq: int, view: Mapping[str, JSON] | None, decision: Decision, clock: Mapping[str, int],
-           patch: list[dict[str, JSON]] | None = None, events: list[JSON] | None = None) -> dict[str, JSON]:
+           patch: list[dict[str, JSON]] | None = None, events: list[JSON] | None = None,
+           context: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
     """Ask the bot for one choice; `clock` holds this move's `move_ms` and the seat's remaining `bank_ms`. With
-    `patch` (version 2), the message carries it instead of the view; with `events` (version 3, a bot that asked
-    for its history), the seat's events since its previous decide."""
+    `patch` (version 2), the message carries it instead of the view; with `events` and `context` (version 3, a bot
+    that asked for its history), the seat's events since its previous decide and its State.seat_context."""
     message: dict[str, JSON] = {"type": "decide", "seq": seq}
     if patch is not None:
         message["patch"] = patch
@@ -90,6 +92,8 @@ def decide(seq: int, view: Mapping[str, JSON] | None, decision: Decision, clock:
         message["view"] = dict(view) if view is not None else {}
     if events is not None:
         message["events"] = list(events)
+    if context is not None:
+        message["context"] = dict(context)
     message["decision"] = {"kind": decision.kind, "options": list(decision.options), "prompt": decision.prompt}
     message["clock"] = dict(clock)
     return message

@@ -62,9 +62,10 @@ class _Sim:
         return load_game(name, rules_version)
 
     @staticmethod
-    def determinize(game: Any, seat: int, view: Any, history: list[Any], seed: int) -> Any:
-        """A full state consistent with everything seat's view and history show, the rest dealt from seed."""
-        return game.determinize(seat, view, history, seed)
+    def determinize(game: Any, seat: int, view: Any, history: list[Any], seed: int, context: Any = None) -> Any:
+        """A full state consistent with everything seat's view, history and context (a decide's, protocol 3)
+        show, the rest dealt from seed (Game.determinize); raises ValueError naming what does not fit."""
+        return game.determinize(seat, view, history, seed, context)
 
     @staticmethod
     def clone(state: Any) -> Any:
@@ -77,13 +78,15 @@ sim = _Sim()
 
 class Bot:
     """What the loop knows about the match: `hello` (game, seat, players, options, clock), the last `clock`, and
-    (protocol 3) the seat's `history`: every event it was sent this match, oldest first."""
+    (protocol 3) the seat's `history`: every event it was sent this match, oldest first, and the last decide's
+    `context` (State.seat_context)."""
 
     def __init__(self) -> None:
         self.hello: dict[str, Any] = {}
         self.clock: dict[str, Any] = {}
         self.outcome: dict[str, Any] | None = None
         self.history: list[Any] = []
+        self.context: dict[str, Any] | None = None
         self.started = time.monotonic()  # when the last decide was read: its clock runs from here
         self._game: Any = None
 
@@ -107,8 +110,8 @@ class Bot:
         return self._game
 
     def determinize(self, view: Any, seed: int) -> Any:
-        """A full state consistent with this seat's view and history, the unseen dealt from seed (Game.determinize)."""
-        return sim.determinize(self.game, self.seat, view, self.history, seed)
+        """A full state consistent with this seat's view, history and context, the unseen dealt from seed."""
+        return sim.determinize(self.game, self.seat, view, self.history, seed, self.context)
 
 
 _PATHS: dict[str, list[str]] = {}  # a path's parts: the same few hundred paths come back in every patch
@@ -253,6 +256,7 @@ def run(
             state.started = time.monotonic()
             state.clock = message.get("clock", {})
             state.history += message.get("events", ())
+            state.context = message.get("context")
             if "patch" in message:
                 # act's last view, unchanged (one C-level comparison), takes the patch as a copy of the paths it
                 # touches: far cheaper than copying the whole view again. A view act changed is copied whole.

@@ -56,7 +56,7 @@ def play_game(
     result = PlayResult(actions=list(start.prefix) if start else [], faults=[0] * num_players,
                         forfeited=[False] * num_players)
     banks = [clock.bank_ms] * num_players
-    history = offers_history(game)
+    history = offers_history(state)
     hellos = [protocol.hello(game.name, game.rules_version, seat, num_players, full_options, clock.to_dict(),
                              history=history) for seat in range(num_players)]
     started = start_seats(players, hellos)
@@ -69,6 +69,8 @@ def play_game(
         if seat != holder and pausable:  # only the seat holding the decision may compute (docs/bots.md, "The freezer")
             hand_turn(players, seat)
             holder = seat
+        if history and getattr(players[seat], "wants_events", False):
+            players[seat].set_context(state.seat_context(seat))  # type: ignore[attr-defined]
         reply = _ask(players[seat], seq, state, decision, banks[seat], result)
         banks[seat] = max(0, banks[seat] - max(0, reply.ms - clock.move_ms))
         record: dict[str, Any] = {"seat": seat, "choice": reply.choice, "ms": reply.ms}
@@ -92,9 +94,13 @@ def play_game(
     return result
 
 
-def offers_history(game: Game) -> bool:
-    """Whether the game can give each seat its own events (protocol 3, docs/bots.md "The protocol")."""
-    return callable(getattr(game, "seat_events", None))
+def offers_history(state: State) -> bool:
+    """Whether the game can give a seat its history and context (protocol 3, docs/bots.md "The protocol")."""
+    try:
+        state.seat_context(0)
+    except NotImplementedError:
+        return False
+    return True
 
 
 def hand_events(game: Game, players: Sequence[SeatPlayer], events: list[Any]) -> None:

@@ -322,6 +322,9 @@ class TimedSeat:
     def add_events(self, events: list[Any]) -> None:
         self._player.add_events(events)
 
+    def set_context(self, context: dict[str, Any]) -> None:
+        self._player.set_context(context)
+
     def settle(self, deadline: float) -> None:
         self._player.settle(deadline)
 

@@ -192,6 +192,7 @@ class SandboxedSeat:
         self._reusable = False  # the bot's hello said "reuse": true
         self._history: bool | None = None  # it asked for its events (protocol 3); None: its hello is not read yet
         self._events: list[Any] = []  # its seat's events not yet sent (play.py hands them on as they happen)
+        self._context: dict[str, Any] | None = None  # its seat's State.seat_context at the decision to come
         self._parking = False  # the result was sent without closing stdin: finish parks the seat
         self._parked = False
 
@@ -359,6 +360,10 @@ class SandboxedSeat:
         """Its seat's events (Game.seat_events), to go out with its next decide."""
         self._events += events
 
+    def set_context(self, context: dict[str, Any]) -> None:
+        """Its seat's State.seat_context at the decision it is about to be asked, for Game.determinize."""
+        self._context = context
+
     def _decide_message(self, seq: int, view: dict[str, Any] | None, decision: Decision,
                         clock: dict[str, int]) -> dict[str, Any]:
         """The decide message: with what changed since the last view when the bot asked for patches (and the patch
@@ -371,10 +376,10 @@ class SandboxedSeat:
         self._sent = view
         if self._history is None:
             self._early_hello()
-        events = None
+        events = context = None
         if self._history:
-            events, self._events = self._events, []
-        return protocol.decide(seq, view, decision, clock, patch, events)
+            events, self._events, context = self._events, [], self._context
+        return protocol.decide(seq, view, decision, clock, patch, events, context)
 
     def _early_hello(self) -> None:
         """Before its first reply: take the bot's hello now if it is written already (the SDK writes it as it reads

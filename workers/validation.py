@@ -121,6 +121,9 @@ class RecordingSeat:
     def add_events(self, events: list[Any]) -> None:
         self.inner.add_events(events)
 
+    def set_context(self, context: dict[str, Any]) -> None:
+        self.inner.set_context(context)
+
     def settle(self, deadline: float) -> None:
         self.inner.settle(deadline)
 

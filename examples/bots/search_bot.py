@@ -13,6 +13,7 @@ Upload this file as it is.
 import random
 
 import ludus
+
 from engine.bots.greedy import SCORERS, GreedyBot
 from engine.core import Decision
 
