@@ -17,12 +17,12 @@ milliseconds it spent per move (median), to read the result by.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import statistics
 import sys
 import time
+import types
 from collections.abc import Iterator
 from multiprocessing import Pool
 from pathlib import Path
@@ -36,13 +36,12 @@ BOT_FILE = Path(__file__).resolve().parent.parent / "examples" / "bots" / "searc
 BANK_MS = 2000
 
 
-def load_bot() -> Any:
-    """A fresh copy of the example bot's module, `import ludus` resolving to the SDK."""
+def load_bot(source: bytes) -> Any:
+    """A fresh module of the example bot's source (read once, as the run starts), `import ludus` being the SDK."""
     sys.modules.setdefault("ludus", sdk)
-    spec = importlib.util.spec_from_file_location("search_bot_example", BOT_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = types.ModuleType("search_bot_example")
+    module.__file__ = str(BOT_FILE)
+    exec(compile(source, str(BOT_FILE), "exec"), module.__dict__)  # noqa: S102 - the repository's own example
     return module
 
 
@@ -55,6 +54,8 @@ class Match:
         self.greedy = GreedyBot(game, seed * 2 + 1 - seat)
         self.replies: list[bytes] = []
         self.cpu_ms: list[float] = []
+        self.bank_ms = BANK_MS
+        self.timeouts = 0  # moves over move_ms plus what was left of the bank: the sandbox would kill it there
 
     def write(self, data: bytes) -> int:  # the bot's stdout
         if not data.startswith(b'{"type"'):
@@ -64,10 +65,15 @@ class Match:
     def flush(self) -> None:
         pass
 
+    def charge(self, ms: float) -> None:
+        """The worker's clock (workers/play.py): the time over move_ms comes from the bank."""
+        if ms > self.move_ms + self.bank_ms:
+            self.timeouts += 1
+        self.bank_ms = max(0, self.bank_ms - max(0, int(ms) - self.move_ms))
+
     def lines(self) -> Iterator[bytes]:
-        clock = {"move_ms": self.move_ms, "bank_ms": BANK_MS}
-        yield protocol.encode(protocol.hello(self.game.name, self.game.rules_version, self.seat, 2, {}, clock,
-                                             history=True))
+        yield protocol.encode(protocol.hello(self.game.name, self.game.rules_version, self.seat, 2, {},
+                                             {"move_ms": self.move_ms, "bank_ms": BANK_MS}, history=True))
         sent: Any = None
         events: list[Any] = []
         seq = 0
@@ -81,7 +87,11 @@ class Match:
                 sent = view
                 started = time.process_time()
                 context = self.state.seat_context(self.seat)
-                yield protocol.encode(protocol.decide(seq, view, decision, clock, patch, events, context))
+                clock = {"move_ms": self.move_ms, "bank_ms": self.bank_ms}
+                line = protocol.encode(protocol.decide(seq, view, decision, clock, patch, events, context))
+                wall = time.monotonic()
+                yield line
+                self.charge((time.monotonic() - wall) * 1000)
                 self.cpu_ms.append((time.process_time() - started) * 1000)
                 events = []
                 choice = protocol.parse_reply(self.replies.pop(), seq, len(decision.options))
@@ -91,14 +101,16 @@ class Match:
         yield protocol.encode(protocol.result(outcome.to_dict()))
 
 
-def play_one(args: tuple[str, int, int, int]) -> dict[str, Any]:
+def play_one(args: tuple[str, int, int, int, bytes]) -> dict[str, Any]:
     """One in-process game: the search bot's points (1, 1/2 or 0) and its CPU ms per move."""
-    game, seed, seat, move_ms = args
+    game, seed, seat, move_ms, source = args
     match = Match(game, seed, seat, move_ms)
-    module = load_bot()
+    module = load_bot(source)
     sdk.run(module.act, stdin=match.lines(), stdout=match, bot=module.bot)
-    return {"seed": seed, "seat": seat, "points": points(match.state.outcome().to_dict(), seat),
-            "cpu_ms": statistics.median(match.cpu_ms)}
+    outcome = match.state.outcome()
+    assert outcome is not None
+    return {"seed": seed, "seat": seat, "points": points(outcome.to_dict(), seat),
+            "cpu_ms": statistics.median(match.cpu_ms), "timeouts": match.timeouts, "bank_left_ms": match.bank_ms}
 
 
 def points(outcome: dict[str, Any], seat: int) -> float:
@@ -118,13 +130,13 @@ def wilson(points_won: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def play_sandboxed(game: str, seed: int, seat: int, move_ms: int) -> dict[str, Any]:
+def play_sandboxed(game: str, seed: int, seat: int, move_ms: int, source: bytes) -> dict[str, Any]:
     """One game with the bot uploaded to the real sandbox: its points and its faults."""
     from workers.play import play_game
     from workers.sandbox import SandboxedSeat
     from workers.seats import Clock, InProcessSeat
 
-    bot = SandboxedSeat(BOT_FILE.read_bytes(), "search_bot.py")
+    bot = SandboxedSeat(source, "search_bot.py")
     greedy = InProcessSeat("greedy", game, seed * 2 + 1 - seat)
     players = [bot, greedy] if seat == 0 else [greedy, bot]
     result = play_game(game, 2, seed, {}, players, clock=Clock(move_ms=move_ms, bank_ms=BANK_MS))
@@ -140,7 +152,9 @@ def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
     low, high = wilson(won, len(games))
     cpu = [g["cpu_ms"] for g in games if g.get("cpu_ms") is not None]
     return {"games": len(games), "points": won, "win_rate": won / len(games) if games else 0.0,
-            "ci95": [round(low, 3), round(high, 3)], "median_cpu_ms_per_move": statistics.median(cpu) if cpu else None}
+            "ci95": [round(low, 3), round(high, 3)], "median_cpu_ms_per_move": statistics.median(cpu) if cpu else None,
+            "timeouts": sum(g.get("timeouts", 0) for g in games),
+            "min_bank_left_ms": min((g["bank_left_ms"] for g in games if "bank_left_ms" in g), default=None)}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -153,14 +167,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--sandbox", type=int, default=0, help="games through the real sandbox, after the others")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    todo = [(args.game, args.seed + i // 2, i % 2, args.move_ms) for i in range(args.games)]
+    source = BOT_FILE.read_bytes()
+    todo = [(args.game, args.seed + i // 2, i % 2, args.move_ms, source) for i in range(args.games)]
     started = time.monotonic()
     with Pool(args.jobs) as pool:
         games = pool.map(play_one, todo, chunksize=1) if args.jobs > 1 else [play_one(t) for t in todo]
     report: dict[str, Any] = {"game": args.game, "move_ms": args.move_ms, "seed": args.seed, "jobs": args.jobs,
                               "in_process": summary(games), "seconds": round(time.monotonic() - started)}
     if args.sandbox:
-        boxed = [play_sandboxed(args.game, args.seed + 10_000 + i // 2, i % 2, args.move_ms)
+        boxed = [play_sandboxed(args.game, args.seed + 10_000 + i // 2, i % 2, args.move_ms, source)
                  for i in range(args.sandbox)]
         report["sandbox"] = {**summary(boxed), "faults": sum(len(g["faults"]) for g in boxed),
                              "fault_logs": [g["log_tail"] for g in boxed if g["faults"]]}
@@ -172,7 +187,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 s = report[way]
                 print(f"{args.game} {way}: search bot vs greedy, {s['games']} games at {args.move_ms} ms a move: "
                       f"win rate {s['win_rate']:.1%} (95% CI {s['ci95'][0]:.1%}-{s['ci95'][1]:.1%}), "
-                      f"median CPU {s['median_cpu_ms_per_move']} ms a move"
+                      f"median CPU {s['median_cpu_ms_per_move']:.0f} ms a move, {s['timeouts']} timeouts"
                       + (f", {report[way]['faults']} faults" if way == "sandbox" else ""))
     return report
 

@@ -11,6 +11,7 @@ the move's clock is nearly spent, and never computes off its turn. docs/bots.md,
 Upload this file as it is.
 """
 import random
+import time
 
 import ludus
 
@@ -21,7 +22,7 @@ bot = ludus.Bot()
 own = {}  # greedy's scorer for our seat, kept for the match: it remembers its plans (engine/bots/greedy.py)
 HORIZON = {"evolution": 30, "marine": 24}  # decisions greedy plays on after each tried option
 WIDTH = 5  # the options tried: greedy's best few
-MARGIN_MS = 25  # the clock's margin: the reply's way back, a rollout in progress
+MARGIN_MS = 30  # the clock's margin: the reply's way back, a busy host's wake-up lag
 WIN = 100.0  # a finished game: winning outweighs any margin of points
 KEEP = 1.0  # greedy's own choice is kept unless another does this much better on average
 
@@ -75,8 +76,9 @@ def search(view, tried):
     """The tried option with the best total lead over paired worlds and rollouts, greedy's favourite on a tie."""
     rng = random.Random(len(bot.history) * 7919 + bot.seat)
     totals = dict.fromkeys(tried, 0.0)
-    worlds = 0
-    while bot.time_left() > MARGIN_MS:
+    worlds, slowest = 0, 0.0
+    while bot.time_left() > MARGIN_MS + slowest:  # no world begun that the clock cannot see through
+        began = time.monotonic()
         seed = rng.randrange(1 << 30)
         world = bot.determinize(view, seed)
         leads = {}
@@ -87,6 +89,7 @@ def search(view, tried):
         if len(leads) < len(tried):
             break  # only worlds where every option was tried count: the sums stay paired
         worlds += 1
+        slowest = max(slowest, (time.monotonic() - began) * 1000)
         for option, lead in leads.items():
             totals[option] += lead
     return max(tried, key=lambda o: totals[o] + (KEEP * worlds if o == tried[0] else 0.0))
