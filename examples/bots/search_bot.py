@@ -52,8 +52,18 @@ def rollout(world, option, seed):
 
 def scorer():
     if own.get("hello") is not bot.hello:  # a new match
-        own.update(hello=bot.hello, scorer=SCORERS[bot.game.name]())
+        own.update(hello=bot.hello, scorer=SCORERS[bot.game.name](), bank=None, lag=0.0)
     return own["scorer"]
+
+
+def margin():
+    """MARGIN_MS, plus twice what the clock has lately charged beyond our own count (the bank pays a move's time
+    over move_ms: on a busy host waking up and the reply's way back take longer), plus more once the bank runs low."""
+    bank = bot.clock.get("bank_ms", 0)
+    if own["bank"] is not None:
+        own["lag"] = 0.7 * own["lag"] + 0.3 * max(0, own["bank"] - bank)
+    own["bank"] = bank
+    return MARGIN_MS + 2 * own["lag"] + (50 if bank < 500 else 0)
 
 
 def candidates(view, decision):
@@ -67,23 +77,26 @@ def act(view, message):
     decision = Decision(seat=bot.seat, kind=message["kind"], options=message["options"],
                         prompt=message.get("prompt", ""))
     tried = candidates(view, decision)
-    choice = search(view, tried) if len(tried) > 1 else tried[0]
+    choice = search(view, tried, margin()) if len(tried) > 1 else tried[0]
     scorer().chosen(choice)  # greedy's memory follows what we played
     return choice
 
 
-def search(view, tried):
+def search(view, tried, spare):
     """The tried option with the best total lead over paired worlds and rollouts, greedy's favourite on a tie."""
     rng = random.Random(len(bot.history) * 7919 + bot.seat)
     totals = dict.fromkeys(tried, 0.0)
     worlds, slowest = 0, 0.0
-    while bot.time_left() > MARGIN_MS + slowest:  # no world begun that the clock cannot see through
+    while bot.time_left() > spare + slowest:  # no world begun that the clock cannot see through
         began = time.monotonic()
         seed = rng.randrange(1 << 30)
-        world = bot.determinize(view, seed)
+        try:
+            world = bot.determinize(view, seed)
+        except ValueError:  # no context yet: a decide sent before the engine read our hello (docs/bots.md)
+            break
         leads = {}
         for option in tried:
-            if bot.time_left() <= MARGIN_MS:
+            if bot.time_left() <= spare:
                 break
             leads[option] = rollout(world, option, seed)
         if len(leads) < len(tried):
