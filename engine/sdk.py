@@ -98,7 +98,7 @@ class Bot:
         """Milliseconds left for this move: its `move_ms` (plus the seat's `bank_ms` with bank=True) less the time
         since the SDK read the decide. The worker's clock started a little earlier, when it wrote the line: keep a
         margin of some milliseconds."""
-        budget = self.clock.get("move_ms", 0) + (self.clock.get("bank_ms", 0) if bank else 0)
+        budget = float(self.clock.get("move_ms", 0)) + (float(self.clock.get("bank_ms", 0)) if bank else 0.0)
         return budget - (time.monotonic() - self.started) * 1000
 
     @property

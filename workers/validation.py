@@ -119,10 +119,10 @@ class RecordingSeat:
         return bool(getattr(self.inner, "wants_events", False))
 
     def add_events(self, events: list[Any]) -> None:
-        self.inner.add_events(events)
+        self.inner.add_events(events)  # type: ignore[attr-defined]  # only when wants_events: a SandboxedSeat
 
     def set_context(self, context: dict[str, Any]) -> None:
-        self.inner.set_context(context)
+        self.inner.set_context(context)  # type: ignore[attr-defined]  # only when wants_events: a SandboxedSeat
 
     def settle(self, deadline: float) -> None:
         self.inner.settle(deadline)
