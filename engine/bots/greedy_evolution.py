@@ -36,7 +36,13 @@ KEEP_CARD = 0.6  # a card whose best use is worth less than this stays in hand
 
 
 def card_name(card: str) -> str:
-    return card.rsplit(":", 1)[0]
+    name = _NAMES.get(card)
+    if name is None:
+        name = _NAMES[card] = card.rsplit(":", 1)[0]
+    return name
+
+
+_NAMES: dict[str, str] = {}  # card text -> trait name: a few dozen cards, asked about thousands of times a decision
 
 
 def card_food(card: str) -> int:
@@ -86,7 +92,9 @@ class Board:
                                    for sp in s["species"] if is_carnivore(sp)]
 
         self.short = self.plant_need() > int(v["watering_hole"])
-        self.plans: dict[str, Plan] = {}
+        self.plans: dict[str, Plan] = {}  # by trait name
+        self.other_plans: list[Plan] | None = None
+        self.worst: dict[int, tuple[str | None, float]] = {}  # see _worst_trait
 
     def plant_need(self) -> int:
         return sum(max(need(sp), 0) for sp in self.mine if not is_carnivore(sp))
@@ -144,13 +152,23 @@ def best_trait_use(board: Board, card: str) -> tuple[float, int | None, str | No
         gain = trait_value(board, name, sp)
         replaced = None
         if len(sp["traits"]) + len(sp["face_down"]) >= 3:
-            worst = min(traits_of(sp), key=lambda t: trait_value_on(board, t, sp), default=None)
+            worst, worth = _worst_trait(board, i)
             if worst is None or worst == "Flight":
                 continue
-            gain, replaced = gain - trait_value_on(board, worst, sp) - 0.5, worst
+            gain, replaced = gain - worth - 0.5, worst
         if gain > best[0]:
             best = (gain, i, replaced)
     return best
+
+
+def _worst_trait(board: Board, i: int) -> tuple[str | None, float]:
+    """The least worth trait of own species i and its worth (the same for every card: once per decision)."""
+    found = board.worst.get(i)
+    if found is None:
+        sp = board.mine[i]
+        worst = min(traits_of(sp), key=lambda t: trait_value_on(board, t, sp), default=None)
+        found = board.worst[i] = (worst, trait_value_on(board, worst, sp) if worst is not None else 0.0)
+    return found
 
 
 def trait_value_on(board: Board, name: str, sp: Species) -> float:
@@ -192,24 +210,34 @@ class Plan:
 
 
 def card_plan(board: Board, card: str) -> Plan:
-    """The best use of card from hand, by value (worked out once per card and decision)."""
-    plan = board.plans.get(card)
+    """The best use of card from hand, by value (worked out once per trait name and decision: a card's plan does
+    not depend on its food value)."""
+    name = card_name(card)
+    plan = board.plans.get(name)
     if plan is None:
-        plan = board.plans[card] = _card_plan(board, card)
+        plan = board.plans[name] = _card_plan(board, card)
     return plan
 
 
 def _card_plan(board: Board, card: str) -> Plan:
     value, idx, replace = best_trait_use(board, card)
-    plans = [Plan(value, "trait", idx, replace), Plan(new_species_value(board), "species")]
-    if board.mine:
-        body = max(range(len(board.mine)), key=lambda i: body_value(board, board.mine[i]))
-        pop = max(range(len(board.mine)), key=lambda i: population_value(board, board.mine[i]))
-        plans += [Plan(body_value(board, board.mine[body]), "body", body),
-                  Plan(population_value(board, board.mine[pop]), "population", pop)]
+    plans = [Plan(value, "trait", idx, replace), *_other_plans(board)]
     if card_name(card) in ("Dive Bomb", "Seed Dispersal") and any(sp["avian"] for sp in board.mine):
         plans.append(Plan(1.2, "keep"))
     return max(plans, key=lambda p: p.value)
+
+
+def _other_plans(board: Board) -> list[Plan]:
+    """The plans that are the same for every card (a new species, Body Size, Population), once per decision."""
+    if board.other_plans is None:
+        plans = [Plan(new_species_value(board), "species")]
+        if board.mine:
+            body = max(range(len(board.mine)), key=lambda i: body_value(board, board.mine[i]))
+            pop = max(range(len(board.mine)), key=lambda i: population_value(board, board.mine[i]))
+            plans += [Plan(body_value(board, board.mine[body]), "body", body),
+                      Plan(population_value(board, board.mine[pop]), "population", pop)]
+        board.other_plans = plans
+    return board.other_plans
 
 
 def card_cost(board: Board, card: str) -> float:

@@ -48,8 +48,17 @@ class MarineGreedy:
             self.thriving[h] = t["thriving"][self.me]
         self.elements = {(e[0], e[1], e[2]): ELEMENT_INDEX[e[3]] for e in view["elements"]}
         self.matches = MATCHES[self.animals[self.me]]
+        self.margins: dict[Hex, float] = {}
 
     def margin(self, h: Hex, species: list[int] | None = None) -> float:
+        if species is None:  # a tile as the view shows it: once per decision (options ask about the same tiles)
+            found = self.margins.get(h)
+            if found is None:
+                found = self.margins[h] = self._margin(h, self.species[h])
+            return found
+        return self._margin(h, species)
+
+    def _margin(self, h: Hex, species: list[int]) -> float:
         got = dict(score_tile(self.terrain[h], species or self.species[h], self.animals))
         mine = got.get(self.me, 0)
         best = max((v for s, v in got.items() if s != self.me), default=0)

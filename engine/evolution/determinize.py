@@ -7,13 +7,15 @@ seats' food cards and face-down traits, other seats' bags until the end, and the
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.core import JSON, InvalidState, check_seed
+from engine.core import JSON, InvalidState
 from engine.evolution.cards import CARD_BIT, CARD_STR, EVENT_BITS, FLIGHT, build_deck, parse_card
 from engine.evolution.step_registry import STEPS
+from engine.search import determinize_with
 from engine.steps import deep
 
 if TYPE_CHECKING:
@@ -40,9 +42,12 @@ def seat_context(st: EvolutionState, seat: int) -> dict[str, JSON]:
 
 def determinize(game: EvolutionGame, seat: int, view: Mapping[str, Any], history: Sequence[Any], seed: int,
                 context: Mapping[str, Any] | None) -> EvolutionState:
-    check_seed(seed)
-    _check_inputs(seat, view, history, context)
-    assert context is not None
+    return determinize_with(lambda: _determinize(game, seat, view, history, seed, context or {}), "evolution", seat,
+                            view, history, seed, context)
+
+
+def _determinize(game: EvolutionGame, seat: int, view: Mapping[str, Any], history: Sequence[Any], seed: int,
+                 context: Mapping[str, Any]) -> EvolutionState:
     rng = random.Random(f"{seed}:determinize")
     seats = view["seats"]
     pool = _unseen_cards(seat, view, context)
@@ -74,29 +79,9 @@ def determinize(game: EvolutionGame, seat: int, view: Mapping[str, Any], history
     return st
 
 
-def _check_inputs(seat: int, view: Mapping[str, Any], history: Sequence[Any], context: Any) -> None:
-    """ValueError unless view is this seat's evolution view at its own decision, and the context is given."""
-    if not isinstance(view, Mapping) or view.get("game") != "evolution":
-        raise ValueError("determinize needs an evolution view (State.view(seat)), got "
-                         f"{type(view).__name__ if not isinstance(view, Mapping) else view.get('game')!r}")
-    if isinstance(seat, bool) or view.get("you") != seat:
-        raise ValueError(f"the view is seat {view.get('you')!r}'s, not seat {seat!r}'s")
-    decision = view.get("decision")
-    if not isinstance(decision, Mapping) or decision.get("seat") != seat or "options" not in decision:
-        raise ValueError(f"determinize needs a view at a decision of seat {seat}; this view has "
-                         f"{'none' if not decision else 'one of seat ' + str(decision.get('seat'))}")
-    if not isinstance(history, (list, tuple)):
-        raise ValueError(f"history must be a list of events, got {type(history).__name__}")
-    if not isinstance(context, Mapping) or context.get("game") != "evolution" or "stack" not in context:
-        raise ValueError("determinize needs the decision's context (State.seat_context(seat), the decide "
-                         f"message's \"context\"), got {context!r:.80}")
-
-
 def _unseen_cards(seat: int, view: Mapping[str, Any], context: Mapping[str, Any]) -> list[str]:
     """The deck of the match minus every card this seat sees: its hand and food card, every face-up trait, its own
     face-down traits and the card it is playing, the discard pile; sorted, so the deal tells nothing of order."""
-    flight = context["options"]["expansions"] == "flight"
-    pool = sorted(build_deck(context["options"]["deck"], flight))
     me = view["seats"][seat]
     seen = [c["card"] for c in me["hand"]] + list(view["discard"])
     if me["food_card"] is not None:
@@ -105,9 +90,7 @@ def _unseen_cards(seat: int, view: Mapping[str, Any], context: Mapping[str, Any]
         for sp in s["species"]:
             seen += [c for c in sp["traits"] + sp["face_down"] if c != HIDDEN]
     seen += [t[-1] for t in context["stack"] if t[0] in _CARD_STEPS and t[-1] != HIDDEN]
-    counts: dict[int, int] = {}
-    for c in pool:
-        counts[c] = counts.get(c, 0) + 1
+    counts = dict(_deck_counts(context["options"]["deck"], context["options"]["expansions"] == "flight"))
     for card in seen:
         cid = parse_card(card)
         if CARD_BIT[cid] == FLIGHT:
@@ -116,6 +99,15 @@ def _unseen_cards(seat: int, view: Mapping[str, Any], context: Mapping[str, Any]
             raise ValueError(f"the view shows {card!r} more often than the {context['options']['deck']!r} deck has it")
         counts[cid] -= 1
     return [CARD_STR[cid] for cid, n in sorted(counts.items()) for _ in range(n)]
+
+
+@functools.cache
+def _deck_counts(printing: str, flight: bool) -> tuple[tuple[int, int], ...]:
+    """(card, copies) of a printing's deck, sorted; a printing that does not exist raises KeyError."""
+    counts: dict[int, int] = {}
+    for c in build_deck(printing, flight):
+        counts[c] = counts.get(c, 0) + 1
+    return tuple(sorted(counts.items()))
 
 
 def _seat_dict(seat: int, s: int, shown: Mapping[str, Any], stack: list[Any], pool: list[str],
@@ -149,12 +141,24 @@ def _may_lie_face_down(card: str, kinds: set[int]) -> bool:
 
 
 def _bag_estimate(s: int, shown: Mapping[str, Any], history: Sequence[Any]) -> int:
-    """Another seat's bag is hidden until the end: the food its species took (the history's food events) less what
-    is on them now. Avian upkeep food, which goes back to the bank, counts as taken: an estimate."""
-    taken: int = sum(e.get("amount", 0) for e in history
-                if isinstance(e, Mapping) and e.get("event") == "food" and e.get("seat") == s)
-    on_boards: int = sum(sp["food"] + sp["upkeep"] for sp in shown["species"])
-    return max(0, taken - on_boards)
+    """Another seat's bag is hidden until the end: estimated as the food its species took (the history's food events)
+    less what is on them now. A take fills an avian species' upkeep first (ruling 14), which goes back to the bank:
+    each round, takes by a species that is avian now count only beyond its Body Size. An estimate, since the rows
+    of earlier rounds are not in the view."""
+    row = shown["species"]
+    taken, upkeep = 0, [0] * len(row)
+    for e in history:  # an event that is no object raises AttributeError: determinize_with names it
+        kind = e.get("event")
+        if kind == "feeding_over":
+            upkeep = [0] * len(row)
+        elif kind == "food" and e.get("seat") == s:
+            amount, i = int(e.get("amount", 0)), e.get("species")
+            if isinstance(i, int) and 0 <= i < len(row) and row[i]["avian"]:
+                up = min(amount, max(row[i]["body_size"] - upkeep[i], 0))
+                upkeep[i] += up
+                amount -= up
+            taken += amount
+    return max(0, taken - sum(int(sp["food"]) for sp in row))
 
 
 def _take(pool: list[str], fits: Any, what: str) -> str:

@@ -11,11 +11,12 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.core import JSON, InvalidState, check_seed
+from engine.core import JSON, InvalidState
 from engine.marine.data import ASTEROID, ASTEROID_DEPTH, CARD_NAMES, STANDARD_EARTH, TERRAINS, TILE_SUPPLY
 from engine.marine.serial import VP_PARTS
 from engine.marine.state import MarineState
 from engine.marine.step_registry import STEPS
+from engine.search import determinize_with
 from engine.steps import deep
 
 if TYPE_CHECKING:
@@ -30,9 +31,12 @@ def seat_context(st: MarineState, seat: int) -> dict[str, JSON]:
 
 def determinize(game: MarineGame, seat: int, view: Mapping[str, Any], history: Sequence[Any], seed: int,
                 context: Mapping[str, Any] | None) -> MarineState:
-    check_seed(seed)
-    _check_inputs(seat, view, history, context)
-    assert context is not None
+    return determinize_with(lambda: _determinize(game, seat, view, history, seed, context or {}), "marine", seat,
+                            view, history, seed, context)
+
+
+def _determinize(game: MarineGame, seat: int, view: Mapping[str, Any], history: Sequence[Any], seed: int,
+                 context: Mapping[str, Any]) -> MarineState:
     rng = random.Random(f"{seed}:determinize")
     data = {
         "game": "marine", "options": dict(context["options"]), "seed": rng.randrange(1 << 30),
@@ -60,23 +64,6 @@ def determinize(game: MarineGame, seat: int, view: Mapping[str, Any], history: S
         raise ValueError(f"the context does not rebuild the view's decision {shown['kind']!r}")
     assert isinstance(st, MarineState)
     return st
-
-
-def _check_inputs(seat: int, view: Mapping[str, Any], history: Sequence[Any], context: Any) -> None:
-    """ValueError unless view is this seat's marine view at its own decision, and the context is given."""
-    if not isinstance(view, Mapping) or view.get("game") != "marine":
-        raise ValueError("determinize needs a marine view (State.view(seat)), got "
-                         f"{type(view).__name__ if not isinstance(view, Mapping) else view.get('game')!r}")
-    if isinstance(seat, bool) or view.get("you") != seat:
-        raise ValueError(f"the view is seat {view.get('you')!r}'s, not seat {seat!r}'s")
-    decision = view.get("decision")
-    if not isinstance(decision, Mapping) or decision.get("seat") != seat or "options" not in decision:
-        raise ValueError(f"determinize needs a view at a decision of seat {seat}")
-    if not isinstance(history, (list, tuple)):
-        raise ValueError(f"history must be a list of events, got {type(history).__name__}")
-    if not isinstance(context, Mapping) or context.get("game") != "marine" or "stack" not in context:
-        raise ValueError("determinize needs the decision's context (State.seat_context(seat), the decide "
-                         f"message's \"context\"), got {context!r:.80}")
 
 
 def _deck(view: Mapping[str, Any], rng: random.Random) -> list[str]:

@@ -47,7 +47,7 @@ def stored_games() -> list[tuple[str, Game, State, list[int]]]:
 
 def moments(game: Game, state: State, choices: list[int]) -> Iterator[Moment]:
     """Every decision of the game the choices play (the state is played on in place after each one)."""
-    n = len(state.view(None)["seats"]) if "seats" in state.view(None) else state.view(None)["num_players"]
+    n = state.view(None)["num_players"]
     histories: list[list[Any]] = [[] for _ in range(n)]
     for choice in choices:
         decision = state.decision()

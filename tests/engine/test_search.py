@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 from hidden import hidden_card_tokens, perturbations
-from hypothesis_profiles import is_probed
+from hypothesis import given, settings, strategies
+from hypothesis_profiles import examples, is_probed
 from search_helpers import Moment, moments, random_choices, stored_games
 
+from engine.bots import make_bot
 from engine.core import InvalidOptions, State
 from engine.registry import load_game
 
@@ -180,6 +182,8 @@ def check_consistent(m: Moment, seed: int, play_on: bool) -> None:
     inputs = copy.deepcopy((view, context, history))
     state = m.game.determinize(m.seat, view, history, seed, context)
     assert (view, context, history) == inputs  # the inputs are not changed
+    wire = json.loads(json.dumps([view, history, context]))  # as a bot in its sandbox gets them: JSON only
+    assert m.game.determinize(m.seat, wire[0], wire[1], seed, wire[2]).to_dict() == state.to_dict()
     assert state.view(m.seat) == view
     assert state.decision() == m.state.decision()
     assert state.seat_context(m.seat) == context
@@ -242,6 +246,10 @@ def _bad_inputs(game_name: str) -> list[tuple[str, Any, str]]:
         ("another game's context", (view, {**context, "game": "chess"}), "context"),
         ("a history that is no list", (view, context, "events"), "history"),
         ("a view that does not add up", late, "card"),
+        ("a context without its options", (view, {k: v for k, v in context.items() if k != "options"}), "lacks"),
+        ("a view without its board", {k: v for k, v in view.items() if k not in ("seats", "tiles")},
+         "not one the engine gives"),
+        ("a history that is a string", (view, context, "food"), "history"),
     ]
 
 
@@ -261,3 +269,26 @@ def test_it_rejects_inputs_it_cannot_use_with_a_clear_message(game_name: str) ->
             pytest.fail(what)
     with pytest.raises(InvalidOptions, match="seed"):
         m.game.determinize(m.seat, view, history, "1", context)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_name", GAMES)
+@settings(max_examples=examples(20))
+@given(seed=strategies.integers(0, 10_000), players=strategies.integers(2, 4), bot=strategies.sampled_from(
+    ["greedy", "random"]), where=strategies.floats(0, 1))
+def test_any_determinization_of_a_game_of_the_built_in_bots_is_consistent(game_name: str, seed: int, players: int,
+                                                                           bot: str, where: float) -> None:
+    """A game of built-in bots (default options) stopped anywhere: the determinization gives the seat's view and
+    decision, and plays on to the end with legal actions."""
+    game = load_game(game_name)
+    state = game.new_state(players, seed)
+    bots = [make_bot(bot, game_name, seed + s) for s in range(players)]
+    choices = []
+    while (decision := state.decision()) is not None:
+        choices.append(bots[decision.seat].act(state.view(decision.seat), decision))
+        state.choose(choices[-1])
+    stop = int(where * (len(choices) - 1))
+    for step, m in enumerate(moments(game, game.new_state(players, seed), choices)):
+        if step == stop:
+            check_consistent(m, seed, play_on=True)
+            return
