@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import shutil
 import zipfile
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,3 +102,79 @@ def test_a_bot_can_only_ever_load_the_engine_of_its_match() -> None:
     assert isinstance(writes, list) and len(writes) == 5 and set(writes) <= {"EROFS", "EACCES"}, writes
     assert probe["copies"] == ["/bot/engine", "/ludus/engine"]  # the bot's own upload, and the bound engine
     assert probe["path"] == ["/ludus", "/bot"]
+
+
+# A bot of protocol 3: at each decision it prints the length and digest of the history the SDK kept, and whether a
+# determinization from it shows exactly its view and its options.
+HISTORIAN = r'''
+import hashlib, json, sys
+import ludus
+
+bot = ludus.Bot()
+count = []
+
+def act(view, decision):
+    count.append(1)
+    world = bot.determinize(view, len(count))
+    same = world.view(bot.seat) == view and world.decision().options == decision["options"]
+    digest = hashlib.sha256(json.dumps(bot.history, sort_keys=True).encode()).hexdigest()[:16]
+    print(f"H {len(bot.history)} {digest} {'same' if same else 'DIFFERENT'}", file=sys.stderr, flush=True)
+    return 0
+
+ludus.run(act, bot=bot)
+'''
+
+
+def _expected_histories(game_name: str, seed: int, seat: int, actions: list[dict[str, object]]) -> list[str]:
+    """Replay the match: the history line the bot must print at each of its decisions."""
+    game = load_game(game_name)
+    state = game.new_state(2, seed)
+    history: list[object] = []
+    lines = []
+    for action in actions:
+        if action["seat"] == seat:
+            digest = hashlib.sha256(json.dumps(history, sort_keys=True).encode()).hexdigest()[:16]
+            lines.append(f"H {len(history)} {digest} same")
+        choice = action["choice"]
+        assert isinstance(choice, int)
+        history += game.seat_events(seat, state.choose(choice))
+    return lines
+
+
+@pytest.mark.parametrize(("game", "seat"), [("evolution", 1), ("marine", 0)])
+def test_a_sandboxed_bot_gets_its_seats_history_and_determinizes_from_it(game: str, seat: int) -> None:
+    bot = SandboxedSeat(HISTORIAN.encode(), "main.py", CONFIG)
+    greedy = InProcessSeat("greedy", game, 5)
+    result = play_game(game, 2, 8, {}, [bot, greedy] if seat == 0 else [greedy, bot], clock=CLOCK)
+    assert not any(a.get("fault") for a in result.actions), result.logs[seat]
+    printed = [line for line in result.logs[seat].splitlines() if line.startswith("H ")]
+    assert printed == _expected_histories(game, 8, seat, result.actions)
+
+
+SEARCH_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "search_bot.py"
+CAUGHT = "while another seat held the decision"  # the freezer's note in a seat's log (docs/bots.md, "The freezer")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)  # the runner's heartbeat renews its lease from a thread of its own
+@pytest.mark.parametrize("game", ["evolution", "marine"])
+def test_the_search_bot_uploaded_plays_a_match_without_a_fault_and_never_computes_off_its_turn(
+        game: str, alice: Any, builtin_versions: dict[str, Any], settings: Any) -> None:
+    from tournaments.bot_lifecycle import upload_bot_version
+    from tournaments.models import Seat
+    from tournaments.scheduling import create_tournament, start_tournament
+    from workers.runner import run_match
+    from workers.validation import validate_version
+
+    settings.LUDUS_MOVE_MS = 100  # its validation's smoke match: the bot spends each move's clock
+    version = upload_bot_version(alice, "searcher", game, "search_bot.py", SEARCH_BOT.read_bytes())
+    assert validate_version(version.pk) == "active"
+    version.refresh_from_db()
+    tournament = create_tournament([version, builtin_versions["greedy"]], name="search", game=game,
+                                   players_per_table=2, games_per_set=1, seed=11, move_ms=200,
+                                   bank_ms=30_000)  # a loaded CI host wakes a seat late: the bank pays for it
+    [match] = start_tournament(tournament, enqueue=False)
+    assert run_match(match.pk) == "finished"
+    seat = Seat.objects.get(match=match, bot_version=version)
+    assert seat.faults == 0 and not seat.forfeited, seat.log
+    assert CAUGHT not in seat.log and "Traceback" not in seat.log, seat.log
