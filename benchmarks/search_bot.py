@@ -11,7 +11,11 @@ uploaded bot against an in-process greedy seat (workers.play.play_game), and cou
 
 A game won counts 1, a shared first place 1/2. The interval is Wilson's score interval. The bot's clock is wall
 time, so a loaded host (or many --jobs on few cores) gives it less search per move: the report gives the CPU
-milliseconds it spent per move (median), to read the result by.
+milliseconds it spent per move (median), to read the result by. `--cpu-clock` makes the bot's clock (and the
+harness's) count the process's CPU time instead: each move gets its budget of CPU as on a quiet core, however
+loaded the host, and a game lasts longer. Each game's result goes to stderr as it ends.
+
+    python -m benchmarks.search_bot --game evolution --games 100 --move-ms 200 --jobs 3 --cpu-clock
 """
 
 from __future__ import annotations
@@ -36,12 +40,16 @@ BOT_FILE = Path(__file__).resolve().parent.parent / "examples" / "bots" / "searc
 BANK_MS = 2000
 
 
-def load_bot(source: bytes) -> Any:
-    """A fresh module of the example bot's source (read once, as the run starts), `import ludus` being the SDK."""
+def load_bot(source: bytes, cpu_clock: bool = False) -> Any:
+    """A fresh module of the example bot's source (read once, as the run starts), `import ludus` being the SDK.
+    With cpu_clock, the SDK's and the bot's clock count this process's CPU time instead of wall time."""
     sys.modules.setdefault("ludus", sdk)
     module = types.ModuleType("search_bot_example")
     module.__file__ = str(BOT_FILE)
     exec(compile(source, str(BOT_FILE), "exec"), module.__dict__)  # noqa: S102 - the repository's own example
+    if cpu_clock:
+        clock = types.SimpleNamespace(monotonic=time.process_time)
+        sdk.time = module.time = clock  # type: ignore[assignment]
     return module
 
 
@@ -89,9 +97,9 @@ class Match:
                 context = self.state.seat_context(self.seat)
                 clock = {"move_ms": self.move_ms, "bank_ms": self.bank_ms}
                 line = protocol.encode(protocol.decide(seq, view, decision, clock, patch, events, context))
-                wall = time.monotonic()
+                wall = sdk.time.monotonic()  # the bot's own clock: wall time, or CPU time with --cpu-clock
                 yield line
-                self.charge((time.monotonic() - wall) * 1000)
+                self.charge((sdk.time.monotonic() - wall) * 1000)
                 self.cpu_ms.append((time.process_time() - started) * 1000)
                 events = []
                 choice = protocol.parse_reply(self.replies.pop(), seq, len(decision.options))
@@ -101,11 +109,11 @@ class Match:
         yield protocol.encode(protocol.result(outcome.to_dict()))
 
 
-def play_one(args: tuple[str, int, int, int, bytes]) -> dict[str, Any]:
+def play_one(args: tuple[str, int, int, int, bytes, bool]) -> dict[str, Any]:
     """One in-process game: the search bot's points (1, 1/2 or 0) and its CPU ms per move."""
-    game, seed, seat, move_ms, source = args
+    game, seed, seat, move_ms, source, cpu_clock = args
     match = Match(game, seed, seat, move_ms)
-    module = load_bot(source)
+    module = load_bot(source, cpu_clock)
     sdk.run(module.act, stdin=match.lines(), stdout=match, bot=module.bot)
     outcome = match.state.outcome()
     assert outcome is not None
@@ -165,14 +173,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--seed", type=int, default=1, help="the first game's seed")
     parser.add_argument("--jobs", type=int, default=1, help="games played at once, one process each")
     parser.add_argument("--sandbox", type=int, default=0, help="games through the real sandbox, after the others")
+    parser.add_argument("--cpu-clock", action="store_true",
+                        help="in-process games: the bot's clock counts its CPU time, not wall time (a loaded host "
+                             "starves a wall clock; this gives each move its budget of CPU, as a quiet core would); "
+                             "the worker's clock and the timeouts are then counted in CPU time too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     source = BOT_FILE.read_bytes()
-    todo = [(args.game, args.seed + i // 2, i % 2, args.move_ms, source) for i in range(args.games)]
+    todo = [(args.game, args.seed + i // 2, i % 2, args.move_ms, source, args.cpu_clock) for i in range(args.games)]
     started = time.monotonic()
+    games = []
     with Pool(args.jobs) as pool:
-        games = pool.map(play_one, todo, chunksize=1) if args.jobs > 1 else [play_one(t) for t in todo]
+        for game in pool.imap(play_one, todo) if args.jobs > 1 else map(play_one, todo):
+            print(json.dumps(game), file=sys.stderr, flush=True)  # each game as it ends: a long run's progress
+            games.append(game)
     report: dict[str, Any] = {"game": args.game, "move_ms": args.move_ms, "seed": args.seed, "jobs": args.jobs,
+                              "clock": "cpu" if args.cpu_clock else "wall",
                               "in_process": summary(games), "seconds": round(time.monotonic() - started)}
     if args.sandbox:
         boxed = [play_sandboxed(args.game, args.seed + 10_000 + i // 2, i % 2, args.move_ms, source)
