@@ -17,14 +17,15 @@ development machines without user namespaces; production settings must refuse it
 from __future__ import annotations
 
 import array
-import atexit
 import fcntl
 import functools
+import hashlib
 import math
 import os
 import resource
 import select
 import shutil
+import stat
 import subprocess
 import tempfile
 import termios
@@ -774,20 +775,39 @@ ENGINE_SOURCE = SDK_SOURCE.parent
 
 @functools.lru_cache(maxsize=4)
 def engine_copy(executable: str) -> Path:
-    """The engine package that plays the match, copied once per worker process and compiled by the sandbox's
-    interpreter: bound read-only at /ludus/engine in every seat, so that a bot's `import engine` and the SDK's `sim`
-    load exactly these rules (docs/bots.md, "Search bots"). Without the bytecode every seat that imports it would
-    compile it as it boots (its /ludus is read-only). World-readable: seats run as their own uids."""
-    root = Path(tempfile.mkdtemp(prefix="ludus-engine-"))
-    target = root / "engine"
-    shutil.copytree(ENGINE_SOURCE, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    subprocess.run([executable, "-S", "-m", "compileall", "-q", "-d", f"{SDK_DIR}/engine", "--invalidation-mode",
-                    "unchecked-hash", str(target)], capture_output=True, check=True, timeout=120,
-                   env=dict(SANDBOX_ENV), cwd="/")
-    for path in (root, *root.rglob("*")):
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    atexit.register(shutil.rmtree, root, True)
-    return target
+    """The engine package that plays the match, copied and compiled by the sandbox's interpreter: bound read-only
+    at /ludus/engine in every seat, so that a bot's `import engine` and the SDK's `sim` load exactly these rules
+    (docs/bots.md, "Search bots"). Without the bytecode every seat that imports it would compile it as it boots (its
+    /ludus is read-only). Named by its content and the interpreter, made whole and renamed into place, so the
+    workers of a machine share it (as the seccomp filter's file); only a copy this uid owns and alone may write is
+    used. World-readable: seats run as their own uids."""
+    digest = hashlib.sha256(executable.encode())
+    for path in sorted(ENGINE_SOURCE.rglob("*.py")):
+        digest.update(str(path.relative_to(ENGINE_SOURCE)).encode() + b"\0" + path.read_bytes())
+    root = Path(tempfile.gettempdir()) / f"ludus-engine-{os.geteuid()}-{digest.hexdigest()[:16]}"
+    if not _is_own_dir(root):
+        build = Path(tempfile.mkdtemp(prefix=".ludus-engine-"))
+        shutil.copytree(ENGINE_SOURCE, build / "engine", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        subprocess.run([executable, "-S", "-m", "compileall", "-q", "-d", f"{SDK_DIR}/engine", "--invalidation-mode",
+                        "unchecked-hash", str(build / "engine")], capture_output=True, check=True, timeout=120,
+                       env=dict(SANDBOX_ENV), cwd="/")
+        for path in (build, *build.rglob("*")):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        try:
+            build.rename(root)
+        except OSError:  # another worker made it first
+            shutil.rmtree(build, ignore_errors=True)
+        if not _is_own_dir(root):
+            raise SandboxUnavailable(f"{root} is not a directory this worker's user alone may write")
+    return root / "engine"
+
+
+def _is_own_dir(path: Path) -> bool:
+    try:
+        found = path.lstat()
+    except FileNotFoundError:
+        return False
+    return stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid() and not found.st_mode & 0o022
 
 
 def sandbox_kind(sandbox: str | None) -> str:
