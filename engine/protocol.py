@@ -11,6 +11,13 @@ replace operations only) that turns the view of the bot's previous decide into t
 (warm seats, an operator's choice), a bot whose hello said `"reuse": true` too may get another `hello` after a
 `result`: the next match of the same bot version, in the same process.
 
+Version 3: the engine's hello says `"protocol": 3` when it can give a seat its history (the game filters events per
+seat: Game.seat_events). A bot whose hello says `"history": true` then gets, in each `decide`, `events`: the events
+since the previous decide it was sent, as its seat saw them (the first decide after its hello was read holds every
+event of the match so far), so that the concatenation of its decides' events is the seat's history; and `context`,
+the seat's State.seat_context (the match's options and the steps still to run, nothing the seat may not see), which
+Game.determinize takes beside the view and the history. Without the ask, decides are exactly those of version 2.
+
 Standard library only: the message builders are used by the workers, the strict reply parser by the sandbox, and
 `parse_message` by the SDK that runs inside the bot process.
 """
@@ -28,7 +35,8 @@ from engine.core import Decision
 
 JSON = Any
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
+HISTORY_VERSION = 3  # the first version whose engines send a seat its events
 MAX_LINE = 1 << 20  # bytes per line, newline excluded
 
 FaultCode = Literal["bad_json", "stale_seq", "out_of_range", "too_long", "bad_shape"]
@@ -56,11 +64,13 @@ def hello(
     players: int,
     options: Mapping[str, JSON],
     clock: Mapping[str, int],
+    history: bool = False,
 ) -> dict[str, JSON]:
-    """The first message a bot receives: which game, which seat, the options and the clock."""
+    """The first message a bot receives: which game, which seat, the options and the clock. With history (the
+    game can filter events per seat) it offers version 3, else it speaks version 2."""
     return {
         "type": "hello",
-        "protocol": PROTOCOL_VERSION,
+        "protocol": HISTORY_VERSION if history else 2,
         "game": game,
         "rules_version": rules_version,
         "seat": seat,
@@ -71,14 +81,20 @@ def hello(
 
 
 def decide(seq: int, view: Mapping[str, JSON] | None, decision: Decision, clock: Mapping[str, int],
-           patch: list[dict[str, JSON]] | None = None) -> dict[str, JSON]:
+           patch: list[dict[str, JSON]] | None = None, events: list[JSON] | None = None,
+           context: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
     """Ask the bot for one choice; `clock` holds this move's `move_ms` and the seat's remaining `bank_ms`. With
-    `patch` (version 2), the message carries it instead of the view."""
+    `patch` (version 2), the message carries it instead of the view; with `events` and `context` (version 3, a bot
+    that asked for its history), the seat's events since its previous decide and its State.seat_context."""
     message: dict[str, JSON] = {"type": "decide", "seq": seq}
     if patch is not None:
         message["patch"] = patch
     else:
         message["view"] = dict(view) if view is not None else {}
+    if events is not None:
+        message["events"] = list(events)
+    if context is not None:
+        message["context"] = dict(context)
     message["decision"] = {"kind": decision.kind, "options": list(decision.options), "prompt": decision.prompt}
     message["clock"] = dict(clock)
     return message
@@ -226,7 +242,8 @@ def parse_reply(line: bytes | str, expected_seq: int, n_options: int) -> int:
 
 def bot_hello(line: bytes | str) -> dict[str, JSON] | None:
     """A bot's hello, with its defaults filled in (`views`: "full" or "patch"; `reuse`: whether the bot plays on
-    after a result, when the engine's hello offered it), or None when `line` is not a hello (a reply, or not JSON).
+    after a result, when the engine's hello offered it; `"history": true` only when it asks for its events,
+    version 3), or None when `line` is not a hello (a reply, or not JSON).
     Raises ProtocolFault for a hello that asks for something else."""
     if b'"hello"' not in (line.encode("utf-8") if isinstance(line, str) else line):
         return None
@@ -241,7 +258,11 @@ def bot_hello(line: bytes | str) -> dict[str, JSON] | None:
         raise ProtocolFault("bad_shape", f"a bot's hello asks for views {' or '.join(VIEW_MODES)}, got {views!r}")
     if not isinstance(reuse, bool):
         raise ProtocolFault("bad_shape", f"a bot's hello says reuse true or false, got {reuse!r}")
-    return {"type": "hello", "views": views, "reuse": reuse}
+    history = message.get("history", False)
+    if not isinstance(history, bool):
+        raise ProtocolFault("bad_shape", f"a bot's hello says history true or false, got {history!r}")
+    asked: dict[str, JSON] = {"type": "hello", "views": views, "reuse": reuse}
+    return {**asked, "history": True} if history else asked
 
 
 def parse_message(line: bytes | str) -> dict[str, JSON]:

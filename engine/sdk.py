@@ -16,7 +16,14 @@ each decide then carries only what changed since the last, and `run` rebuilds th
 difference: it gets a view of its own, and changing it never changes the next one (the parts that did not change
 are shared with the view before: a bot that keeps old views and changes new ones should copy what it keeps).
 When the engine offers it (`"reuse": true` in its hello: warm seats), `run` plays on after a `result` if another
-`hello` follows, and returns at the end of input; its hello answers name the hello's `epoch`.
+`hello` follows, and returns at the end of input; its hello answers name the hello's `epoch`. With an engine of
+protocol 3 it also asks for the seat's history (`"history": true`): each decide then carries the events since the
+last, as this seat saw them, and `run` keeps them all in `Bot.history`.
+
+For search bots (docs/bots.md, "Search bots"): `Bot.time_left()` is what is left of this move's clock, and `sim`
+(`from ludus import sim`) is the engine that plays the match, bound read-only into every sandbox:
+`bot.determinize(view, seed)` deals a full state consistent with what the seat has seen.
+
 Unknown message types are ignored; `result` (unless the engine offered reuse) or the end of stdin ends the loop. If
 `act` raises, the exception ends the bot (the seat forfeits) and its traceback lands in the log.
 
@@ -28,6 +35,7 @@ from __future__ import annotations
 import json
 import marshal
 import sys
+import time
 
 TYPE_CHECKING = False  # typing is not imported at run time: every sandboxed seat imports this module as it boots
 if TYPE_CHECKING:
@@ -36,23 +44,75 @@ if TYPE_CHECKING:
 
     Act = Callable[[dict[str, Any], dict[str, Any]], int]
 
-__all__ = ["Bot", "run"]
+__all__ = ["Bot", "run", "sim"]
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 HELLO = b'{"type":"hello","views":"patch","reuse":true}\n'
+HELLO_3 = b'{"type":"hello","views":"patch","reuse":true,"history":true}\n'
+
+
+class _Sim:
+    """The engine of the match, imported on first use (a bot that never searches never pays for it): inside the
+    sandbox the `engine` package bound read-only at /ludus/engine, outside it the one on the path."""
+
+    @staticmethod
+    def load_game(name: str, rules_version: str | None = None) -> Any:
+        """The game called name (engine.registry.load_game); raises InvalidOptions for an unknown one."""
+        from engine.registry import load_game
+
+        return load_game(name, rules_version)
+
+    @staticmethod
+    def determinize(game: Any, seat: int, view: Any, history: list[Any], seed: int, context: Any = None) -> Any:
+        """A full state consistent with everything seat's view, history and context (a decide's, protocol 3)
+        show, the rest dealt from seed (Game.determinize); raises ValueError naming what does not fit."""
+        return game.determinize(seat, view, history, seed, context)
+
+    @staticmethod
+    def clone(state: Any) -> Any:
+        """An independent copy of state, for a simulation to play on."""
+        return state.clone()
+
+
+sim = _Sim()
 
 
 class Bot:
-    """What the loop knows about the match: `hello` (game, seat, players, options, clock) and the last `clock`."""
+    """What the loop knows about the match: `hello` (game, seat, players, options, clock), the last `clock`, and
+    (protocol 3) the seat's `history`: every event it was sent this match, oldest first, and the last decide's
+    `context` (State.seat_context)."""
 
     def __init__(self) -> None:
         self.hello: dict[str, Any] = {}
         self.clock: dict[str, Any] = {}
         self.outcome: dict[str, Any] | None = None
+        self.history: list[Any] = []
+        self.context: dict[str, Any] | None = None
+        self.started = time.monotonic()  # when the last decide was read: its clock runs from here
+        self._game: Any = None
 
     @property
     def seat(self) -> int:
         return int(self.hello.get("seat", 0))
+
+    def time_left(self, bank: bool = False) -> float:
+        """Milliseconds left for this move: its `move_ms` (plus the seat's `bank_ms` with bank=True) less the time
+        since the SDK read the decide. The worker's clock started a little earlier, when it wrote the line: keep a
+        margin of some milliseconds."""
+        budget = float(self.clock.get("move_ms", 0)) + (float(self.clock.get("bank_ms", 0)) if bank else 0.0)
+        return budget - (time.monotonic() - self.started) * 1000
+
+    @property
+    def game(self) -> Any:
+        """The match's game, at the rules version its hello names (sim.load_game)."""
+        key = (self.hello.get("game"), self.hello.get("rules_version"))
+        if self._game is None or (self._game.name, self._game.rules_version) != key:
+            self._game = sim.load_game(str(key[0]), None if key[1] is None else str(key[1]))
+        return self._game
+
+    def determinize(self, view: Any, seed: int) -> Any:
+        """A full state consistent with this seat's view, history and context, the unseen dealt from seed."""
+        return sim.determinize(self.game, self.seat, view, self.history, seed, self.context)
 
 
 _PATHS: dict[str, list[str]] = {}  # a path's parts: the same few hundred paths come back in every patch
@@ -188,13 +248,17 @@ def run(
         message = _loads(line.decode() if type(line) is bytes else line)  # bytes go through a slower decoder
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "hello":
-            state.hello = message
-            if message.get("protocol", 1) >= 2:  # a warm seat names the match's epoch: lines before it are dropped
-                epoch = message.get("epoch")
-                out.write(HELLO if epoch is None else HELLO[:-2] + b',"epoch":%d}\n' % epoch)
+            state.hello, state.history = message, []
+            version = message.get("protocol", 1)
+            if version >= 2:  # a warm seat names the match's epoch: lines before it are dropped
+                answer, epoch = HELLO_3 if version >= 3 else HELLO, message.get("epoch")
+                out.write(answer if epoch is None else answer[:-2] + b',"epoch":%d}\n' % epoch)
                 out.flush()
         elif kind == "decide":
+            state.started = time.monotonic()
             state.clock = message.get("clock", {})
+            state.history += message.get("events", ())
+            state.context = message.get("context")
             if "patch" in message:
                 # act's last view, unchanged (one C-level comparison), takes the patch as a copy of the paths it
                 # touches: far cheaper than copying the whole view again. A view act changed is copied whole.

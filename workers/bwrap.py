@@ -36,7 +36,7 @@ SDK_DIR = "/ludus"
 # The whole environment of a sandboxed bot; nothing of the worker's environment is passed on.
 SANDBOX_ENV: Mapping[str, str] = {
     "PATH": "/usr/bin:/bin",
-    "PYTHONPATH": SDK_DIR,
+    "PYTHONPATH": f"{SDK_DIR}:{BOT_DIR}",  # the SDK and the engine (/ludus/engine) before the bot's own modules
     "HOME": "/tmp",
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONUNBUFFERED": "1",
@@ -44,7 +44,9 @@ SANDBOX_ENV: Mapping[str, str] = {
 }
 SHM_BYTES = 1 << 20  # /dev/shm, for multiprocessing's semaphores; /dev and / themselves are read-only
 # -S: no `site`, so a bot sees the stdlib and the SDK only, whatever the host has installed (and starts faster).
-PYTHON_FLAGS = ("-S",)
+# -P: the script's dir is not put first on the path (PYTHONPATH has it after /ludus), so a bot that ships an
+# `engine` or `ludus` of its own cannot shadow the bound ones (docs/bots.md, "Search bots").
+PYTHON_FLAGS = ("-S", "-P")
 # Imported by the probe so that every shared library a bot may need shows up in its memory map.
 _PROBE = """
 import json, sys
@@ -155,8 +157,11 @@ def bwrap_path() -> str:
 
 def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: int,
                   program: tuple[str, ...] = (f"{BOT_DIR}/main.py",), seccomp: bool = False,
-                  shm_bytes: int = SHM_BYTES) -> list[str]:
+                  shm_bytes: int = SHM_BYTES, engine_dir: str | None = None) -> list[str]:
     """The full argv: bwrap and its options, then the interpreter running /bot/main.py (or `program`).
+
+    With engine_dir, that engine package is bound read-only at /ludus/engine (sdk_dir must hold an empty
+    `engine` dir for it).
 
     With seccomp, bwrap loads the filter from fd 5 (the gate opens it there, see `spawn`).
     """
@@ -168,8 +173,10 @@ def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: in
         cmd += ["--ro-bind", path, path]
     for target, link in interp.symlinks:
         cmd += ["--symlink", target, link]
-    cmd += ["--ro-bind", bot_dir, BOT_DIR, "--ro-bind", sdk_dir, SDK_DIR,
-            "--size", str(tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+    cmd += ["--ro-bind", bot_dir, BOT_DIR, "--ro-bind", sdk_dir, SDK_DIR]
+    if engine_dir is not None:
+        cmd += ["--ro-bind", engine_dir, f"{SDK_DIR}/engine"]
+    cmd += ["--size", str(tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
             "--size", str(shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", BOT_DIR, *(["--seccomp", "5"] if seccomp else []),
             "--", SHELL, "-c", INNER, interp.executable, *PYTHON_FLAGS, *program]

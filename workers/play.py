@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import State, load_game, protocol
+from engine import Game, State, load_game, protocol
 from engine.core import Outcome
 from workers.metrics import count_fault
 from workers.seats import Clock, Reply, SeatDied, SeatPlayer, finish_seats, hand_turn, start_seats
@@ -57,8 +57,9 @@ def play_game(
     result = PlayResult(actions=list(start.prefix) if start else [], faults=[0] * num_players,
                         forfeited=[False] * num_players)
     banks = [clock.bank_ms] * num_players
-    hellos = [protocol.hello(game.name, game.rules_version, seat, num_players, full_options, clock.to_dict())
-              for seat in range(num_players)]
+    history = offers_history(state)
+    hellos = [protocol.hello(game.name, game.rules_version, seat, num_players, full_options, clock.to_dict(),
+                             history=history) for seat in range(num_players)]
     started = start_seats(players, hellos)
     result.forfeited = [not ok for ok in started]
     seq, holder = len(result.actions), -1  # seq is the step a decision makes, a branch's too (replays/links.py)
@@ -69,6 +70,8 @@ def play_game(
         if seat != holder and pausable:  # only the seat holding the decision may compute (docs/bots.md, "The freezer")
             hand_turn(players, seat)
             holder = seat
+        if history and getattr(players[seat], "wants_events", False):
+            players[seat].set_context(state.seat_context(seat))  # type: ignore[attr-defined]
         reply = _ask(players[seat], seq, state, decision, banks[seat], result)
         banks[seat] = max(0, banks[seat] - max(0, reply.ms - clock.move_ms))
         record: dict[str, Any] = {"seat": seat, "choice": reply.choice, "ms": reply.ms}
@@ -82,12 +85,31 @@ def play_game(
                 result.forfeited[seat] = True
                 _stop(players[seat])
         result.actions.append(record)
-        state.choose(reply.choice)
+        events = state.choose(reply.choice)
+        if history:
+            hand_events(game, players, events)
         if on_action is not None:
             on_action(result.actions)
     result.outcome = forfeit_last(state.outcome(), result.forfeited)
     result.logs = finish_seats(players, result.outcome.to_dict())
     return result
+
+
+def offers_history(state: State) -> bool:
+    """Whether the game can give a seat its history and context (protocol 3, docs/bots.md "The protocol")."""
+    try:
+        state.seat_context(0)
+    except NotImplementedError:
+        return False
+    return True
+
+
+def hand_events(game: Game, players: Sequence[SeatPlayer], events: list[Any]) -> None:
+    """Each seat that may want its history gets the events as its seat saw them. Only sandboxed seats keep them
+    (workers/sandbox.py, add_events); built-in bots have no use for them."""
+    for seat, player in enumerate(players):
+        if getattr(player, "wants_events", False):
+            player.add_events(game.seat_events(seat, events))  # type: ignore[attr-defined]
 
 
 def _stop(player: SeatPlayer) -> None:

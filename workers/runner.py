@@ -340,6 +340,16 @@ class TimedSeat:
     def has_process(self) -> bool:
         return self._player.has_process
 
+    @property
+    def wants_events(self) -> bool:
+        return bool(getattr(self._player, "wants_events", False))
+
+    def add_events(self, events: list[Any]) -> None:
+        self._player.add_events(events)  # type: ignore[attr-defined]  # only when wants_events: a SandboxedSeat
+
+    def set_context(self, context: dict[str, Any]) -> None:
+        self._player.set_context(context)  # type: ignore[attr-defined]  # only when wants_events: a SandboxedSeat
+
     def settle(self, deadline: float) -> None:
         self._player.settle(deadline)
 

@@ -20,10 +20,13 @@ from __future__ import annotations
 import array
 import fcntl
 import functools
+import hashlib
 import math
 import os
 import resource
 import select
+import shutil
+import stat
 import subprocess
 import tempfile
 import termios
@@ -41,6 +44,7 @@ from engine.core import Decision
 from workers.bot_files import BadBotSource, unpack_bot, write_file
 from workers.bwrap import (
     SANDBOX_ENV,
+    SDK_DIR,
     SandboxUnavailable,
     UidLease,
     bwrap_command,
@@ -200,6 +204,9 @@ class SandboxedSeat:
         self._matches = 0  # hellos sent: the epoch of the current match, which a warm seat's answer names
         self._answer_due: int | None = None  # a woken seat's epoch, until its answer to the hello is read
         self._reusable = False  # the bot's hello said "reuse": true
+        self._history: bool | None = None  # it asked for its events (protocol 3); None: its hello is not read yet
+        self._events: list[Any] = []  # its seat's events not yet sent (play.py hands them on as they happen)
+        self._context: dict[str, Any] | None = None  # its seat's State.seat_context at the decision to come
         self._parking = False  # the result was sent without closing stdin: finish parks the seat
         self._parked = False
 
@@ -259,6 +266,7 @@ class SandboxedSeat:
         self._scanned, self._discarding = 0, False
         self._sent, self._first, self._finish_deadline = None, False, None
         self._replied = None  # it boots on its hello first: frozen at settle, as a new seat is
+        self._history, self._events = None, []
         self._resume()
         if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
             self._die("the bot did not read its hello", "no_hello")
@@ -283,7 +291,7 @@ class SandboxedSeat:
         dropped = 0
         while (line := self._read_line(deadline)) is not None:
             if isinstance(line, bytes) and _answers(line, epoch):
-                self._views, self._reusable = _hello_wishes(line)
+                self._take_hello(_hello_wishes(line))  # its views, reuse and history, as a new seat's hello gives them
                 if dropped:
                     self._log.note(f"dropped {dropped} line(s) it wrote to stdout after its last match's result")
                 return True
@@ -404,17 +412,62 @@ class SandboxedSeat:
         except protocol.ProtocolFault as fault:
             return Reply(choice=0, ms=ms, fault=fault.code, detail=str(fault), cpu_ms=cpu_ms)
 
+    @property
+    def wants_events(self) -> bool:
+        """Whether the match loop should hand this seat its events (add_events): until its hello is read, and then
+        if it asked for them."""
+        return self._history is not False
+
+    def add_events(self, events: list[Any]) -> None:
+        """Its seat's events (Game.seat_events), to go out with its next decide."""
+        self._events += events
+
+    def set_context(self, context: dict[str, Any]) -> None:
+        """Its seat's State.seat_context at the decision it is about to be asked, for Game.determinize."""
+        self._context = context
+
     def _decide_message(self, seq: int, view: dict[str, Any] | None, decision: Decision,
                         clock: dict[str, int]) -> dict[str, Any]:
         """The decide message: with what changed since the last view when the bot asked for patches (and the patch
-        is small), else with the whole view."""
+        is small), else with the whole view; with its events since the last decide when it asked for them."""
         patch = None
         if self._views == "patch" and self._sent is not None and view is not None:
             patch = protocol.view_patch(self._sent, view)
             if len(patch) > MAX_PATCH_OPS:
                 patch = None
         self._sent = view
-        return protocol.decide(seq, view, decision, clock, patch)
+        if self._history is None:
+            self._early_hello()
+        events = context = None
+        if self._history:
+            events, self._events, context = self._events, [], self._context
+        return protocol.decide(seq, view, decision, clock, patch, events, context)
+
+    def _early_hello(self) -> None:
+        """Before its first reply: take the bot's hello now if it is written already (the SDK writes it as it reads
+        the engine's), so that this decide carries the events it asks for. Any other line is left for the reply."""
+        proc = self._res.proc
+        if proc is None or proc.stdout is None or self._discarding:
+            return
+        try:
+            self._buf += os.read(proc.stdout.fileno(), _CHUNK)  # an end of file is seen again by the reply's read
+        except (BlockingIOError, OSError):
+            return
+        newline = self._buf.find(b"\n")
+        try:
+            asked = protocol.bot_hello(bytes(self._buf[:newline])) if newline >= 0 else None
+        except protocol.ProtocolFault:
+            return  # the reply's read finds it again, and words the fault
+        if asked is not None:
+            del self._buf[: newline + 1]
+            self._scanned = 0
+            self._take_hello(asked)
+
+    def _take_hello(self, asked: dict[str, Any]) -> None:
+        self._views, self._reusable = str(asked["views"]), bool(asked["reuse"])
+        self._history = bool(asked.get("history"))
+        if not self._history:
+            self._events = []
 
     def _reply_line(self, deadline: float) -> bytes | protocol.ProtocolFault | None:
         """The bot's next line that is not its hello; a hello (protocol 2, before its first reply) sets the views."""
@@ -424,8 +477,10 @@ class SandboxedSeat:
             except protocol.ProtocolFault as fault:
                 return fault
             if views is None:
+                if self._history is None:  # no hello before its first reply: it never asks for its events
+                    self._history, self._events = False, []
                 return line
-            self._views, self._reusable = str(views["views"]), bool(views["reuse"])
+            self._take_hello(views)
         return line
 
     def send_result(self, outcome: dict[str, Any]) -> None:
@@ -506,6 +561,11 @@ class SandboxedSeat:
         cached, bytecode = sdk_bytecode(interp.executable)
         (sdk_dir / "__pycache__").mkdir(mode=0o755)
         write_file(sdk_dir / "__pycache__" / cached, bytecode)
+        engine = engine_copy(interp.executable)
+        if self.sandbox == "none":
+            (sdk_dir / "engine").symlink_to(engine)
+        else:
+            (sdk_dir / "engine").mkdir(mode=0o755)  # where bwrap binds the engine
         host = cgroup_host(self.config.cgroups)
         if os.geteuid() == 0 or host is not None:  # the lease names the group, and as root gives the seat its uid
             self._res.lease = UidLease(self.config.uid_base, self.config.uid_count, self.config.lock_dir, host)
@@ -535,7 +595,8 @@ class SandboxedSeat:
         except SeccompUnavailable as exc:
             raise SandboxUnavailable(str(exc)) from None
         argv = bwrap_command(interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes,
-                             seccomp=self.config.seccomp, shm_bytes=self.config.shm_bytes)
+                             seccomp=self.config.seccomp, shm_bytes=self.config.shm_bytes,
+                             engine_dir=str(engine_copy(interp.executable)))
         self_test(argv, uid, seccomp_file)
         return argv, dict(SANDBOX_ENV), "/", seccomp_file
 
@@ -748,11 +809,11 @@ def _answers(line: bytes, epoch: int) -> bool:
         return False
 
 
-def _hello_wishes(line: bytes) -> tuple[str, bool]:
-    """The views and reuse a bot's hello asks for (a line _answers accepted)."""
+def _hello_wishes(line: bytes) -> dict[str, Any]:
+    """What a bot's hello asks for: views, reuse, history (a line _answers accepted)."""
     wishes = protocol.bot_hello(line)
     assert wishes is not None
-    return str(wishes["views"]), bool(wishes["reuse"])
+    return wishes
 
 
 def _wait(fd: int, event: int, deadline: float) -> bool:
@@ -785,6 +846,46 @@ def sdk_bytecode(executable: str) -> tuple[str, bytes]:
         done = subprocess.run([executable, "-S", "-c", _COMPILE, str(SDK_SOURCE), str(target)], capture_output=True,
                               text=True, check=True, timeout=30, env=dict(SANDBOX_ENV), cwd="/")
         return f"ludus.{done.stdout.strip()}.pyc", target.read_bytes()
+
+
+ENGINE_SOURCE = SDK_SOURCE.parent
+
+
+@functools.lru_cache(maxsize=4)
+def engine_copy(executable: str) -> Path:
+    """The engine package that plays the match, copied and compiled by the sandbox's interpreter: bound read-only
+    at /ludus/engine in every seat, so that a bot's `import engine` and the SDK's `sim` load exactly these rules
+    (docs/bots.md, "Search bots"). Without the bytecode every seat that imports it would compile it as it boots (its
+    /ludus is read-only). Named by its content and the interpreter, made whole and renamed into place, so the
+    workers of a machine share it (as the seccomp filter's file); only a copy this uid owns and alone may write is
+    used. World-readable: seats run as their own uids."""
+    digest = hashlib.sha256(executable.encode())
+    for path in sorted(ENGINE_SOURCE.rglob("*.py")):
+        digest.update(str(path.relative_to(ENGINE_SOURCE)).encode() + b"\0" + path.read_bytes())
+    root = Path(tempfile.gettempdir()) / f"ludus-engine-{os.geteuid()}-{digest.hexdigest()[:16]}"
+    if not _is_own_dir(root):
+        build = Path(tempfile.mkdtemp(prefix=".ludus-engine-"))
+        shutil.copytree(ENGINE_SOURCE, build / "engine", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        subprocess.run([executable, "-S", "-m", "compileall", "-q", "-d", f"{SDK_DIR}/engine", "--invalidation-mode",
+                        "unchecked-hash", str(build / "engine")], capture_output=True, check=True, timeout=120,
+                       env=dict(SANDBOX_ENV), cwd="/")
+        for path in (build, *build.rglob("*")):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        try:
+            build.rename(root)
+        except OSError:  # another worker made it first
+            shutil.rmtree(build, ignore_errors=True)
+        if not _is_own_dir(root):
+            raise SandboxUnavailable(f"{root} is not a directory this worker's user alone may write")
+    return root / "engine"
+
+
+def _is_own_dir(path: Path) -> bool:
+    try:
+        found = path.lstat()
+    except FileNotFoundError:
+        return False
+    return stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid() and not found.st_mode & 0o022
 
 
 def sandbox_kind(sandbox: str | None) -> str:

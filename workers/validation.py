@@ -122,6 +122,15 @@ class RecordingSeat:
         """What the freezer caught the bot at, computing off its turn ("" when it never did)."""
         return str(getattr(self.inner, "caught", ""))
 
+    def wants_events(self) -> bool:
+        return bool(getattr(self.inner, "wants_events", False))
+
+    def add_events(self, events: list[Any]) -> None:
+        self.inner.add_events(events)  # type: ignore[attr-defined]  # only when wants_events: a SandboxedSeat
+
+    def set_context(self, context: dict[str, Any]) -> None:
+        self.inner.set_context(context)  # type: ignore[attr-defined]  # only when wants_events: a SandboxedSeat
+
     def settle(self, deadline: float) -> None:
         self.inner.settle(deadline)
 

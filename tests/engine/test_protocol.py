@@ -415,3 +415,39 @@ def test_the_sdk_plays_on_after_a_result_when_the_engine_offers_reuse() -> None:
     bot = sdk.run(lambda view, decision: seen.append(view) or 0, stdin=stdin, stdout=io.BytesIO())
     assert seen == [{"n": 1}, {"n": 2}]  # the second match's first view is whole, not patched onto the first's
     assert bot.seat == 1 and bot.outcome == {"ranks": [2, 1]}
+
+
+# --- version 3: a seat's history ----------------------------------------------------------------------------------
+
+
+def test_an_engine_that_offers_history_says_protocol_3_and_one_that_does_not_speaks_version_2() -> None:
+    clock = {"move_ms": 200, "bank_ms": 500}
+    assert protocol.hello("evolution", "1", 1, 3, {}, clock, history=True)["protocol"] == 3
+    assert protocol.hello("evolution", "1", 1, 3, {}, clock)["protocol"] == 2
+
+
+def test_a_version_3_decide_carries_the_events_and_the_context_it_is_given() -> None:
+    decision = Decision(seat=0, kind="pick", options=["a", "b"])
+    clock = {"move_ms": 200, "bank_ms": 500}
+    events = [{"event": "draw", "seat": 1, "count": 2}]
+    message = protocol.decide(3, {}, decision, clock, None, events, {"stack": []})
+    assert message["events"] == events and message["context"] == {"stack": []}
+    assert message["events"] is not events  # the caller may go on appending to its own list
+    assert "events" not in protocol.decide(3, {}, decision, clock) and "context" not in protocol.decide(3, {}, decision,
+                                                                                                          clock)
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ('{"type":"hello","views":"patch","history":true}', {"type": "hello", "views": "patch", "reuse": False,
+                                                         "history": True}),
+    ('{"type":"hello","views":"patch","history":false}', {"type": "hello", "views": "patch", "reuse": False}),
+])
+def test_a_bot_hello_may_ask_for_its_history(line: str, expected: dict[str, object]) -> None:
+    assert protocol.bot_hello(line) == expected
+
+
+def test_a_bot_hello_that_asks_for_history_with_anything_but_true_or_false_is_a_bad_shape() -> None:
+    with pytest.raises(ProtocolFault) as caught:
+        protocol.bot_hello('{"type":"hello","history":"yes"}')
+    assert caught.value.code == "bad_shape"
+    assert str(caught.value) == "bad_shape: a bot's hello says history true or false, got 'yes'"

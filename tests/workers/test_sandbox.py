@@ -342,7 +342,7 @@ def test_it_hides_other_bots_the_project_the_settings_and_the_worker_environment
     for path, outcome in reads.items():
         assert outcome.startswith("failed FileNotFoundError"), (path, outcome)
     env = json.loads(_log_lines(log, "")["env"])
-    assert set(env) <= WHITELIST and env["HOME"] == "/tmp" and env["PYTHONPATH"] == "/ludus"
+    assert set(env) <= WHITELIST and env["HOME"] == "/tmp" and env["PYTHONPATH"] == "/ludus:/bot"
     assert "hunter2" not in log and "LUDUS_TEST_SECRET" not in log
     assert _log_lines(log, "")["pids"] == "[1]"  # its own pid namespace: not even bwrap is visible
     assert faults(result) == [] and faults(result, seat=1) == []
