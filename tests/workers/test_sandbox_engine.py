@@ -8,13 +8,14 @@ import json
 import shutil
 import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from engine.registry import load_game
 from workers.play import play_game
-from workers.sandbox import SandboxConfig, SandboxedSeat
+from workers.sandbox import POOL, SandboxConfig, SandboxedSeat, make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat
 
 pytestmark = [
@@ -149,6 +150,26 @@ def test_a_sandboxed_bot_gets_its_seats_history_and_determinizes_from_it(game: s
     assert not any(a.get("fault") for a in result.actions), result.logs[seat]
     printed = [line for line in result.logs[seat].splitlines() if line.startswith("H ")]
     assert printed == _expected_histories(game, 8, seat, result.actions)
+
+
+def test_a_warm_seat_of_protocol_3_gets_its_history_in_its_next_match_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A woken seat's answer to its next hello (naming the match's epoch) asks for its history as a new seat's hello
+    does: its second match's decides carry that match's events from the start."""
+    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    version = SimpleNamespace(id=1, sha256="sha-historian", source=HISTORIAN.encode(), filename="main.py")
+    played: list[SandboxedSeat] = []
+    try:
+        for seed in (8, 9):
+            bot = make_sandboxed_seat(version, seed, config=CONFIG)  # a match id: a validation is never parked
+            result = play_game("evolution", 2, seed, {}, [InProcessSeat("greedy", "evolution", 5), bot], clock=CLOCK)
+            bot.close()  # what the runner does after every match: a parked seat stays
+            played.append(bot)
+            assert not any(a.get("fault") for a in result.actions), result.logs[1]
+            printed = [line for line in result.logs[1].splitlines() if line.startswith("H ")]
+            assert printed == _expected_histories("evolution", seed, 1, result.actions)
+        assert played[1] is played[0]  # the same process played both
+    finally:
+        POOL.clear()
 
 
 SEARCH_BOT = Path(__file__).resolve().parents[2] / "examples" / "bots" / "search_bot.py"
