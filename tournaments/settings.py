@@ -220,6 +220,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "BotVersionStatusEnum": "tournaments.models.BotVersion.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
+        "VersionTestStatusEnum": "tournaments.models.VersionTest.Status",
         # the `type` of each kind of line of the live feeds (tournaments/api/feedlines.py)
         **{f"{kind.title()}LineTypeEnum": [kind] for kind in ("match", "action", "restart", "end", "timeout",
                                                               "ladder", "result")},

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import time
 import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -47,8 +48,8 @@ from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
 from workers import pinning
 from workers.play import PlayResult, play_game
 from workers.runner import replay_document
-from workers.sandbox import make_sandboxed_seat
-from workers.seats import Clock, InProcessSeat, Reply, SeatDied, SeatPlayer
+from workers.sandbox import WATCH_MS, make_sandboxed_seat
+from workers.seats import Clock, InProcessSeat, Reply, SeatDied, SeatPlayer, waiting
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +112,17 @@ class RecordingSeat:
         elif not 0 <= reply.choice < len(decision.options):
             detail = f"choice {reply.choice} of {len(decision.options)} options"
             self.faults.append(FaultNote(seq, decision.kind, "out_of_range", detail))
+        self._look_after_reply()
         return reply
+
+    def _look_after_reply(self) -> None:
+        """The smoke match's opponents are built-ins that move in microseconds, so a bot computing after its reply
+        (threads, children, kernel calls) would seldom be looked at before its next decide, and the freezer would not
+        catch it here as it does in a match against a bot: every reply is followed by one look period off its turn,
+        as a real opponent's move gives (docs/bots.md, "The freezer")."""
+        time.sleep(WATCH_MS / 1000)  # time off its turn, in which the CPU counter is looked at; not a wait for a result
+        for seat in list(waiting()):  # the candidate, when it waits unfrozen after its reply
+            seat.check_waiting()
 
     @property
     def has_process(self) -> bool:

@@ -502,7 +502,7 @@ def test_many_seats_leave_nothing_behind() -> None:
     del never_started  # garbage-collected without finish(): its finalizer cleans up
     assert not dropped.exists()
     assert set(os.listdir("/proc/self/fd")) <= fds
-    assert threading.active_count() == threads
+    assert threading.active_count() <= threads  # none left of its own (one started before may have ended)
 
 
 def test_a_bot_gets_the_startup_allowance_only_once() -> None:
