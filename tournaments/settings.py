@@ -74,7 +74,10 @@ CACHE_URL = env_optional("CACHE_URL")
 if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured(f"environment variable CACHE_URL must be a Redis URL (redis://host:6379/1), "
                                f"got {CACHE_URL!r}")
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+# Keys are prefixed with the database's name: one deployment's web processes share their counts and slots, and two
+# deployments (or two test databases) on one Redis database never count each other's.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+                      "KEY_PREFIX": str(DATABASES["default"]["NAME"])}
           if CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -521,6 +521,7 @@ class SandboxedSeat:
         try:
             if self._dead is None and self._res.proc is not None and self._finish_deadline is not None:
                 self._wait_exit(self._finish_deadline)
+                self._log.catch_up()  # its last lines may still be in the pipe, not yet read by the log's thread
         finally:
             self.close()
 

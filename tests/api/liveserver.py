@@ -9,6 +9,7 @@ import subprocess
 import sys
 from typing import Any
 
+from django.conf import settings
 from testkit import ROOT, free_port, listening, subprocess_env, wait_until
 
 REQUEST_TIMEOUT_S = 30
@@ -23,7 +24,8 @@ def start_server(tmp_path: Any, cache_url: str, workers: int = 2,
     import redis
 
     store = redis.Redis.from_url(cache_url)
-    for key in store.scan_iter("*ludus:feed:*"):  # slots an earlier run left; only this test database's keys
+    prefix = settings.DATABASES["default"]["NAME"]  # the server's cache prefix: its database's name (its settings)
+    for key in store.scan_iter(f"{prefix}:*ludus:feed:*"):  # slots an earlier run left; only this test database's keys
         store.delete(key)
     port = free_port()
     log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 (closed with the server)
