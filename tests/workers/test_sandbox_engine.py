@@ -116,6 +116,9 @@ count = []
 
 def act(view, decision):
     count.append(1)
+    if bot.context is None:  # a first decide sent before the engine read this bot's hello (docs/bots.md)
+        print("H skip", file=sys.stderr, flush=True)
+        return 0
     world = bot.determinize(view, len(count))
     same = world.view(bot.seat) == view and world.decision().options == decision["options"]
     digest = hashlib.sha256(json.dumps(bot.history, sort_keys=True).encode()).hexdigest()[:16]
@@ -124,6 +127,13 @@ def act(view, decision):
 
 ludus.run(act, bot=bot)
 '''
+
+
+def _assert_histories(printed: list[str], expected: list[str]) -> None:
+    """The history line of each decision as the replay gives it; only the first may be a skip: a seat's first decide
+    goes out without events and context when the engine has not read the bot's hello yet (the next carries them all)."""
+    assert len(printed) == len(expected), (printed, expected)
+    assert printed[1:] == expected[1:] and printed[0] in (expected[0], "H skip"), (printed, expected)
 
 
 def _expected_histories(game_name: str, seed: int, seat: int, actions: list[dict[str, object]]) -> list[str]:
@@ -149,7 +159,7 @@ def test_a_sandboxed_bot_gets_its_seats_history_and_determinizes_from_it(game: s
     result = play_game(game, 2, 8, {}, [bot, greedy] if seat == 0 else [greedy, bot], clock=CLOCK)
     assert not any(a.get("fault") for a in result.actions), result.logs[seat]
     printed = [line for line in result.logs[seat].splitlines() if line.startswith("H ")]
-    assert printed == _expected_histories(game, 8, seat, result.actions)
+    _assert_histories(printed, _expected_histories(game, 8, seat, result.actions))
 
 
 def test_a_warm_seat_of_protocol_3_gets_its_history_in_its_next_match_too(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -166,7 +176,7 @@ def test_a_warm_seat_of_protocol_3_gets_its_history_in_its_next_match_too(monkey
             played.append(bot)
             assert not any(a.get("fault") for a in result.actions), result.logs[1]
             printed = [line for line in result.logs[1].splitlines() if line.startswith("H ")]
-            assert printed == _expected_histories("evolution", seed, 1, result.actions)
+            _assert_histories(printed, _expected_histories("evolution", seed, 1, result.actions))
         assert played[1] is played[0]  # the same process played both
     finally:
         POOL.clear()
