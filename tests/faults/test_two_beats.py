@@ -75,9 +75,9 @@ def test_a_second_beat_sends_nothing_until_the_first_is_killed(
     assert second.poll() is None
     assert set(senders(redis_server)) == {first.pid}
 
-    sent_by_first = len(senders(redis_server))
     os.killpg(first.pid, signal.SIGKILL)  # no release: the lease runs out, then the standby takes over
     first.wait(timeout=30)
+    sent_by_first = len(senders(redis_server))  # all the first sent, up to its death (the lease still holds)
     wait_until(lambda: second.pid in senders(redis_server), 10 * LEASE_SECONDS, "the second beat to take over")
     assert set(senders(redis_server)[:sent_by_first]) == {first.pid}
     assert set(senders(redis_server)[sent_by_first:]) == {second.pid}
