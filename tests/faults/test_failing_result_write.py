@@ -72,7 +72,7 @@ def test_a_failing_result_write_never_exceeds_the_attempt_limit_and_names_its_ca
 
     wait_until(all_failed, 300, "every match to fail on the full disk")
     for match in matches:
-        assert 1 <= match.attempts <= 3, (match.pk, match.attempts, match.error)
+        assert match.attempts in (1, 2, 3), (match.pk, match.attempts, match.error)  # 3 allowed
         assert "No space left on device" in match.error, (match.pk, match.error)
     assert "stops taking matches" not in worker.log()  # the database's disk, not this worker's host
 
