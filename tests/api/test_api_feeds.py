@@ -175,6 +175,9 @@ def test_it_streams_a_running_resampled_branch_with_the_events_it_was_played_wit
     assert lines[-1] == {"type": "timeout", "steps": steps}
 
 
+# A world of its own (a committing test gets one): on the module's shared world, as `make check` runs this file, its
+# feed ended with `end` instead of `error`; which earlier test's state causes that is not yet found.
+@pytest.mark.django_db(transaction=True)
 def test_a_feed_whose_actions_do_not_replay_ends_with_an_error_line_and_gives_its_slot_back(
         world: World, settings: Any) -> None:
     settings.LUDUS_FEED_MAX_PER_CLIENT = 1
