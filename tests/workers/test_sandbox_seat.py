@@ -246,8 +246,12 @@ def test_a_raw_bot_gets_whole_views_unless_it_asks_for_patches(hello: str, fault
     seat = SandboxedSeat(code.encode(), "main.py", replace(CONFIG, finish_ms=5000))
     seat.start(HELLO_2)
     replies = [seat.decide(seq, view, PICK, bank_ms=300) for seq, view in enumerate(VIEWS, 1)]
+    # The bot may still be reading the last decide: wait (not frozen, nothing else to do) until it logged it.
+    deadline = time.monotonic() + 20
+    while len(_logged(seat, "KEYS")) < 3 and time.monotonic() < deadline and seat.alive:
+        time.sleep(0.01)
     seat.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
-    assert _logged(seat, "KEYS") == ["clock decision seq type view"] * 3
+    assert _logged(seat, "KEYS") == ["clock decision seq type view"] * 3, seat.log()
     if fault is None:
         assert [(r.choice, r.fault) for r in replies] == [(2, None)] * 3
     else:  # the bad hello is the fault of the decision it came before; the replies after it count
