@@ -41,8 +41,11 @@ import orjson
 
 from engine import protocol
 from engine.core import Decision
+from tournaments.languages import PYTHON, Manifest
 from workers.bot_files import BadBotSource, unpack_bot, write_file
+from workers.build import manifest_for, unpack_artifact
 from workers.bwrap import (
+    BOT_DIR,
     SANDBOX_ENV,
     SDK_DIR,
     SandboxUnavailable,
@@ -55,6 +58,7 @@ from workers.bwrap import (
     spawn,
 )
 from workers.cgroups import Limits
+from workers.languages import RUN_LIMITS, runtime_for
 from workers.metrics import count_sandbox_kill
 from workers.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, prepare_worker
 from workers.seat_log import StderrLog
@@ -164,10 +168,15 @@ class SandboxedSeat:
     caught = ""  # what the freezer first caught it at, computing off its turn ("" while it never was)
 
     def __init__(self, source: bytes, filename: str, config: SandboxConfig | None = None,
-                 sandbox: str = "bwrap") -> None:
+                 sandbox: str = "bwrap", manifest: Manifest = PYTHON, artifact: bytes = b"") -> None:
         if sandbox not in SANDBOX_KINDS:
             raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_KINDS)}, got {sandbox!r}")
-        self.config = config or SandboxConfig()
+        # Another language's runtime may start slower and reserve more address space (workers/languages.py).
+        startup_ms, address_space = RUN_LIMITS.get(manifest.language, (0, None))
+        config = config or SandboxConfig()
+        self.config = replace(config, startup_ms=config.startup_ms + startup_ms,
+                              memory_bytes=max(config.memory_bytes, address_space or 0))
+        self.manifest, self.artifact = manifest, artifact
         if self.config.cgroups not in CGROUP_MODES:
             raise ValueError(f"cgroups must be one of {', '.join(CGROUP_MODES)}, got {self.config.cgroups!r}")
         self.sandbox = sandbox
@@ -554,7 +563,10 @@ class SandboxedSeat:
     # --- process -----------------------------------------------------------------------------------------------
 
     def _spawn(self) -> None:
-        unpack_bot(self.source, self.filename, self.seat_dir / "bot")
+        if self.manifest.compiled:  # the built files, never the compiler (workers/build.py)
+            unpack_artifact(self.artifact, self.seat_dir / "bot")
+        else:
+            unpack_bot(self.source, self.filename, self.seat_dir / "bot")
         sdk_dir = self.seat_dir / "ludus"
         sdk_dir.mkdir(mode=0o755)
         write_file(sdk_dir / "ludus.py", SDK_SOURCE.read_bytes())
@@ -587,19 +599,23 @@ class SandboxedSeat:
 
     def _command(self, interp: Any, sdk_dir: Path, uid: int | None) -> tuple[list[str], dict[str, str], str, str]:
         """The sandbox's argv, environment, working dir and seccomp file."""
+        runtime = runtime_for(self.manifest, self.config.python)
         if self.sandbox == "none":
-            argv = [interp.executable, "-S", str(self.seat_dir / "bot" / "main.py")]
+            program = runtime.interp.executable.replace(f"{BOT_DIR}/", f"{self.seat_dir / 'bot'}/", 1)
+            argv = [program, "-S", str(self.seat_dir / "bot" / "main.py")] if runtime.language == "python" else [
+                program, *runtime.flags, *runtime.args]
             env = {**SANDBOX_ENV, "PYTHONPATH": str(sdk_dir), "HOME": str(self.seat_dir)}
             return argv, env, str(self.seat_dir / "bot"), "/dev/null"
         try:
             seccomp_file = bpf_path(self.config.lock_dir or default_lock_dir()) if self.config.seccomp else "/dev/null"
         except SeccompUnavailable as exc:
             raise SandboxUnavailable(str(exc)) from None
-        argv = bwrap_command(interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes,
-                             seccomp=self.config.seccomp, shm_bytes=self.config.shm_bytes,
-                             engine_dir=str(engine_copy(interp.executable)))
-        self_test(argv, uid, seccomp_file)
-        return argv, dict(SANDBOX_ENV), "/", seccomp_file
+        argvs = [bwrap_command(used.interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes,
+                               program=used.args, seccomp=self.config.seccomp, shm_bytes=self.config.shm_bytes,
+                               engine_dir=str(engine_copy(interp.executable)), flags=used.flags)
+                 for used in (runtime_for(PYTHON, self.config.python), runtime)]
+        self_test(argvs[0], uid, seccomp_file)  # the host's sandbox, probed with Python whatever the bot's language
+        return argvs[1], dict(SANDBOX_ENV), "/", seccomp_file
 
     def _start_log_thread(self) -> None:
         proc = self._res.proc
@@ -943,7 +959,11 @@ def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None
         if match_id is not None and (parked := POOL.take(key)) is not None:
             assert isinstance(parked, SandboxedSeat)
             return parked
-    player = SandboxedSeat(bytes(bot.source), bot.filename, config, kind)
+    source = bytes(bot.source)
+    language = getattr(bot, "language", "python")  # a stored version's; sandbox tests and benchmarks pass Python
+    manifest = PYTHON if language == "python" else manifest_for(source, bot.filename)
+    artifact = bytes(getattr(bot, "artifact", b"") or b"")
+    player = SandboxedSeat(source, bot.filename, config, kind, manifest, artifact)
     player.pool_key = key
     # A validation's seat is offered reuse as a match's is (its hello must read the same), but never parked: its
     # version's matches are played by fresh processes, so none of them remembers its validation.

@@ -46,6 +46,9 @@ from tournaments.ratings import update_rows
 from tournaments.services import SEAT_RESULT_FIELDS, apply_outcome
 from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
 from workers import pinning
+from workers.bot_files import BadBotSource
+from workers.build import BuildResult, build_bot, manifest_for
+from workers.languages import toolchain
 from workers.play import PlayResult, play_game
 from workers.runner import replay_document
 from workers.sandbox import WATCH_MS, make_sandboxed_seat
@@ -330,10 +333,17 @@ def validate_version(version_id: int) -> str:
         record_verdict(version_id, claimed_at, Verdict(Status.REJECTED, f"Verdict: rejected: {exc}.\n"))
         return Status.REJECTED
     try:
+        built = build_version(version)
+        if not built.ok:
+            verdict = Verdict(Status.REJECTED, built.log + "Verdict: rejected: the bot did not build, so it was not "
+                              "run. Fix the build and upload again.\n")
+            record_verdict(version_id, claimed_at, verdict)
+            return Status.REJECTED
         result, seat = play_smoke_match(version, spec)
         with transaction.atomic():  # the verdict and the kept match, or neither
             match = keep_smoke_match(version, spec, result)
             verdict = judge(spec, result, seat, settings.LUDUS_VALIDATION_MAX_FAULTS, match.pk)
+            verdict = Verdict(verdict.status, built.log + verdict.log)
             if not record_verdict(version_id, claimed_at, verdict):
                 transaction.set_rollback(True)
                 return "claim lost"
@@ -343,6 +353,26 @@ def validate_version(version_id: int) -> str:
         raise ValidationUnavailable(f"bot version {version_id}: {type(exc).__name__}: {exc}\n"
                                     f"{traceback.format_exc(limit=6)}") from exc
     return verdict.status
+
+
+def build_version(version: BotVersion) -> BuildResult:
+    """Its language's toolchain, and for a compiled bot its build (once: a revalidation reuses the artifact), stored
+    with the version; a failed build is the bot's fault, with the log its author reads (workers/build.py)."""
+    try:
+        manifest = manifest_for(bytes(version.source), version.filename)
+    except BadBotSource as exc:
+        return BuildResult(False, f"The upload cannot be read: {exc}\n")
+    note = f"Language: {manifest.language}; toolchain: {toolchain(manifest.language)}.\n"
+    if not manifest.compiled or version.artifact:
+        BotVersion.objects.filter(pk=version.pk).update(toolchain=toolchain(manifest.language))
+        return BuildResult(True, note)
+    built = build_bot(bytes(version.source), version.filename, manifest)
+    if built.ok:
+        version.artifact, version.artifact_sha256 = built.artifact, built.sha256
+        version.toolchain = toolchain(manifest.language)
+        BotVersion.objects.filter(pk=version.pk).update(artifact=built.artifact, artifact_sha256=built.sha256,
+                                                        toolchain=version.toolchain)
+    return BuildResult(built.ok, note + built.log, built.artifact, built.seconds)
 
 
 def run_embedded(version_id: int) -> str:
