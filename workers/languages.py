@@ -40,7 +40,9 @@ MiB = 1 << 20
 JVM_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-Xss1m", "-Xmx256m",
              "-XX:MaxMetaspaceSize=64m", "-XX:CompressedClassSpaceSize=32m", "-XX:ReservedCodeCacheSize=32m",
              "-XX:-UsePerfData", "-Xshare:auto")
-NODE_FLAGS = ("--max-old-space-size=256", "--v8-pool-size=1")
+# Node: V8's background tasks (concurrent compilation and marking) off, so all of a bot's work is on its one thread,
+# on its own turn; a heap within the seat's memory.
+NODE_FLAGS = ("--max-old-space-size=256", "--single-threaded")
 # The extra allowance at hello (never on moves): the SandboxConfig's startup_ms covers Python, Node and a binary;
 # the JVM loads and links its classes for about a second more on a busy host (docs/bots.md, "Languages").
 JVM_STARTUP_MS = 3000
@@ -56,8 +58,20 @@ class Runtime:
     args: tuple[str, ...]
 
 
-# (extra startup ms at hello, RLIMIT_AS) by language, where they differ from the seat's (workers/sandbox.py).
-RUN_LIMITS: dict[str, tuple[int, int | None]] = {"javascript": (0, 8 << 30), "java": (JVM_STARTUP_MS, 4 << 30)}
+@dataclass(frozen=True)
+class RunLimits:
+    """Where a language's seat differs from the sandbox's defaults (workers/sandbox.py)."""
+
+    startup_ms: int = 0  # extra allowance at hello (never on moves)
+    address_space: int | None = None  # RLIMIT_AS; None keeps the seat's
+    # Frozen whenever it waits, from its first reply on: a runtime that works by itself after a reply (the JVM's JIT
+    # compiler, GC and periodic tasks; V8's idle-time garbage collection) would be caught computing off its turn for
+    # what its author never wrote (docs/bots.md, "The freezer"); frozen, that work runs on its own turn and clock.
+    frozen_when_waiting: bool = False
+
+
+RUN_LIMITS = {"javascript": RunLimits(address_space=8 << 30, frozen_when_waiting=True),
+              "java": RunLimits(JVM_STARTUP_MS, 4 << 30, frozen_when_waiting=True)}
 
 
 def runtime_for(manifest: Manifest, python: str | None = None) -> Runtime:

@@ -58,7 +58,7 @@ from workers.bwrap import (
     spawn,
 )
 from workers.cgroups import Limits
-from workers.languages import RUN_LIMITS, runtime_for
+from workers.languages import RUN_LIMITS, RunLimits, runtime_for
 from workers.metrics import count_sandbox_kill
 from workers.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, prepare_worker
 from workers.seat_log import StderrLog
@@ -172,10 +172,10 @@ class SandboxedSeat:
         if sandbox not in SANDBOX_KINDS:
             raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_KINDS)}, got {sandbox!r}")
         # Another language's runtime may start slower and reserve more address space (workers/languages.py).
-        startup_ms, address_space = RUN_LIMITS.get(manifest.language, (0, None))
+        limits = RUN_LIMITS.get(manifest.language, RunLimits())
         config = config or SandboxConfig()
-        self.config = replace(config, startup_ms=config.startup_ms + startup_ms,
-                              memory_bytes=max(config.memory_bytes, address_space or 0))
+        self.config = replace(config, startup_ms=config.startup_ms + limits.startup_ms,
+                              memory_bytes=max(config.memory_bytes, limits.address_space or 0))
         self.manifest, self.artifact = manifest, artifact
         if self.config.cgroups not in CGROUP_MODES:
             raise ValueError(f"cgroups must be one of {', '.join(CGROUP_MODES)}, got {self.config.cgroups!r}")
@@ -198,7 +198,8 @@ class SandboxedSeat:
         self._frozen = False
         self._replied: int | None = None  # the seq of its last reply (None: it has not replied since it booted)
         self._reply_ns = 0  # the group's CPU ns read as its last reply came in (_cpu_ms): where its next wait begins
-        self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
+        # It computed off its turn once (or its runtime does: RunLimits): frozen whenever it waits, from then on.
+        self._strict = limits.frozen_when_waiting
         self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
         self._finish_deadline: float | None = None
         self._next_look = 0.0  # when the seats that wait unfrozen are next looked at during this seat's move
