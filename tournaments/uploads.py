@@ -22,7 +22,7 @@ import stat
 import zipfile
 import zlib
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from tournaments.languages import MANIFEST, PYTHON, SOURCE_EXTENSIONS, BadManifest, Manifest, read_manifest
 
@@ -136,6 +136,23 @@ def bot_files(filename: str, data: bytes, limits: UploadLimits = UploadLimits())
     if name.endswith(".zip"):
         return read_zip(name, data, limits)
     raise BadUpload(f"a bot is a .py file or a .zip with main.py, got {name!r}")
+
+
+def zip_folder(folder: Path) -> bytes:
+    """A bot's folder as the zip its author would upload (manage.py try_bot DIR): every file, hidden ones and
+    build outputs left out (`.git`, a built `bot`, class files: a folder is read as its sources are)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            parts = path.relative_to(folder).parts
+            if path.is_file() and not any(p.startswith(".") for p in parts) and _is_source(parts[-1]):
+                archive.write(path, "/".join(parts))
+    return out.getvalue()
+
+
+def _is_source(name: str) -> bool:
+    suffix = PurePosixPath(name).suffix.lstrip(".").lower()
+    return name in ALLOWED_BARE_NAMES or suffix in ALLOWED_EXTENSIONS
 
 
 def normalize_filename(filename: str) -> str:

@@ -26,6 +26,7 @@ import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tournaments.languages import Manifest
 from tournaments.uploads import BadUpload, bot_files, check_entry, manifest_of, read_capped, safe_parts, upload_limits
@@ -41,7 +42,7 @@ from workers.bwrap import (
     spawn,
 )
 from workers.cgroups import Limits
-from workers.languages import jvm
+from workers.languages import jvm, toolchain
 from workers.seat_host import CgroupMode, SeatHost, cgroup_host
 from workers.seccomp import SeccompUnavailable, bpf_path
 
@@ -255,6 +256,30 @@ def _exit_reason(err: bytes, status: int) -> str:
     if status > 128:
         return f"the build was killed by signal {status - 128} (a limit: CPU time, file size or processes)"
     return f"the build sandbox exited with status {status}"
+
+
+def build_version(version: Any) -> BuildResult:
+    """Its language's toolchain, and for a compiled bot its build (once: a revalidation reuses the artifact), stored
+    with the version; a failed build is the bot's fault, with the log its author reads. Validation calls it, and a
+    match's seat for a version never validated (a try-out of manage.py try_bot). version: a BotVersion."""
+    from tournaments.models import BotVersion  # here: the sandbox imports this module without a configured project
+
+    try:
+        manifest = manifest_for(bytes(version.source), version.filename)
+    except BadBotSource as exc:
+        return BuildResult(False, f"The upload cannot be read: {exc}\n")
+    note = f"Language: {manifest.language}; toolchain: {toolchain(manifest.language)}.\n"
+    if not manifest.compiled or version.artifact:
+        BotVersion.objects.filter(pk=version.pk).update(language=manifest.language,
+                                                        toolchain=toolchain(manifest.language))
+        return BuildResult(True, note)
+    built = build_bot(bytes(version.source), version.filename, manifest)
+    if built.ok:
+        version.artifact, version.artifact_sha256 = built.artifact, built.sha256
+        version.toolchain = toolchain(manifest.language)
+        BotVersion.objects.filter(pk=version.pk).update(artifact=built.artifact, artifact_sha256=built.sha256,
+                                                        language=manifest.language, toolchain=version.toolchain)
+    return BuildResult(built.ok, note + built.log, built.artifact, built.seconds)
 
 
 # --- the artifact in a seat ------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from engine import protocol
 from engine.core import Decision
 from tournaments.languages import PYTHON, Manifest
 from workers.bot_files import BadBotSource, unpack_bot, write_file
-from workers.build import manifest_for, unpack_artifact
+from workers.build import build_version, manifest_for, unpack_artifact
 from workers.bwrap import (
     BOT_DIR,
     SANDBOX_ENV,
@@ -166,6 +166,7 @@ class SandboxedSeat:
     needs_view = True
     has_process = True  # settled, paused and sent its result (workers.seats)
     caught = ""  # what the freezer first caught it at, computing off its turn ("" while it never was)
+    unbuilt = ""  # why a compiled bot has no artifact (make_sandboxed_seat): its start dies saying so
 
     def __init__(self, source: bytes, filename: str, config: SandboxConfig | None = None,
                  sandbox: str = "bwrap", manifest: Manifest = PYTHON, artifact: bytes = b"") -> None:
@@ -565,6 +566,8 @@ class SandboxedSeat:
 
     def _spawn(self) -> None:
         if self.manifest.compiled:  # the built files, never the compiler (workers/build.py)
+            if not self.artifact:
+                raise BadBotSource(self.unbuilt or "it was never built")
             unpack_artifact(self.artifact, self.seat_dir / "bot")
         else:
             unpack_bot(self.source, self.filename, self.seat_dir / "bot")
@@ -961,10 +964,16 @@ def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None
             assert isinstance(parked, SandboxedSeat)
             return parked
     source = bytes(bot.source)
-    language = getattr(bot, "language", "python")  # a stored version's; sandbox tests and benchmarks pass Python
-    manifest = PYTHON if language == "python" else manifest_for(source, bot.filename)
-    artifact = bytes(getattr(bot, "artifact", b"") or b"")
+    try:
+        manifest = manifest_for(source, bot.filename)
+    except BadBotSource:
+        manifest = PYTHON  # start() unpacks it again, and the seat dies saying why it cannot (bad_upload)
+    artifact, unbuilt = bytes(getattr(bot, "artifact", b"") or b""), ""
+    if manifest.compiled and not artifact:  # a version never validated: a try-out
+        built = build_version(bot)
+        artifact, unbuilt = built.artifact, "" if built.ok else f"it did not build:\n{built.log}"
     player = SandboxedSeat(source, bot.filename, config, kind, manifest, artifact)
+    player.unbuilt = unbuilt
     player.pool_key = key
     # A validation's seat is offered reuse as a match's is (its hello must read the same), but never parked: its
     # version's matches are played by fresh processes, so none of them remembers its validation.

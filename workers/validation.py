@@ -46,9 +46,7 @@ from tournaments.ratings import update_rows
 from tournaments.services import SEAT_RESULT_FIELDS, apply_outcome
 from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
 from workers import pinning
-from workers.bot_files import BadBotSource
-from workers.build import BuildResult, build_bot, manifest_for
-from workers.languages import toolchain
+from workers.build import build_version
 from workers.play import PlayResult, play_game
 from workers.runner import replay_document
 from workers.sandbox import WATCH_MS, make_sandboxed_seat
@@ -353,26 +351,6 @@ def validate_version(version_id: int) -> str:
         raise ValidationUnavailable(f"bot version {version_id}: {type(exc).__name__}: {exc}\n"
                                     f"{traceback.format_exc(limit=6)}") from exc
     return verdict.status
-
-
-def build_version(version: BotVersion) -> BuildResult:
-    """Its language's toolchain, and for a compiled bot its build (once: a revalidation reuses the artifact), stored
-    with the version; a failed build is the bot's fault, with the log its author reads (workers/build.py)."""
-    try:
-        manifest = manifest_for(bytes(version.source), version.filename)
-    except BadBotSource as exc:
-        return BuildResult(False, f"The upload cannot be read: {exc}\n")
-    note = f"Language: {manifest.language}; toolchain: {toolchain(manifest.language)}.\n"
-    if not manifest.compiled or version.artifact:
-        BotVersion.objects.filter(pk=version.pk).update(toolchain=toolchain(manifest.language))
-        return BuildResult(True, note)
-    built = build_bot(bytes(version.source), version.filename, manifest)
-    if built.ok:
-        version.artifact, version.artifact_sha256 = built.artifact, built.sha256
-        version.toolchain = toolchain(manifest.language)
-        BotVersion.objects.filter(pk=version.pk).update(artifact=built.artifact, artifact_sha256=built.sha256,
-                                                        toolchain=version.toolchain)
-    return BuildResult(built.ok, note + built.log, built.artifact, built.seconds)
 
 
 def run_embedded(version_id: int) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.test import Client
 
 from tournaments.builtins import ensure_builtin
@@ -126,3 +127,24 @@ def test_a_build_that_tries_the_network_finds_none() -> None:
 def test_a_build_that_floods_its_output_keeps_the_head_and_tail_of_it() -> None:
     built = build_with("yes ludus | head -c 5000000 >&2; false", BuildConfig(log_bytes=4096))
     assert not built.ok and len(built.log) < 8192 and "cut to its head and tail" in built.log
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["cpp", "javascript"])
+def test_try_bot_plays_a_kits_folder(language: str) -> None:
+    needs(language)
+    out = io.StringIO()
+    call_command("try_bot", str(KITS / language), "--game", "marine", "--games", "1", stdout=out)
+    assert "your bot's faults: none" in out.getvalue(), out.getvalue()
+    version = BotVersion.objects.get(bot__owner__username="tryout")
+    assert version.language == language and bool(version.artifact) == (language == "cpp")
+
+
+@pytest.mark.django_db
+def test_try_bot_shows_why_a_folder_did_not_build(tmp_path: Path) -> None:
+    needs("cpp")
+    (tmp_path / "ludus.toml").write_text('language = "cpp"\n')
+    (tmp_path / "main.cpp").write_text("int main() { return nope; }\n")
+    out = io.StringIO()
+    call_command("try_bot", str(tmp_path), "--game", "marine", "--games", "1", stdout=out)
+    assert "it did not build" in out.getvalue() and "was not declared" in out.getvalue(), out.getvalue()
