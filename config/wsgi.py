@@ -1,8 +1,8 @@
-"""WSGI entry point for gunicorn: `gunicorn tournaments.wsgi`."""
+"""WSGI entry point for gunicorn: `gunicorn config.wsgi`."""
 
 import os
 
 from django.core.wsgi import get_wsgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_wsgi_application()
