@@ -31,7 +31,8 @@ from typing import Any
 from tournaments.languages import Manifest
 from tournaments.uploads import BadUpload, bot_files, check_entry, manifest_of, read_capped, safe_parts, upload_limits
 from workers.bot_files import BadBotSource, unpack_bot
-from workers.bwrap import (
+from workers.languages import jvm, toolchain
+from workers.sandbox.bwrap import (
     INNER,
     SHELL,
     SandboxUnavailable,
@@ -41,10 +42,9 @@ from workers.bwrap import (
     find_interpreter,
     spawn,
 )
-from workers.cgroups import Limits
-from workers.languages import jvm, toolchain
-from workers.seat_host import CgroupMode, SeatHost, cgroup_host
-from workers.seccomp import SeccompUnavailable, bpf_path
+from workers.sandbox.cgroups import Limits
+from workers.sandbox.seat_host import CgroupMode, SeatHost, cgroup_host
+from workers.sandbox.seccomp import SeccompUnavailable, bpf_path
 
 MiB = 1 << 20
 BUILD_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/build", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tournaments.languages import LANGUAGES, PYTHON, Manifest
-from workers.bwrap import (
+from workers.sandbox.bwrap import (
     BOT_DIR,
     PYTHON_FLAGS,
     Interpreter,
