@@ -41,7 +41,8 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     Language("javascript", "JavaScript (Node.js)", "node", "", "node main.js", ("js", "mjs", "cjs")),
     Language("cpp", "C++ (g++)", "", "g++ -O2 -std=c++20 -o bot main.cpp", "./bot",
              ("cpp", "cc", "cxx", "h", "hpp", "hh", "hxx")),
-    Language("rust", "Rust (rustc)", "", "rustc -O --edition 2021 -o bot main.rs", "./bot", ("rs",)),
+    Language("rust", "Rust (rustc)", "", "rustc -O -C strip=symbols --edition 2021 -o bot main.rs", "./bot",
+             ("rs",)),
     Language("java", "Java (OpenJDK)", "java", "javac -d . Main.java", "java -cp . Main", ("java",)),
 )}
 SOURCE_EXTENSIONS = frozenset(ext for lang in LANGUAGES.values() for ext in lang.sources)

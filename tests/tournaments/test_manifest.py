@@ -3,21 +3,11 @@ message that names the problem; no manifest is Python, as before."""
 
 from __future__ import annotations
 
-import io
-import zipfile
-
 import pytest
+from testkit import zipped
 
 from tournaments.languages import PYTHON, Manifest, read_manifest
 from tournaments.uploads import BadUpload, check_upload
-
-
-def zipped(files: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return out.getvalue()
 
 
 def test_no_manifest_is_python() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import shutil
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
+from django.urls import reverse
+from testkit import zipped
 
 from tournaments.builtins import ensure_builtin
 from tournaments.languages import read_manifest
@@ -33,13 +34,6 @@ KITS = Path(__file__).resolve().parents[2] / "examples" / "bots"
 TOOLS = {"javascript": "node", "cpp": "g++", "rust": "rustc", "java": "javac"}
 GAMES = ("evolution", "marine")
 
-
-def zipped(files: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, data in sorted(files.items()):
-            archive.writestr(name, data)
-    return out.getvalue()
 
 
 def kit(language: str) -> bytes:
@@ -87,6 +81,8 @@ def test_each_starter_kit_builds_validates_and_plays_greedy(alice: Any, language
     row = client.get(f"/api/versions/{version.pk}/").json()
     assert row["language"] == language and row["toolchain"] == version.toolchain
     assert row["artifact_sha256"] == version.artifact_sha256
+    page = client.get(reverse("pages:version", args=[version.pk])).content.decode()
+    assert f'<dd id="version-language">{language} <span class="muted">({version.toolchain}' in page
 
 
 def test_a_build_error_is_shown_with_the_compilers_message_the_command_and_the_limits() -> None:
