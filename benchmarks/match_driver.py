@@ -83,7 +83,12 @@ class Driver:
         from engine import load_game
         from tournaments.builtins import ensure_builtin
         from tournaments.models import Bot, BotVersion, Ladder
-        from workers import runner, sandbox
+        from workers import runner
+
+        try:
+            from workers.sandbox import seat as sandbox  # docs/architecture.md: the sandbox package
+        except ImportError:
+            from workers import sandbox  # type: ignore[no-redef]  # a baseline from before workers/sandbox/
 
         self.game_name, self.players = game, players
         self.game = load_game(game)

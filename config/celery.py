@@ -10,8 +10,8 @@ from django.conf import settings
 
 from workers import health
 from workers.metrics import serve
-from workers.sandbox import SandboxConfig, prepare_worker
-from workers.warm_pool import POOL
+from workers.sandbox.seat import SandboxConfig, prepare_worker
+from workers.sandbox.warm_pool import POOL
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 

@@ -88,7 +88,7 @@ def sandbox_python_problem() -> str | None:
     sandbox then picks an interpreter itself)."""
     import subprocess
 
-    from workers.bwrap import find_interpreter, is_world_usable
+    from workers.sandbox.bwrap import find_interpreter, is_world_usable
 
     python = settings.LUDUS_SANDBOX_PYTHON
     if not python:

@@ -28,7 +28,7 @@ import pytest
 from testkit import listening
 
 from workers.play import PlayResult, play_game
-from workers.sandbox import SandboxConfig, SandboxedSeat, pids_of_uid
+from workers.sandbox.seat import SandboxConfig, SandboxedSeat, pids_of_uid
 from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer
 
 pytestmark = [
