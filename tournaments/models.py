@@ -344,7 +344,7 @@ class Match(Clocked):
         return self.status in (self.Status.FINISHED, self.Status.FAILED, self.Status.CANCELLED)
 
     def branch_point(self) -> dict[str, Any] | None:
-        """The replay header's "branch" entry (replays/branchpoint.py), or None for a match that is no branch."""
+        """The replay header's "branch" entry (docs/branches.md), or None for a match that is no branch."""
         if self.parent_id is None:
             return None
         return {"parent": self.parent_id, "step": self.branch_step, "force": self.branch_force,

@@ -1,9 +1,9 @@
 """Checks on an uploaded bot before anything is stored: pure functions, no database
-(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox, §5).
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
 A bot is a single `.py` file, or a `.zip` with `main.py` either at its root or inside one top folder that holds
 every file (what zipping a folder gives: `mybot/main.py`, `mybot/lib.py`). This is the layout the sandbox unpacks
-(workers/sandbox.py); anything the sandbox would refuse or misread is refused here first, with a message that names
+(workers/bot_files.py); anything the sandbox would refuse or misread is refused here first, with a message that names
 the problem.
 
 Two kinds of failure:
