@@ -37,7 +37,8 @@ from benchmarks.seat_driver import capture
 from engine import protocol
 from engine.core import Decision
 from workers.sandbox.bwrap import SANDBOX_ENV, UidLease, bwrap_command, find_interpreter, spawn
-from workers.sandbox.seat import SDK_SOURCE, SandboxConfig
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.unpacking import SDK_SOURCE
 
 ECHO_BOT = b"import ludus\nludus.run(lambda view, decision: 0)\n"
 CLOCK = {"move_ms": 1000, "bank_ms": 10_000}

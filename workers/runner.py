@@ -43,7 +43,7 @@ from tournaments.services import (
 from workers import health, metrics
 from workers.play import PlayResult, Start, play_game
 from workers.sandbox import pinning
-from workers.sandbox.seat import make_sandboxed_seat
+from workers.sandbox_settings import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, SeatPlayer
 
 logger = logging.getLogger(__name__)

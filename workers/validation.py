@@ -48,7 +48,8 @@ from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
 from workers.play import PlayResult, play_game
 from workers.runner import replay_document
 from workers.sandbox import pinning
-from workers.sandbox.seat import WATCH_MS, make_sandboxed_seat
+from workers.sandbox.freezer import WATCH_MS
+from workers.sandbox_settings import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, Reply, SeatDied, SeatPlayer, waiting
 
 logger = logging.getLogger(__name__)

@@ -27,7 +27,9 @@ import pytest
 from testkit import listening
 
 from workers.play import PlayResult, play_game
-from workers.sandbox.seat import SandboxConfig, SandboxedSeat, pids_of_uid
+from workers.sandbox.bwrap import pids_of_uid
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.seat import SandboxedSeat
 from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer
 
 pytestmark = [

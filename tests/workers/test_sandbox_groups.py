@@ -20,7 +20,8 @@ import pytest
 from test_sandbox import BOTS, GAME, _zip, assert_contained, faults, moves, unharmed
 
 from workers.play import PlayResult, play_game
-from workers.sandbox.seat import SandboxConfig, SandboxedSeat
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.seat import SandboxedSeat
 from workers.sandbox.seat_host import cgroup_host
 from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer, waiting
 

@@ -20,18 +20,12 @@ from testkit import wait_until
 
 from engine.core import Decision
 from workers.play import play_game
-from workers.sandbox.bwrap import default_lock_dir, sweep_orphans
-from workers.sandbox.seat import (
-    BadBotSource,
-    SandboxConfig,
-    SandboxedSeat,
-    SandboxUnavailable,
-    make_sandboxed_seat,
-    pids_of_uid,
-    sandbox_kind,
-    unpack_bot,
-)
+from workers.sandbox.bwrap import SandboxUnavailable, default_lock_dir, pids_of_uid, sweep_orphans
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.seat import SandboxedSeat
 from workers.sandbox.seat_host import cgroup_host
+from workers.sandbox.unpacking import BadBotSource, unpack_bot
+from workers.sandbox_settings import make_sandboxed_seat, sandbox_config, sandbox_kind
 from workers.seats import Clock, InProcessSeat, SeatDied, start_seats
 
 pytestmark = [
@@ -119,7 +113,7 @@ BAD_UPLOADS = [
 
 @pytest.mark.parametrize(("filename", "source"), GOOD_UPLOADS)
 def test_it_accepts_a_py_file_or_a_zip_with_main_py(filename: str, source: bytes, tmp_path: Path) -> None:
-    unpack_bot(source, filename, tmp_path / "bot")
+    unpack_bot(source, filename, tmp_path / "bot", sandbox_config().upload_limits)
     assert (tmp_path / "bot" / "main.py").is_file()
 
 
@@ -129,7 +123,7 @@ def test_it_rejects_a_bad_upload_naming_the_problem(
 ) -> None:
     """The sandbox reads a stored version with the upload checker (tournaments/uploads.py) and its limits."""
     with pytest.raises(BadBotSource, match=message) as refused:
-        unpack_bot(source, filename, tmp_path / "bot")
+        unpack_bot(source, filename, tmp_path / "bot", sandbox_config().upload_limits)
     assert "/tmp" not in str(refused.value) and "ludus-" not in str(refused.value)  # no host path in the message
 
 
@@ -279,7 +273,7 @@ def _match_with(version: SimpleNamespace, seat: int) -> tuple[SandboxedSeat, str
 
 
 def test_warm_seats_play_their_versions_next_match_in_the_same_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.sandbox.seat import POOL
+    from workers.sandbox.warm_pool import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     try:
@@ -303,7 +297,7 @@ def test_a_warm_seat_is_reused_only_by_a_match_pinned_as_it_was(monkeypatch: pyt
     """A seat keeps the CPU affinity it was spawned with (workers/sandbox/pinning.py): reused by a match pinned
     elsewhere, or unpinned, it would run on the CPU another match leased. The runner's thread is pinned here as
     pinning does it."""
-    from workers.sandbox.seat import POOL
+    from workers.sandbox.warm_pool import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     everywhere = os.sched_getaffinity(0)
@@ -375,7 +369,7 @@ def test_a_warm_seat_starts_its_next_match_with_nothing_left_of_the_last(monkeyp
     """What a bot writes after its result (at once, or from a thread while it is parked) belongs to no match: its
     next match reads none of it as a reply, and its next log holds none of it."""
     code = LEFTOVERS if names_its_epoch else LEFTOVERS.replace("if 'epoch' in m: answer['epoch'] = m['epoch']", "pass")
-    from workers.sandbox.seat import POOL
+    from workers.sandbox.warm_pool import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     seats, logs, replies = [], [], []
@@ -413,7 +407,7 @@ ANSWERS_ONE_HELLO = (
 
 
 def test_a_woken_seat_that_does_not_answer_its_hello_is_stopped_saying_why(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.sandbox.seat import POOL
+    from workers.sandbox.warm_pool import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
     try:
@@ -431,7 +425,7 @@ def test_a_woken_seat_that_does_not_answer_its_hello_is_stopped_saying_why(monke
 
 def test_a_validation_seat_is_never_parked(monkeypatch: pytest.MonkeyPatch) -> None:
     """A validation's seat (match None) would wait for a match of its version that a fresh process must play."""
-    from workers.sandbox.seat import POOL
+    from workers.sandbox.warm_pool import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     try:
@@ -448,7 +442,7 @@ def test_a_validation_seat_is_never_parked(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_a_full_pool_retires_its_longest_parked_seat_for_a_new_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.sandbox.seat import POOL
+    from workers.sandbox.warm_pool import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
     try:
@@ -462,7 +456,7 @@ def test_a_full_pool_retires_its_longest_parked_seat_for_a_new_one(monkeypatch: 
 
 
 def test_a_seat_parked_longer_than_the_idle_limit_is_retired(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.sandbox.seat import POOL
+    from workers.sandbox.warm_pool import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     monkeypatch.setenv("LUDUS_WARM_SEATS_IDLE_SECONDS", "0.2")
@@ -575,7 +569,7 @@ dirs = [str(p) for p in seat.group.dirs.values()]
 print(json.dumps({"uid": seat._res.lease.uid, "dirs": dirs, "pids": seat.group.pids()}), flush=True)
 time.sleep(600)
 """
-SWEEP = "from workers.sandbox.seat import prepare_worker; print(prepare_worker({uid}, 1))"
+SWEEP = "from workers.sandbox.seat_host import prepare_worker; print(prepare_worker({uid}, 1))"
 
 
 @pytest.mark.skipif(cgroup_host("optional") is None, reason="this host delegates no control groups")

@@ -22,6 +22,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 import weakref
@@ -93,14 +94,9 @@ def is_world_usable(path: str) -> bool:
 
 
 def interpreter_candidates(preferred: str | None) -> list[str]:
-    """Where to look for the sandbox's python, best first: the setting, the system python, the worker's base."""
-    import sys
-
-    from django.conf import settings  # here: the sandbox also runs where no project is configured
-
-    configured = settings.LUDUS_SANDBOX_PYTHON if settings.configured else None
-    found = [preferred, configured, "/usr/bin/python3",
-             getattr(sys, "_base_executable", None), sys.executable]
+    """Where to look for the sandbox's python, best first: preferred (SandboxConfig.python, which the worker sets from
+    LUDUS_SANDBOX_PYTHON), the system python, the worker's base."""
+    found = [preferred, "/usr/bin/python3", getattr(sys, "_base_executable", None), sys.executable]
     return [p for p in found if p]
 
 
