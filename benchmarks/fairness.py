@@ -34,7 +34,7 @@ MOVE_MS, BANK_MS = 100, 3000
 # Run in a checkout (this one or the baseline), as a process of its own: plays one or two matches and prints JSON.
 DRIVER = """
 import json, os, sys, tempfile, threading
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 import django
 django.setup()
 from workers.play import play_game

@@ -247,7 +247,7 @@ def main() -> None:
     sys.path.insert(0, args.root)
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # whatever the checkout prints goes to stderr; stdout carries only the answers
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()
