@@ -20,8 +20,9 @@ from testkit import wait_until
 
 from engine.core import Decision
 from workers.play import play_game
-from workers.sandbox.bwrap import SandboxUnavailable, default_lock_dir, pids_of_uid, sweep_orphans
+from workers.sandbox.bwrap import SandboxUnavailable, pids_of_uid, sweep_orphans
 from workers.sandbox.config import SandboxConfig
+from workers.sandbox.leases import default_lock_dir
 from workers.sandbox.seat import SandboxedSeat
 from workers.sandbox.seat_host import cgroup_host
 from workers.sandbox.unpacking import BadBotSource, unpack_bot
@@ -703,7 +704,7 @@ def test_a_lock_is_held_until_the_last_exit_finalizer_has_run(tmp_path: Path) ->
 
     probe = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
              "import fcntl, os, weakref\n"
-             "from workers.sandbox.bwrap import try_lock\n"
+             "from workers.sandbox.leases import try_lock\n"
              "path = sys.argv[1]\n"
              "class Seat: pass\n"
              "def look():\n"

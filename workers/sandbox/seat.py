@@ -42,13 +42,13 @@ from workers.sandbox.bwrap import (
     SandboxUnavailable,
     UidLease,
     bwrap_command,
-    default_lock_dir,
     find_interpreter,
     self_test,
     spawn,
 )
 from workers.sandbox.config import SANDBOX_KINDS, SandboxConfig
 from workers.sandbox.freezer import Freezer
+from workers.sandbox.leases import default_lock_dir
 from workers.sandbox.pipes import CHUNK, LineBuffer, encode_line, wait_fd
 from workers.sandbox.seat_host import CGROUP_MODES, SeatHost, cgroup_host
 from workers.sandbox.seat_log import StderrLog
