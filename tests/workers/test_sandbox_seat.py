@@ -27,7 +27,7 @@ from workers.sandbox.seat import SandboxedSeat
 from workers.sandbox.seat_host import cgroup_host
 from workers.sandbox.unpacking import BadBotSource, unpack_bot
 from workers.sandbox_settings import make_sandboxed_seat, sandbox_config, sandbox_kind
-from workers.seats import Clock, InProcessSeat, SeatDied, start_seats
+from workers.seats import Clock, InProcessSeat, Reply, SeatDied, start_seats
 
 pytestmark = [
     pytest.mark.sandbox,
@@ -52,6 +52,14 @@ def _zip(files: dict[str, bytes]) -> bytes:
 
 def _seat(code: str) -> SandboxedSeat:
     return SandboxedSeat(code.encode(), "main.py", CONFIG)
+
+
+def _timed_decide(seat: SandboxedSeat, seq: int, bank_ms: int) -> tuple[Reply, float]:
+    """The seat's reply to decision seq, and the wall milliseconds the call took: what the seat is charged (reply.ms)
+    can never be more, whatever the load; how much less is a speed, measured in benchmarks/sandbox.py."""
+    t0 = time.monotonic()
+    reply = seat.decide(seq, {"n": seq}, PICK, bank_ms=bank_ms)
+    return reply, (time.monotonic() - t0) * 1000
 
 
 # --- which sandbox ------------------------------------------------------------------------------------------------
@@ -134,10 +142,9 @@ def test_it_rejects_a_bad_upload_naming_the_problem(
 def test_a_timeout_kills_the_sandbox_at_once_and_the_seat_stays_dead() -> None:
     seat = _seat("import time, ludus\nludus.run(lambda view, decision: time.sleep(60))\n")
     seat.start(HELLO)
-    t0 = time.monotonic()
-    reply = seat.decide(1, {}, PICK, bank_ms=200)
-    assert reply.fault == "timeout" and reply.choice == 0 and 300 <= reply.ms < 800
-    assert time.monotonic() - t0 < CONFIG.startup_ms / 1000 + 1.0
+    reply, wall_ms = _timed_decide(seat, 1, bank_ms=200)
+    # Charged its whole limit and no more time than passed (how soon after the limit it is killed: benchmarks/).
+    assert reply.fault == "timeout" and reply.choice == 0 and 300 <= reply.ms <= wall_ms
     if seat.uid is not None:
         assert pids_of_uid(seat.uid) == []  # killed at the timeout, not at the end of the match
     with pytest.raises(SeatDied, match="^killed by the sandbox when decision 1 timed out$"):  # its own cause
@@ -163,9 +170,10 @@ def test_a_died_fault_names_the_cause_of_the_death(code: str, cause: str) -> Non
 def test_it_answers_and_charges_only_the_bots_time() -> None:
     seat = _seat("import time, ludus\nludus.run(lambda view, decision: time.sleep(0.05) or 2)\n")
     seat.start(HELLO)
-    replies = [seat.decide(seq, {"n": seq}, PICK, bank_ms=200) for seq in (1, 2, 3)]
-    assert [r.choice for r in replies] == [2, 2, 2] and all(r.fault is None for r in replies)
-    assert all(45 <= r.ms < 400 for r in replies[1:])  # 50 ms of sleep, on a possibly busy machine
+    timed = [_timed_decide(seat, seq, bank_ms=200) for seq in (1, 2, 3)]
+    assert [r.choice for r, _ in timed] == [2, 2, 2] and all(r.fault is None for r, _ in timed)
+    # At least its 50 ms of sleep, at most the time that passed (the worker's overhead on top: benchmarks/).
+    assert all(50 <= r.ms <= wall_ms for r, wall_ms in timed[1:]), timed
     seat.finish({"type": "result", "outcome": {"ranks": [1, 2]}})
     assert not seat.seat_dir.exists()
 
@@ -508,8 +516,8 @@ def test_many_seats_leave_nothing_behind() -> None:
 def test_a_bot_gets_the_startup_allowance_only_once() -> None:
     seat = _seat("import time, ludus\ntime.sleep(0.8)\nludus.run(lambda view, decision: 0)\n")
     seat.start(HELLO)
-    first = seat.decide(1, {}, PICK, bank_ms=200)  # 0.8 s of start-up is not charged
-    assert first.fault is None and first.ms < 300
+    first, wall_ms = _timed_decide(seat, 1, bank_ms=200)  # 0.8 s of start-up is not charged
+    assert first.fault is None and first.ms <= max(0, wall_ms - CONFIG.startup_ms), (first, wall_ms)
     seat.finish({"type": "result", "outcome": {}})
 
 
