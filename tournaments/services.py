@@ -7,13 +7,15 @@ docs/architecture.md#configuration).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
-from collections.abc import Callable
-from datetime import timedelta
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import DurationField, F, Q, Value
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
@@ -21,8 +23,9 @@ from django.utils import timezone
 
 from tournaments.advancement import advance_tournament
 from tournaments.dispatch import send_matches
-from tournaments.models import Match, Seat, Tournament
-from tournaments.ratings import lock_competition, rate_seats
+from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
+from tournaments.ratings import lock_competition, locked_ratings, rate_seats, update_rows
+from tournaments.rows import columns, instances, width
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +41,35 @@ def claim_match(match_id: int, owner: str, worker: str = "") -> bool:
 
     Leases are on the database's clock (now() in SQL), so hosts whose clocks disagree never take each other's. A
     worker does not take a match it failed itself less than a lease ago (see decline_match)."""
+    return bool(claim_and_read(match_id, owner, worker))
+
+
+def claim_and_read(match_id: int, owner: str, worker: str = "", one_statement: bool | None = None
+                   ) -> list[tuple[Any, ...]]:
+    """claim_match, and the claimed match's row with its seats, their versions and bots, for loaded_match; no rows
+    when the match was not claimed. On PostgreSQL in one statement: one round trip and no query building instead of
+    two of each (the runner's fixed cost); elsewhere (SQLite has no UPDATE in a WITH) the claim, then the read, in one
+    transaction: a read that fails takes the claim back with it, so a retry (with_db_retry) claims again instead of
+    finding the match running under a lease nobody holds. one_statement: which of the two (by default, by the
+    database; tests run both on PostgreSQL)."""
+    if one_statement is None:
+        one_statement = connection.vendor == "postgresql"
+    params: dict[str, Any] = {"id": match_id, "owner": owner, "worker": worker, "queued": Status.QUEUED,
+                              "running": Status.RUNNING, "lease": timedelta(seconds=settings.LUDUS_LEASE_SECONDS),
+                              "limit": settings.LUDUS_MATCH_ATTEMPTS}
+    with contextlib.nullcontext() if one_statement else transaction.atomic(), connection.cursor() as cursor:
+        if one_statement:
+            cursor.execute(_claim_sql(bool(worker)), params)
+        elif _claim(match_id, owner, worker):
+            cursor.execute(_read_sql(connection.ops.quote_name(Match._meta.db_table) + " c")
+                           + ' WHERE c."id" = %s ORDER BY s."number"', [match_id])
+        else:
+            return []
+        return list(cursor.fetchall())
+
+
+def _claim(match_id: int, owner: str, worker: str) -> bool:
+    """claim_match's compare-and-set, by the ORM (for databases other than PostgreSQL)."""
     queued = Q(status=Status.QUEUED)
     if worker:
         queued &= ~Q(failed_by=worker, queued_at__gt=Now() - _seconds(settings.LUDUS_LEASE_SECONDS))
@@ -49,21 +81,43 @@ def claim_match(match_id: int, owner: str, worker: str = "") -> bool:
     ) == 1
 
 
-Loaded = tuple[Match, list[Seat]]
+LOADED = (Match, Seat, BotVersion, Bot)  # a row of claim_and_read: these models' columns in turn
 
 
-def claim_and_read(match_id: int, owner: str, worker: str = "") -> Loaded | None:
-    """claim_match, then the claimed match with its seats in order, their versions and bots (two statements); None
-    when the match was not claimed. In one transaction: a read that fails takes the claim back with it, so a retry
-    (with_db_retry) claims again instead of finding the match running under a lease nobody holds."""
-    with transaction.atomic():
-        if not claim_match(match_id, owner, worker):
-            return None
-        seats = list(Seat.objects.filter(match_id=match_id).select_related("match", "bot_version__bot")
-                     .order_by("number"))
-        match = seats[0].match if seats else Match.objects.get(pk=match_id)
-    for seat in seats:
-        seat.match = match  # one match object for all the seats, as the runner updates it
+@functools.cache
+def _claim_sql(declines: bool) -> str:
+    """_claim as an UPDATE ... RETURNING in a WITH, read with the seats in seat order (PostgreSQL)."""
+    quote = connection.ops.quote_name
+    declined = (f' AND NOT ({quote("failed_by")} = %(worker)s AND {quote("queued_at")} > STATEMENT_TIMESTAMP() - '
+                '%(lease)s)') if declines else ""
+    return (f'WITH c AS (UPDATE {quote(Match._meta.db_table)} SET "status" = %(running)s, "lease_owner" = %(owner)s, '
+            '"lease_expires" = STATEMENT_TIMESTAMP() + %(lease)s, "attempts" = "attempts" + 1, '
+            f'"started_at" = STATEMENT_TIMESTAMP() WHERE "id" = %(id)s AND (("status" = %(queued)s{declined}) '
+            'OR ("status" = %(running)s AND "lease_expires" < STATEMENT_TIMESTAMP() AND "attempts" < %(limit)s)) '
+            'RETURNING *) '
+            + _read_sql("c") + ' ORDER BY s."number"')
+
+
+@functools.cache
+def _read_sql(source: str) -> str:
+    """The columns of the match c from source, then of each of its seats, their versions and bots (LOADED)."""
+    quote = connection.ops.quote_name
+    seat, version, bot = (quote(model._meta.db_table) for model in LOADED[1:])
+    read = ", ".join(columns(model, alias) for alias, model in zip("csvb", LOADED, strict=True))
+    return (f'SELECT {read} FROM {source} LEFT JOIN {seat} s ON s."match_id" = c."id" '
+            f'LEFT JOIN {version} v ON v."id" = s."bot_version_id" LEFT JOIN {bot} b ON b."id" = v."bot_id"')
+
+
+def loaded_match(rows: list[tuple[Any, ...]]) -> tuple[Match, list[Seat]]:
+    """The objects of claim_and_read's rows: the match, and its seats in order with their versions and bots."""
+    [match] = instances(rows[0], (Match,))
+    seats = []
+    for row in rows:
+        if row[width(Match)] is None:  # a match without seats: one row, its seat columns null
+            break
+        seat, version, bot = instances(row[width(Match):], LOADED[1:])
+        version.bot, seat.bot_version, seat.match = bot, version, match
+        seats.append(seat)
     return match, seats
 
 
@@ -86,8 +140,9 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     document is the verified replay document, logs each seat's captured stderr; seats, the match's seats with their
     match as the runner loaded them (else read here); store writes the replay, called with the finished match and
     the document inside the transaction (the runner passes replays.store.store_replay: replays imports tournaments,
-    never the reverse). Raises ResultRefused unless this runner holds the running match; a second replay for the
-    match raises IntegrityError (and writes nothing). RESULT_STATEMENTS statements, one lock on the competition row.
+    never the reverse). Raises ResultRefused unless this runner holds the running
+    match; a second replay for the match raises IntegrityError (and writes nothing). Seven statements for a rated
+    match once its seats have ratings (six with seats given), one lock on the competition row.
     """
     now = timezone.now()
     # The seats with their match: what is read here (the seat numbers and versions, the match's competition, player
@@ -97,29 +152,57 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     if not seats:
         raise ResultRefused(f"match {match_id} has no seats; its result was not recorded")
     match = seats[0].match
-    with transaction.atomic():
-        # The competition row first: it serializes rating updates and round changes, in one lock order.
+    with transaction.atomic(), _pipelined():
+        # The competition row first: it serializes rating updates and round changes, in one lock order. On
+        # PostgreSQL the statements go in a pipeline: the lock with BEGIN, then the compare-and-set with the rating
+        # rows' lock, then the writes, then COMMIT: four round trips instead of one a statement.
         seq = lock_competition(match)
-        finished = Match.objects.filter(pk=match_id, status=Status.RUNNING, lease_owner=owner).update(
-            status=Status.FINISHED, finished_at=now, lease_expires=None, error="", rating_seq=seq)
-        if finished != 1:
+        finished = _send_finish(match_id, owner, now, seq)
+        ratings = locked_ratings(match, [seat.bot_version_id for seat in seats]) if match.rated else None
+        if finished() != 1:
             raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
         match.status, match.finished_at, match.lease_expires, match.error = Status.FINISHED, now, None, ""
         match.rating_seq = seq
         apply_outcome(match, seats, document, logs or [])
         if match.rated:
-            rate_seats(match, seats, seq)
-        Seat.objects.bulk_update(seats, SEAT_RESULT_FIELDS)
+            rate_seats(match, seats, seq, ratings)
+        update_rows(Seat, seats, SEAT_RESULT_FIELDS)
         store(match, document)
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match
 
 
-# The statements of a rated result whose seats are given and have their rating rows: the competition's lock, its
-# next rating_seq, the match's compare-and-set, the ratings' lock and their update, the seats, the replay (with
-# the live progress dropped). A version's first rated result in a competition creates its rating rows: two more.
-RESULT_STATEMENTS = 8
+@contextlib.contextmanager
+def _pipelined() -> Iterator[None]:
+    """psycopg's pipeline mode on Django's connection (PostgreSQL): statements are sent without waiting for their
+    answers, which come when one is read (a fetch, or the end of the block). Inside transaction.atomic(), so a
+    failed statement raises (as Django's error) inside the transaction, which rolls back."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    connection.ensure_connection()
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        yield
+
+
+def _send_finish(match_id: int, owner: str, now: datetime, seq: int | None) -> Callable[[], int]:
+    """The result's compare-and-set, sent (written out: in a pipeline its answer comes with the next statement's, or
+    when read); the function returned reads how many rows it finished."""
+    field = Match._meta.get_field("finished_at")
+    # In a pipeline the row count is only set once the answer is read, and reading rows is what waits for it.
+    returning = ' RETURNING "id"' if connection.vendor == "postgresql" else ""
+    cursor = connection.cursor()
+    cursor.execute(f'UPDATE {connection.ops.quote_name(Match._meta.db_table)} SET "status" = %s, "finished_at" = %s, '
+                   '"lease_expires" = NULL, "error" = \'\', "rating_seq" = %s '
+                   f'WHERE "id" = %s AND "status" = %s AND "lease_owner" = %s{returning}',
+                   [Status.FINISHED, field.get_db_prep_save(now, connection), seq, match_id, Status.RUNNING, owner])
+
+    def finished() -> int:
+        with cursor:
+            return len(cursor.fetchall()) if returning else int(cursor.rowcount)
+
+    return finished
 
 
 SEAT_RESULT_FIELDS = [

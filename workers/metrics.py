@@ -26,7 +26,7 @@ logger = logging.getLogger(__name__)
 PHASE_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0)
 
 PHASE_SECONDS = Histogram(
-    "ludus_match_phase_seconds", "Seconds a match spent in each runner phase (claim, spawn, start, play, "
+    "ludus_match_phase_seconds", "Seconds a match spent in each runner phase (claim, load, spawn, start, play, "
     "finish, verify, record)", ["phase"], buckets=PHASE_BUCKETS)
 RUNS = Counter("ludus_worker_runs", "Runs of workers.run_match by what came of them", ["outcome"])
 FAULTS = Counter("ludus_bot_faults", "Bot faults by code (timeout, bad_json, stale_seq, out_of_range, died...)",

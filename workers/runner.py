@@ -32,11 +32,11 @@ from tournaments.dberrors import describe, is_connection_lost
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
 from tournaments.services import (
-    Loaded,
     ResultRefused,
     claim_and_read,
     decline_match,
     fail_match,
+    loaded_match,
     record_result,
     renew_lease,
 )
@@ -67,15 +67,15 @@ def run_match(match_id: int) -> str:
     """
     owner, worker = runner_id(), _worker()
     timings = Timings()
-    loaded = timings.measure("claim", lambda: with_db_retry(lambda: claim_and_read(match_id, owner, worker)))
-    if loaded is None:
+    rows = timings.measure("claim", lambda: with_db_retry(lambda: claim_and_read(match_id, owner, worker)))
+    if not rows:
         if worker and with_db_retry(lambda: decline_match(match_id, worker)):
             return "declined: this worker failed it a moment ago; left for another"
         return with_db_retry(lambda: _not_claimed(match_id))
     heartbeat = Heartbeat(match_id, owner)
     heartbeat.start()
     try:
-        outcome, cause = _run_claimed(match_id, owner, heartbeat, timings, loaded)
+        outcome, cause = _run_claimed(match_id, owner, heartbeat, timings, rows)
     finally:
         heartbeat.stop()
     logger.info("match %s %s; timings %s", match_id, outcome, json.dumps(timings.ms))
@@ -97,11 +97,11 @@ def _advance_version_test(match_id: int, outcome: str) -> None:
 
 
 def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timings,
-                 loaded: Loaded) -> tuple[str, str]:
-    """Play, verify and record; return the outcome and, for an infrastructure failure, its cause. loaded: the
-    claim's (the match with its seats, read in its transaction)."""
-    match, seats = loaded
+                 rows: list[tuple[Any, ...]]) -> tuple[str, str]:
+    """Play, verify and record; return the outcome and, for an infrastructure failure, its cause. rows: the claim's
+    (the match with its seats, read in the same statement)."""
     try:
+        match, seats = timings.measure("load", lambda: loaded_match(rows))
         document, logs = play_match(match, seats, timings, heartbeat)
         document["footer"]["digest"] = timings.measure("verify", lambda: verify_document(document))["digest"]
     except LeaseLost as exc:

@@ -42,6 +42,7 @@ from tournaments.builtins import ensure_builtin
 from tournaments.dispatch import RunnerUnavailable
 from tournaments.models import BotVersion, Ladder, Match, Seat
 from tournaments.new_matches import create_match
+from tournaments.ratings import update_rows
 from tournaments.services import SEAT_RESULT_FIELDS, apply_outcome
 from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
 from workers import pinning
@@ -276,7 +277,7 @@ def keep_smoke_match(version: BotVersion, spec: SmokeMatch, result: PlayResult) 
     document = replay_document(match, seats, load_game(spec.game).validate_options({}), spec.clock, result)
     document["footer"]["digest"] = verify_document(document)["digest"]
     apply_outcome(match, seats, document, result.logs)
-    Seat.objects.bulk_update(seats, SEAT_RESULT_FIELDS)
+    update_rows(Seat, seats, SEAT_RESULT_FIELDS)
     Replay.from_document(match, document).save()
     return match
 

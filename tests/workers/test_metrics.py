@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration, 
 
 SLEEPER = b"import time\nimport ludus\n\n\ndef act(view, decision):\n    time.sleep(30)\n    return 0\n\n\n" \
           b"ludus.run(act)\n"
-PHASES = {"claim", "spawn", "start", "play", "finish", "verify", "record"}
+PHASES = {"claim", "load", "spawn", "start", "play", "finish", "verify", "record"}
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -23,14 +23,7 @@ from replays.verify import verify_document
 from tournaments.models import Ladder, Match, Rating
 from tournaments.new_matches import create_match
 from tournaments.scheduling import start_tournament
-from tournaments.services import (
-    RESULT_STATEMENTS,
-    ResultRefused,
-    claim_match,
-    fail_match,
-    record_result,
-    requeue_expired,
-)
+from tournaments.services import ResultRefused, claim_match, fail_match, record_result, requeue_expired
 from workers import runner
 from workers.runner import ProgressRecorder, play_match, run_match
 
@@ -206,7 +199,7 @@ def _write_statements(queries: CaptureQueriesContext) -> list[str]:
     return [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
 
 
-def test_the_result_write_keeps_its_statement_ceiling_and_one_competition_lock(
+def test_the_result_write_is_seven_statements_and_one_competition_lock(
     tinynim: Any, builtin_versions: dict[str, Any]
 ) -> None:
     ladder = Ladder.objects.create(name="quick", game="tinynim", players_per_match=2)
@@ -215,16 +208,15 @@ def test_the_result_write_keeps_its_statement_ceiling_and_one_competition_lock(
     for seed in (1, 2):  # the first result creates the two ratings; the second finds them
         match = create_match(ladder, versions, seed)
         assert claim_match(match.pk, "worker-a")
-        seats = list(match.seats.select_related("match", "bot_version__bot").order_by("number"))
-        document, logs = play_match(match, seats)
+        document, logs = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
         with CaptureQueriesContext(connection) as queries:
-            record_result(match.pk, "worker-a", document, logs, seats, store=store_replay)
+            record_result(match.pk, "worker-a", document, logs, store=store_replay)
         played.append(_write_statements(queries))
     first, second = played
-    assert len(first) <= RESULT_STATEMENTS + 2 and len(second) <= RESULT_STATEMENTS, second
+    assert len(first) == 9 and len(second) == 7, second  # the replay and the progress's delete: one statement
     for statements in played:
-        locks = [sql for sql in statements if "FOR UPDATE" in sql and '"tournaments_ladder"' in sql]
-        assert len(locks) == 1, statements
+        on_ladder = [sql for sql in statements if '"tournaments_ladder"' in sql.split(" WHERE ")[0]]
+        assert len(on_ladder) == 1 and on_ladder[0].startswith('UPDATE "tournaments_ladder"'), on_ladder
     ladder.refresh_from_db()
     assert ladder.rating_seq == 2
     assert list(Match.objects.filter(ladder=ladder).order_by("seed").values_list("rating_seq", flat=True)) == [1, 2]
