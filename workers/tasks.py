@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from replays.analysis_jobs import run_analysis, send
 from replays.store import drop_progress
 from replays.version_test_measures import advance_all
 from tournaments.advancement import advance_running_tournaments
@@ -39,6 +40,16 @@ def run_match_task(self: Any, match_id: int) -> str:
         what = "is unreachable" if is_connection_lost(exc) else "refused a statement"
         logger.warning("match %s: the database %s; retrying in %ss (%s)", match_id, what, delay, describe(exc))
         raise self.retry(exc=exc, countdown=delay) from exc
+
+
+@app.task(name="workers.analyse_match")
+def analyse_match_task(analysis_id: int) -> str:
+    """A turn of a match analysis (docs/analysis.md): some decisions, then the rest sent again behind the queued
+    matches (priority PRIORITY_ANALYSIS), so ladder and tournament matches go first."""
+    outcome = run_analysis(analysis_id)
+    if outcome == "paused":
+        send(analysis_id)
+    return outcome
 
 
 @app.task(name="workers.send_outbox")
