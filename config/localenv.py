@@ -12,7 +12,7 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
-from tournaments.env import env_bool
+from config.env import env_bool
 
 LOCAL_ENV = Path("var") / "local.env"
 
