@@ -13,6 +13,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from replays.analysis_jobs import run_analysis, send
 from replays.store import drop_progress
 from replays.version_test_measures import advance_all
 from tournaments.advancement import advance_running_tournaments
@@ -40,6 +41,16 @@ def run_match_task(match_id: int) -> str:
         what = "is unreachable" if is_connection_lost(exc) else "refused a statement"
         logger.warning("match %s: the database %s; retrying with back-off (%s)", match_id, what, describe(exc))
         raise
+
+
+@shared_task(name="workers.analyse_match")
+def analyse_match_task(analysis_id: int) -> str:
+    """A turn of a match analysis (docs/analysis.md): some decisions, then the rest sent again behind the queued
+    matches (priority PRIORITY_ANALYSIS), so ladder and tournament matches go first."""
+    outcome = run_analysis(analysis_id)
+    if outcome == "paused":
+        send(analysis_id)
+    return outcome
 
 
 @shared_task(name="workers.send_outbox")
