@@ -36,7 +36,7 @@
     var width = Math.max.apply(null, xs) + pad - minX, height = Math.max.apply(null, ys) + pad - minY;
     var root = svg("svg", { viewBox: [minX, minY, width, height].map(function (v) { return v.toFixed(0); }).join(" "),
       role: "img", "aria-labelledby": "earth-title" });
-    root.style.setProperty("--earth-width", width.toFixed(0) + "px");  // its drawn size, kept on a phone (site.css)
+    root.style.setProperty("--earth-width", width.toFixed(0) + "px");  // its drawn size, kept on a phone (replays/static/replays/viewer.css)
     root.appendChild(svg("title", { id: "earth-title", text: "The earth: " + view.tiles.length + " tiles" }));
     view.tiles.forEach(function (tile) { root.appendChild(hexTile(tile, view, ctx)); });
     (view.elements || []).forEach(function (e) {
