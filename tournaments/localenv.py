@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dotenv import dotenv_values
+from dotenv import dotenv_values, set_key
 
 from tournaments.env import env_bool
 
 LOCAL_ENV = Path("var") / "local.env"
+FROM_FILE: set[str] = set()  # the variables load_local_env took from the file (the environment left them unset)
 
 
 def local_env_path(base_dir: Path) -> Path | None:
@@ -31,5 +32,22 @@ def load_local_env(base_dir: Path) -> None:
     if path is None or not path.is_file() or not env_bool("DEBUG", True):
         return
     for name, value in dotenv_values(path).items():
-        if value is not None:
-            os.environ.setdefault(name, value)
+        if value is not None and name not in os.environ:
+            os.environ[name] = value
+            FROM_FILE.add(name)
+
+
+def is_from_environment(name: str) -> bool:
+    """Whether the environment itself sets the variable (not the local settings file)."""
+    return name in os.environ and name not in FROM_FILE
+
+
+def write_local_value(base_dir: Path, name: str, value: str) -> Path | None:
+    """Set name=value in the local settings file, when there is one (replacing its line); return the file's path.
+
+    `manage.py demo` records its address here, so links printed in any other shell point at it."""
+    path = local_env_path(base_dir)
+    if path is None or not path.is_file():
+        return None
+    set_key(path, name, value, quote_mode="never")
+    return path

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tournaments.management.commands.demo import site_url
+
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,3 +64,32 @@ def test_run_ladder_plays_the_demos_open_ladder_right_after_it(tmp_path: Path) -
     shown = manage(ROOT, env, "shell", "-c",
                    "from tournaments.models import Ladder; print(Ladder.objects.get().is_open)")
     assert shown.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_the_demos_port_is_in_every_link_printed_in_another_shell(tmp_path: Path) -> None:
+    """`make demo PORT=8391`: var/local.env records the demo's address, so `replay show` in a new shell links to it;
+    an address the environment names wins and is left alone."""
+    local_env = tmp_path / "local.env"
+    local_env.write_text("DEBUG=1\n")
+    env = {k: v for k, v in demo_env(tmp_path).items() if k != "LUDUS_SITE_URL"}
+    env["LUDUS_ENV_FILE"] = str(local_env)
+    done = manage(ROOT, env, "demo", "--no-serve", "--entrants", "2", "--players", "2", "--games", "1",
+                  "--addrport", "0.0.0.0:8391")
+    assert done.returncode == 0, done.stderr
+    assert "LUDUS_SITE_URL=http://127.0.0.1:8391\n" in local_env.read_text()
+    match_id = done.stdout.partition("replay show ")[2].split()[0]
+    shown = manage(ROOT, env, "replay", "show", match_id)
+    assert shown.returncode == 0, shown.stderr
+    assert f"viewer: http://127.0.0.1:8391/replays/{match_id}/" in shown.stdout, shown.stdout
+    assert ":8000" not in shown.stdout
+    again = manage(ROOT, {**env, "LUDUS_SITE_URL": "https://ludus.example.org"}, "demo", "--no-serve",
+                   "--entrants", "2", "--players", "2", "--games", "1", "--addrport", "127.0.0.1:8392")
+    assert again.returncode == 0, again.stderr
+    assert "LUDUS_SITE_URL=http://127.0.0.1:8391\n" in local_env.read_text()
+
+
+@pytest.mark.parametrize(("addrport", "url"), [("8391", "http://127.0.0.1:8391"), ("0:8391", "http://127.0.0.1:8391"),
+                                               ("localhost:8391", "http://localhost:8391"),
+                                               ("[::]:8391", "http://[::1]:8391")])
+def test_the_site_url_is_the_address_people_open(addrport: str, url: str) -> None:
+    assert site_url(addrport) == url

@@ -4,9 +4,11 @@ serve."""
 from __future__ import annotations
 
 import itertools
+import os
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
@@ -16,9 +18,29 @@ from engine.registry import default_game, game_names
 from tournaments.cli import Entrant, create_and_start, make_console, print_standings, run_to_end
 from tournaments.dispatch import runner
 from tournaments.ladders import join_ladder
+from tournaments.localenv import is_from_environment, write_local_value
 from tournaments.models import Ladder, Tournament
 
 ADMIN_USER = "admin"
+ANY_HOST = {"": "127.0.0.1", "0": "127.0.0.1", "0.0.0.0": "127.0.0.1", "[::]": "[::1]"}  # runserver's "all addresses"
+
+
+def site_url(addrport: str) -> str:
+    """The address people open for runserver's addrport ("8131", "0:8131", "127.0.0.1:8131", "[::]:8131")."""
+    host, _, port = addrport.rpartition(":")
+    return f"http://{ANY_HOST.get(host, host)}:{port}"
+
+
+def use_site_url(addrport: str) -> str:
+    """LUDUS_SITE_URL from the demo's address, unless the environment names one: in this process, in the runner's
+    pool (spawned with this environment) and, through var/local.env, in every manage.py run in another shell
+    (try_bot, replay show, branch: their links point at this demo, docs/architecture.md#configuration)."""
+    if is_from_environment("LUDUS_SITE_URL"):
+        return str(settings.LUDUS_SITE_URL)
+    url = site_url(addrport)
+    os.environ["LUDUS_SITE_URL"] = settings.LUDUS_SITE_URL = url
+    write_local_value(settings.BASE_DIR, "LUDUS_SITE_URL", url)
+    return url
 
 
 def demo_entrants(count: int) -> list[Entrant]:
@@ -63,6 +85,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         console = make_console(self.stdout._out)
+        site = use_site_url(opts["addrport"])
         console.print("[bold]Ludus demo[/bold]: migrating the database…")
         call_command("migrate", interactive=False, verbosity=0)
         entrants = demo_entrants(opts["entrants"])
@@ -83,9 +106,9 @@ class Command(BaseCommand):
         if opts["no_serve"]:
             return
         password = self.reset_admin()
-        console.print(f"Open http://{opts['addrport']}/ : standings, matches and replays "
-                      f"(this tournament: http://{opts['addrport']}/tournaments/{tournament.pk}/)")
-        console.print(f"Admin: http://{opts['addrport']}/admin/  user [bold]{ADMIN_USER}[/bold]  "
+        console.print(f"Open {site}/ : standings, matches and replays "
+                      f"(this tournament: {site}/tournaments/{tournament.pk}/)")
+        console.print(f"Admin: {site}/admin/  user [bold]{ADMIN_USER}[/bold]  "
                       f"password [bold]{password}[/bold] (also logs in to the pages, to upload bots)")
         call_command("runserver", opts["addrport"], use_reloader=False)
 
