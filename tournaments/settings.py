@@ -169,6 +169,8 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 LUDUS_TRUSTED_PROXIES = trusted_proxies()
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
 AXES_SENSITIVE_PARAMETERS: list[str] = []  # log who is locked out and from where (never a password): for operators
+# Sign-up for authors on the pages (tournaments/pages/signup.py), throttled like the login; 0 turns it off.
+LUDUS_SIGNUP = env_bool("LUDUS_SIGNUP", True)
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
