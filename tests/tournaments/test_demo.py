@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
+from testkit import free_port, listening, wait_until
 
 from tournaments.management.commands.demo import site_url
 
@@ -93,3 +96,35 @@ def test_the_demos_port_is_in_every_link_printed_in_another_shell(tmp_path: Path
                                                ("[::]:8391", "http://[::1]:8391")])
 def test_the_site_url_is_the_address_people_open(addrport: str, url: str) -> None:
     assert site_url(addrport) == url
+
+
+def test_the_demos_open_ladder_plays_by_itself_while_it_serves(tmp_path: Path) -> None:
+    """No run_ladder, no beat: the demo's clock tops the ladder up, its pool plays the matches, and the ladder page
+    says when the next round comes."""
+    env = {**demo_env(tmp_path), "LUDUS_LADDER_SECONDS": "2"}
+    port = free_port()
+    log = tmp_path / "demo.log"
+    with open(log, "wb") as out:
+        demo = subprocess.Popen([sys.executable, "manage.py", "demo", "--entrants", "2", "--players", "2", "--games",
+                                 "1", "--addrport", f"127.0.0.1:{port}"], cwd=ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_until(lambda: listening(port) or demo.poll() is not None, 600, "the demo to serve")
+        assert demo.poll() is None, log.read_text()[-3000:]
+        printed = " ".join(log.read_text().split())  # the console wraps long lines
+        assert "on an open ladder, a round every 2 s while the demo serves" in printed
+        ladder_url = printed.partition("Ladder: ")[2].split()[0]
+        assert ladder_url.startswith(f"http://127.0.0.1:{port}/ladders/"), printed
+
+        def ladder_games() -> int:
+            done = manage(ROOT, env, "shell", "-c", "from tournaments.models import Match; print(Match.objects.filter("
+                          "ladder__name='demo evolution ladder', status='finished').count())")
+            return int(done.stdout.strip().splitlines()[-1])
+
+        assert wait_until(lambda: ladder_games() >= 6, 600, "the ladder to play two rounds by itself")
+        with urllib.request.urlopen(ladder_url, timeout=30) as page:
+            body = page.read().decode()
+        assert "Next round in about " in body and "every 2 s the ladder is topped up" in body
+    finally:
+        os.killpg(demo.pid, signal.SIGTERM)
+        demo.wait(timeout=60)

@@ -10,10 +10,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from engine import list_games
-from tournaments import upload_rule, visibility
+from tournaments import ladder_clock, upload_rule, visibility
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.ladder_entries import EntryRefused, enter_ladder, withdraw_from_ladder
 from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Tournament
@@ -63,7 +64,15 @@ def ladder_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "game_seat_rates": queries.game_seat_rates(ladder.game, ladder.players_per_match),
         "recent_matches": queries.with_seats(matches.order_by("-id"))[:10],
         "provisional_sigma": provisional_sigma(),
+        **next_round(),
     })
+
+
+def next_round() -> dict[str, Any]:
+    """When the ladders' clock tops the ladders up next (tournaments/ladder_clock.py), if one ran lately."""
+    at = ladder_clock.next_round()
+    seconds = max(0, round((at - timezone.now()).total_seconds())) if at else None
+    return {"next_round": at, "next_round_seconds": seconds, "round_seconds": round(ladder_clock.period())}
 
 
 def internal_ladder(request: HttpRequest, ladder: Ladder) -> HttpResponse:

@@ -17,6 +17,7 @@ from engine.bots import bot_names
 from engine.registry import default_game, game_names
 from tournaments.cli import Entrant, create_and_start, make_console, print_standings, run_to_end
 from tournaments.dispatch import runner
+from tournaments.ladder_clock import period, start_clock
 from tournaments.ladders import join_ladder
 from tournaments.localenv import is_from_environment, write_local_value
 from tournaments.models import Ladder, Tournament
@@ -62,8 +63,8 @@ def unused_name(base: str) -> str:
 
 
 def demo_ladder(tournament: Tournament) -> Ladder:
-    """The demo's bots on an open ladder of two-player matches (authors enter theirs from the bot page), made only
-    when asked (`run_ladder`, or beat)."""
+    """The demo's bots on an open ladder of two-player matches (authors enter theirs from the bot page); it plays
+    while the demo serves (the ladders' clock), or when asked (`run_ladder`)."""
     ladder, _ = Ladder.objects.get_or_create(name=f"demo {tournament.game} ladder",
                                              defaults={"game": tournament.game, "players_per_match": 2,
                                                        "is_open": True})
@@ -100,11 +101,14 @@ class Command(BaseCommand):
         print_standings(tournament, console)
         console.print(f"Replays: .venv/bin/python manage.py replay show {matches[0].pk}  (verify: replay verify --all)")
         ladder = demo_ladder(tournament)
-        console.print(f"The same bots are on the ladder {ladder.name!r} (id {ladder.pk}): "
-                      ".venv/bin/python manage.py run_ladder --rounds 10 plays it")
-        runner().stop_embedded()  # idle while serving; an admin requeue starts it again
+        runner().stop_embedded()  # started again by the next match: the ladder's, a requeue, an upload's validation
         if opts["no_serve"]:
+            console.print(f"The same bots are on the ladder {ladder.name!r} (id {ladder.pk}): "
+                          ".venv/bin/python manage.py run_ladder --rounds 10 plays it")
             return
+        start_clock()  # beat's part for the ladders: no beat runs without a broker (tournaments/ladder_clock.py)
+        console.print(f"Ladder: {site}/ladders/{ladder.pk}/ : the same bots on an open ladder, a round every "
+                      f"{period():.0f} s while the demo serves")
         password = self.reset_admin()
         console.print(f"Open {site}/ : standings, matches and replays "
                       f"(this tournament: {site}/tournaments/{tournament.pk}/)")
