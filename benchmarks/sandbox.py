@@ -36,8 +36,8 @@ from typing import Any
 from benchmarks.seat_driver import capture
 from engine import protocol
 from engine.core import Decision
-from workers.bwrap import SANDBOX_ENV, UidLease, bwrap_command, find_interpreter, spawn
-from workers.sandbox import SDK_SOURCE, SandboxConfig
+from workers.sandbox.bwrap import SANDBOX_ENV, UidLease, bwrap_command, find_interpreter, spawn
+from workers.sandbox.seat import SDK_SOURCE, SandboxConfig
 
 ECHO_BOT = b"import ludus\nludus.run(lambda view, decision: 0)\n"
 CLOCK = {"move_ms": 1000, "bank_ms": 10_000}

@@ -2,8 +2,8 @@
 
     python benchmarks/seat_driver.py --root CHECKOUT --config '{"cgroups": "off"}' --starts 5 --games 1 --matches 2
 
-It imports `workers.sandbox` from CHECKOUT, so this checkout and a baseline (`--baseline`) are measured by the same
-code, and prints one JSON object of samples in seconds:
+It imports the sandboxed seat (`workers.sandbox.seat`, or a baseline's `workers.sandbox`) from CHECKOUT, so this
+checkout and a baseline (`--baseline`) are measured by the same code, and prints one JSON object of samples in seconds:
 - start: a seat from nothing to its first reply (unpacking, the uid lease, the group, bwrap, the interpreter);
 - round_trip: `SandboxedSeat.decide` per decision, replaying every decision of a 3-player Evolution game;
 - hand_off: the same, alternating between two seats as a match does, each decision passing the turn (with
@@ -45,7 +45,12 @@ class Checkout:
 
     def __init__(self, config: dict[str, Any]) -> None:
         from engine import protocol
-        from workers import sandbox, seats
+        from workers import seats
+
+        try:
+            from workers.sandbox import seat as sandbox  # docs/architecture.md: the sandbox package
+        except ImportError:
+            from workers import sandbox  # type: ignore[no-redef]  # a baseline from before workers/sandbox/
 
         known = {f.name for f in dataclasses.fields(sandbox.SandboxConfig)}
         self.config = sandbox.SandboxConfig(**{k: v for k, v in config.items() if k in known})

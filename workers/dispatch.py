@@ -1,5 +1,5 @@
-"""The runner side of the dispatch seam (tournaments/dispatch.py names what it must provide; settings.LUDUS_RUNNER
-points at this module): Celery when a broker is configured, else the embedded process pool in this process."""
+"""The runner side of the dispatch seam (tournaments/dispatch.py names what it must provide; config/apps.py
+registers this module): Celery when a broker is configured, else the embedded process pool in this process."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from workers.runner import run_match
 
 def send_match(match_id: int, priority: int) -> None:
     if settings.CELERY_BROKER_URL and not embedded.is_pool_child():
-        from workers.tasks import run_match_task  # the Celery app is loaded only where a broker is configured
+        from workers.tasks import run_match_task  # the tasks are loaded only where a broker is configured
 
         run_match_task.apply_async((match_id,), priority=priority)
     else:

@@ -42,8 +42,7 @@ def _init_child(database: dict[str, Any], parent: int) -> None:
     global _in_pool_worker
     _in_pool_worker = True
     _die_with_parent(parent)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
-    import django
+    import django  # the settings module is the parent's: DJANGO_SETTINGS_MODULE is inherited
     from django.conf import settings
 
     # The parent's database as it is now, which a test run may have renamed since the environment was read.

@@ -40,9 +40,10 @@ from tournaments.services import (
     record_result,
     renew_lease,
 )
-from workers import health, metrics, pinning
+from workers import health, metrics
 from workers.play import PlayResult, Start, play_game
-from workers.sandbox import make_sandboxed_seat
+from workers.sandbox import pinning
+from workers.sandbox.seat import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, SeatPlayer
 
 logger = logging.getLogger(__name__)
@@ -250,7 +251,8 @@ def play_match(
     clock = Clock(move_ms=match.move_ms, bank_ms=match.bank_ms)
     players: list[SeatPlayer] = []
     # A sandboxed match on one CPU, its seats spawned there: no hand-over between the runner and a bot is then a
-    # cross-CPU wake-up (workers/pinning.py). Built-ins alone hand nothing over, and pinned could not leave a busy CPU.
+    # cross-CPU wake-up (workers/sandbox/pinning.py). Built-ins alone hand nothing over, and pinned could not leave a
+    # busy CPU.
     pinned = settings.LUDUS_PIN_MATCHES and not all(seat.bot_version.builtin for seat in seats)
     # While every CPU is leased the match waits for one (docs/operations.md, "One CPU a match"), its lease renewed.
     with pinning.one_cpu(pinned, check=heartbeat.check if heartbeat else None):

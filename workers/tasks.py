@@ -1,7 +1,8 @@
 """Thin Celery tasks: they take ids and call the services, which are safe to run twice.
 
 Loaded with Django set up: a worker imports this module (the app's `include`) after Celery's Django fix-up has
-run django.setup(), and the web side reaches it only through workers.dispatch, in a configured process.
+run django.setup(), and the web side reaches it only through workers.dispatch, in a configured process. Shared
+tasks: they use the app of config/celery.py, which sits above this package (docs/architecture.md#configuration).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
@@ -21,14 +23,13 @@ from tournaments.dispatch import send_outbox
 from tournaments.ladder_clock import scheduled_round
 from tournaments.services import redispatch_lost, requeue_expired
 from workers.broker import live_match_ids
-from workers.celery import app
 from workers.runner import run_match
 from workers.validation import ValidationUnavailable, validate_version
 
 logger = logging.getLogger(__name__)
 
 
-@app.task(name="workers.run_match", bind=True, max_retries=None)
+@shared_task(name="workers.run_match", bind=True, max_retries=None)
 def run_match_task(self: Any, match_id: int) -> str:
     """Run the match. While the database is unreachable the task is retried with back-off (a new message before
     this one is acknowledged), so an outage delays matches and never strands them."""
@@ -41,7 +42,7 @@ def run_match_task(self: Any, match_id: int) -> str:
         raise self.retry(exc=exc, countdown=delay) from exc
 
 
-@app.task(name="workers.send_outbox")
+@shared_task(name="workers.send_outbox")
 def send_outbox_task() -> int:
     """Beat, every LUDUS_DISPATCH_SECONDS: find lost messages, then send what the outbox holds (retries whose back-off
     is over, matches a broker outage left unsent, lost ones)."""
@@ -52,7 +53,7 @@ def send_outbox_task() -> int:
     return send_outbox()
 
 
-@app.task(name="workers.requeue_expired")
+@shared_task(name="workers.requeue_expired")
 def requeue_expired_task() -> int:
     """Beat, the reaper: requeue matches whose lease expired (on the database's clock), then send the outbox."""
     reaped = requeue_expired(ended=drop_progress)  # the expired attempts' live progress goes with them
@@ -60,7 +61,7 @@ def requeue_expired_task() -> int:
     return reaped
 
 
-@app.task(name="workers.validate_version", bind=True, max_retries=5, default_retry_delay=30)
+@shared_task(name="workers.validate_version", bind=True, max_retries=5, default_retry_delay=30)
 def validate_version_task(self: Any, version_id: int) -> str:
     """The smoke match of a new bot version; a sandbox failure (not the bot's) is retried."""
     try:
@@ -69,38 +70,38 @@ def validate_version_task(self: Any, version_id: int) -> str:
         raise self.retry(exc=exc) from exc
 
 
-@app.task(name="workers.revalidate_stale")
+@shared_task(name="workers.revalidate_stale")
 def revalidate_stale_task() -> int:
 
     return revalidate_stale()
 
 
-@app.task(name="workers.flag_faulty_bots")
+@shared_task(name="workers.flag_faulty_bots")
 def flag_faulty_bots_task() -> int:
 
     return flag_faulty_bots()
 
 
-@app.task(name="workers.schedule_ladders")
+@shared_task(name="workers.schedule_ladders")
 def schedule_ladders_task() -> int:
     """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating; the ladder pages say
     when the next round comes (tournaments/ladder_clock.py)."""
     return scheduled_round()
 
 
-@app.task(name="workers.advance_tournaments")
+@shared_task(name="workers.advance_tournaments")
 def advance_tournaments_task() -> int:
     """Beat: the safety net for a worker that died between recording a result and advancing its tournament."""
     return advance_running_tournaments()
 
 
-@app.task(name="workers.advance_version_tests")
+@shared_task(name="workers.advance_version_tests")
 def advance_version_tests_task() -> int:
     """Beat: tally every version test whose batch is played, decide or queue its next batch."""
     return advance_all()
 
 
-@app.task(name="workers.ping")
+@shared_task(name="workers.ping")
 def ping_task() -> str:
     """A round trip through the broker and a worker, for readiness checks."""
     return "pong"

@@ -45,10 +45,10 @@ from tournaments.new_matches import create_match
 from tournaments.ratings import update_rows
 from tournaments.services import SEAT_RESULT_FIELDS, apply_outcome
 from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
-from workers import pinning
 from workers.play import PlayResult, play_game
 from workers.runner import replay_document
-from workers.sandbox import WATCH_MS, make_sandboxed_seat
+from workers.sandbox import pinning
+from workers.sandbox.seat import WATCH_MS, make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat, Reply, SeatDied, SeatPlayer, waiting
 
 logger = logging.getLogger(__name__)

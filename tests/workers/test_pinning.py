@@ -1,4 +1,4 @@
-"""One match, one CPU (workers/pinning.py): the runner's thread and its seats' processes share a leased CPU.
+"""One match, one CPU (workers/sandbox/pinning.py): the runner's thread and its seats' processes share a leased CPU.
 
 The leases are real flocks in a lock dir of the test's own (`locks`), so other test processes that run matches
 meanwhile neither take this test's CPUs nor are taken from; the matches are real, in the bubblewrap sandbox.
@@ -23,8 +23,8 @@ from tournaments.bot_lifecycle import upload_bot_version
 from tournaments.models import BotVersion, Ladder, Match
 from tournaments.new_matches import create_match
 from tournaments.scheduling import start_tournament
-from workers import pinning
 from workers.runner import run_match
+from workers.sandbox import pinning
 
 ALLOWED = sorted(os.sched_getaffinity(0)) if pinning.can_pin() else []
 pytestmark = pytest.mark.skipif(

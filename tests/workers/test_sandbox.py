@@ -27,7 +27,7 @@ import pytest
 from testkit import listening
 
 from workers.play import PlayResult, play_game
-from workers.sandbox import SandboxConfig, SandboxedSeat, pids_of_uid
+from workers.sandbox.seat import SandboxConfig, SandboxedSeat, pids_of_uid
 from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer
 
 pytestmark = [
@@ -330,7 +330,7 @@ def test_it_hides_other_bots_the_project_the_settings_and_the_worker_environment
     monkeypatch.setenv("LUDUS_TEST_SECRET", "hunter2-do-not-leak")
     victim = bot(str(EXAMPLE))
     targets = [str(victim.seat_dir), str(victim.seat_dir / "bot" / "main.py"), str(ROOT),
-               str(ROOT / "tournaments" / "settings.py"), str(ROOT / "engine" / "sdk.py"), "../tournaments/settings.py",
+               str(ROOT / "tournaments" / "settings.py"), str(ROOT / "engine" / "sdk.py"), "../config/settings.py",
                "/work", "/root", "/etc/passwd", "/etc/hostname", "/home", "/var/run/postgresql", "/proc/2/environ",
                "/sys/class/net"]
     source = _zip({"main.py": (BOTS / "snoop.py").read_bytes(), "targets.json": json.dumps(targets).encode()})

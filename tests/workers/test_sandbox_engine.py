@@ -15,7 +15,7 @@ import pytest
 
 from engine.registry import load_game
 from workers.play import play_game
-from workers.sandbox import POOL, SandboxConfig, SandboxedSeat, make_sandboxed_seat
+from workers.sandbox.seat import POOL, SandboxConfig, SandboxedSeat, make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat
 
 pytestmark = [

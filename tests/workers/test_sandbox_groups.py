@@ -19,10 +19,9 @@ from typing import Any
 import pytest
 from test_sandbox import BOTS, GAME, _zip, assert_contained, faults, moves, unharmed
 
-from workers import sandbox
 from workers.play import PlayResult, play_game
-from workers.sandbox import SandboxConfig, SandboxedSeat
-from workers.seat_host import cgroup_host
+from workers.sandbox.seat import SandboxConfig, SandboxedSeat
+from workers.sandbox.seat_host import cgroup_host
 from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer, waiting
 
 pytestmark = [
@@ -36,10 +35,10 @@ LIMIT = 256 * MiB
 CONFIG = SandboxConfig(startup_ms=1500, group_memory_bytes=LIMIT)
 CLOCK = Clock(move_ms=200, bank_ms=500)
 THINK_S = 0.020  # the other seat's wall time a decision: what a pondering bot could take from it each time
-OFF_TURN_MS = 1  # workers/sandbox.py: more CPU than this after a reply, off its turn, and a seat is frozen from then on
-LOOKS_CREDIT_MS = 50  # workers/sandbox.py: at most this much of the looks' time a decide is not charged to the seat
-CHECK_MS = 4  # workers/sandbox.py: a waiting seat is checked at the first decision this long after its last check
-FROZEN_MS = 1 + 4 + 1  # workers/cgroups.py: a frozen group's 1 ms quota, a 250 Hz tick over it, the counter
+OFF_TURN_MS = 1  # workers/sandbox/seat.py: more CPU than this after a reply, off its turn, and a seat is frozen
+LOOKS_CREDIT_MS = 50  # workers/sandbox/seat.py: at most this much of the looks' time is not charged to the seat
+CHECK_MS = 4  # workers/sandbox/seat.py: a waiting seat is checked at the first decision this long after its last check
+FROZEN_MS = 1 + 4 + 1  # workers/sandbox/cgroups.py: a frozen group's 1 ms quota, a 250 Hz tick over it, the counter
 
 
 @pytest.fixture(autouse=True)
@@ -59,7 +58,7 @@ def _play(*seats: SeatPlayer, players: int = 2, seed: int = 11, clock: Clock = C
     return play_game(GAME, players, seed, {}, filled, clock, 3)
 
 
-# What a seat's log says when it is caught computing off its turn (workers/sandbox.py, _check_cpu).
+# What a seat's log says when it is caught computing off its turn (workers/sandbox/seat.py, _check_cpu).
 CAUGHT = re.compile(r"\[ludus\] used \d+ ms of CPU after its reply to decision \d+, while another seat held the "
                     r"decision: frozen whenever it waits, from now on")
 
@@ -353,7 +352,7 @@ def test_cpu_used_off_its_turn_is_charged_to_the_seats_own_clock_and_past_the_bo
     """kernel_thief.py's children run on in the kernel after its reply: what its group used until its next decide is
     added to that move's ms (so to its own bank), and with the bound set to nothing, each such wait is an off_turn
     fault naming the CPU, until the seat forfeits; the opponent is charged nothing."""
-    monkeypatch.setattr(sandbox, "OFF_TURN_FAULT_MS", 0)
+    monkeypatch.setattr("workers.sandbox.seat.OFF_TURN_FAULT_MS", 0)
     replies: list[Reply] = []
 
     class Recorded(SandboxedSeat):
@@ -420,7 +419,7 @@ def test_seccomp_refuses_each_family(family: str, filtered: dict[str, str], unfi
 
 def _widen_affinity(seccomp: bool) -> dict[str, str]:
     """The bot's log lines, played with this thread pinned to one CPU, as the runner pins a match
-    (workers/pinning.py): the seat inherits the pin."""
+    (workers/sandbox/pinning.py): the seat inherits the pin."""
     cpu = max(os.sched_getaffinity(0))
     previous = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {cpu})

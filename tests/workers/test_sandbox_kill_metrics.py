@@ -13,7 +13,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from workers.play import play_game
-from workers.sandbox import SandboxConfig, SandboxedSeat
+from workers.sandbox.seat import SandboxConfig, SandboxedSeat
 from workers.seats import Clock, InProcessSeat
 
 pytestmark = [

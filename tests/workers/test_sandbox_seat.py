@@ -19,9 +19,9 @@ import pytest
 from testkit import wait_until
 
 from engine.core import Decision
-from workers.bwrap import default_lock_dir, sweep_orphans
 from workers.play import play_game
-from workers.sandbox import (
+from workers.sandbox.bwrap import default_lock_dir, sweep_orphans
+from workers.sandbox.seat import (
     BadBotSource,
     SandboxConfig,
     SandboxedSeat,
@@ -31,7 +31,7 @@ from workers.sandbox import (
     sandbox_kind,
     unpack_bot,
 )
-from workers.seat_host import cgroup_host
+from workers.sandbox.seat_host import cgroup_host
 from workers.seats import Clock, InProcessSeat, SeatDied, start_seats
 
 pytestmark = [
@@ -279,7 +279,7 @@ def _match_with(version: SimpleNamespace, seat: int) -> tuple[SandboxedSeat, str
 
 
 def test_warm_seats_play_their_versions_next_match_in_the_same_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.sandbox import POOL
+    from workers.sandbox.seat import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     try:
@@ -300,9 +300,10 @@ LOGS_ITS_CPUS = ("import os, sys, ludus\nprint('cpus', sorted(os.sched_getaffini
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: every match runs on it")
 def test_a_warm_seat_is_reused_only_by_a_match_pinned_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A seat keeps the CPU affinity it was spawned with (workers/pinning.py): reused by a match pinned elsewhere, or
-    unpinned, it would run on the CPU another match leased. The runner's thread is pinned here as pinning does it."""
-    from workers.sandbox import POOL
+    """A seat keeps the CPU affinity it was spawned with (workers/sandbox/pinning.py): reused by a match pinned
+    elsewhere, or unpinned, it would run on the CPU another match leased. The runner's thread is pinned here as
+    pinning does it."""
+    from workers.sandbox.seat import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     everywhere = os.sched_getaffinity(0)
@@ -374,7 +375,7 @@ def test_a_warm_seat_starts_its_next_match_with_nothing_left_of_the_last(monkeyp
     """What a bot writes after its result (at once, or from a thread while it is parked) belongs to no match: its
     next match reads none of it as a reply, and its next log holds none of it."""
     code = LEFTOVERS if names_its_epoch else LEFTOVERS.replace("if 'epoch' in m: answer['epoch'] = m['epoch']", "pass")
-    from workers.sandbox import POOL
+    from workers.sandbox.seat import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     seats, logs, replies = [], [], []
@@ -412,7 +413,7 @@ ANSWERS_ONE_HELLO = (
 
 
 def test_a_woken_seat_that_does_not_answer_its_hello_is_stopped_saying_why(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.sandbox import POOL
+    from workers.sandbox.seat import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
     try:
@@ -430,7 +431,7 @@ def test_a_woken_seat_that_does_not_answer_its_hello_is_stopped_saying_why(monke
 
 def test_a_validation_seat_is_never_parked(monkeypatch: pytest.MonkeyPatch) -> None:
     """A validation's seat (match None) would wait for a match of its version that a fresh process must play."""
-    from workers.sandbox import POOL
+    from workers.sandbox.seat import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     try:
@@ -447,7 +448,7 @@ def test_a_validation_seat_is_never_parked(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_a_full_pool_retires_its_longest_parked_seat_for_a_new_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.sandbox import POOL
+    from workers.sandbox.seat import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
     try:
@@ -461,7 +462,7 @@ def test_a_full_pool_retires_its_longest_parked_seat_for_a_new_one(monkeypatch: 
 
 
 def test_a_seat_parked_longer_than_the_idle_limit_is_retired(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.sandbox import POOL
+    from workers.sandbox.seat import POOL
 
     monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
     monkeypatch.setenv("LUDUS_WARM_SEATS_IDLE_SECONDS", "0.2")
@@ -518,9 +519,9 @@ def test_a_bot_gets_the_startup_allowance_only_once() -> None:
 
 
 def test_a_host_that_cannot_sandbox_fails_the_match_not_the_bot(monkeypatch: pytest.MonkeyPatch) -> None:
-    import workers.bwrap
+    import workers.sandbox.bwrap
 
-    monkeypatch.setattr(workers.bwrap, "bwrap_path", lambda: "/bin/false")
+    monkeypatch.setattr(workers.sandbox.bwrap, "bwrap_path", lambda: "/bin/false")
     seat = _seat("import ludus\nludus.run(lambda view, decision: 0)\n")
     with pytest.raises(SandboxUnavailable, match="bwrap cannot start a sandbox here"):
         seat.start(HELLO)
@@ -530,8 +531,8 @@ def test_a_host_that_cannot_sandbox_fails_the_match_not_the_bot(monkeypatch: pyt
 
 WORKER = """
 import os, sys, time
-from workers.bwrap import children_of, find_interpreter
-from workers.sandbox import SandboxedSeat
+from workers.sandbox.bwrap import children_of, find_interpreter
+from workers.sandbox.seat import SandboxedSeat
 seat = SandboxedSeat(b"import time\\nwhile True: time.sleep(1)\\n", "main.py")
 seat.start({"type": "hello", "clock": {"move_ms": 100, "bank_ms": 100}})
 while not any(os.readlink(f"/proc/{p}/exe") == find_interpreter().executable for p in children_of(seat.pid)):
@@ -566,7 +567,7 @@ def test_the_sandbox_dies_with_its_worker() -> None:
 
 FROZEN_WORKER = """
 import json, time
-from workers.sandbox import SandboxedSeat
+from workers.sandbox.seat import SandboxedSeat
 from workers.seats import start_seats
 seat = SandboxedSeat(b"import ludus\\nludus.run(lambda view, decision: 0)\\n", "main.py")
 start_seats([seat], [{"type": "hello", "clock": {"move_ms": 100, "bank_ms": 100}}])  # booted, then frozen
@@ -574,7 +575,7 @@ dirs = [str(p) for p in seat.group.dirs.values()]
 print(json.dumps({"uid": seat._res.lease.uid, "dirs": dirs, "pids": seat.group.pids()}), flush=True)
 time.sleep(600)
 """
-SWEEP = "from workers.sandbox import prepare_worker; print(prepare_worker({uid}, 1))"
+SWEEP = "from workers.sandbox.seat import prepare_worker; print(prepare_worker({uid}, 1))"
 
 
 @pytest.mark.skipif(cgroup_host("optional") is None, reason="this host delegates no control groups")
@@ -608,7 +609,7 @@ def test_a_live_worker_leasing_a_dead_workers_uid_first_removes_what_it_left() -
     import subprocess
     import sys
 
-    from workers.bwrap import UidLease, sweep_once
+    from workers.sandbox.bwrap import UidLease, sweep_once
 
     host = cgroup_host("optional")
     locks = Path(SandboxConfig().lock_dir or default_lock_dir())
@@ -642,7 +643,7 @@ def test_the_v2_groups_join_freeze_measure_kill_and_go() -> None:
     interface a seat uses (cgroup.procs, cgroup.freeze, cpu.stat, cgroup.kill) is real."""
     import subprocess
 
-    from workers.cgroups import Host, Limits, SeatGroup, prepared
+    from workers.sandbox.cgroups import Host, Limits, SeatGroup, prepared
 
     host = prepared(Host(2, {"": V2_ROOT / f"ludus-test-{os.getpid()}"}, controllers=()))
     group = SeatGroup(host, "seat-1", Limits(64 << 20, 8, 0.5))
@@ -677,7 +678,7 @@ def test_a_worker_without_delegated_groups_refuses_uploads_saying_why_and_how() 
     import subprocess
 
     probe = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
-             "from workers.cgroups import CgroupsUnavailable, find_host\n"
+             "from workers.sandbox.cgroups import CgroupsUnavailable, find_host\n"
              "try:\n    find_host()\nexcept CgroupsUnavailable as exc:\n    print(exc)\n")
     done = subprocess.run(["setpriv", "--reuid=21500", "--regid=21500", "--clear-groups", "/usr/bin/python3", "-S",
                            "-c", probe], capture_output=True, text=True, timeout=60, cwd="/")
@@ -708,7 +709,7 @@ def test_a_lock_is_held_until_the_last_exit_finalizer_has_run(tmp_path: Path) ->
 
     probe = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
              "import fcntl, os, weakref\n"
-             "from workers.bwrap import try_lock\n"
+             "from workers.sandbox.bwrap import try_lock\n"
              "path = sys.argv[1]\n"
              "class Seat: pass\n"
              "def look():\n"
@@ -739,10 +740,10 @@ def test_a_lock_dir_that_exists_with_a_wider_mode_is_narrowed_to_0700(maker: str
     so prepare_worker's sweep touches nobody's seats.)"""
     import stat
 
-    from workers.bwrap import UidLease
-    from workers.pinning import take_cpu
-    from workers.seat_host import prepare_worker
-    from workers.seccomp import bpf_path
+    from workers.sandbox.bwrap import UidLease
+    from workers.sandbox.pinning import take_cpu
+    from workers.sandbox.seat_host import prepare_worker
+    from workers.sandbox.seccomp import bpf_path
 
     locks = tmp_path / "locks"
     locks.mkdir()

@@ -1,4 +1,4 @@
-"""Routes of the pages, included at the site root by tournaments/urls.py."""
+"""Routes of the pages, included at the site root by config/urls.py."""
 
 from django.urls import path
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from tournaments.env import env_bool, env_choice, env_int, env_list, env_str
+from config.env import env_bool, env_choice, env_int, env_list, env_str
 
 
 @pytest.mark.parametrize(("raw", "value"), [("1", True), ("true", True), ("OFF", False), ("no", False)])
@@ -53,7 +53,7 @@ def test_unset_values_take_their_defaults(monkeypatch: pytest.MonkeyPatch) -> No
 )
 def test_settings_refuse_to_start_with_bad_environment(env: dict[str, str], message: str) -> None:
     root = Path(__file__).resolve().parents[2]
-    clean = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "tournaments.settings", **env}
+    clean = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings", **env}
     done = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=root, env=clean,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and message in done.stderr

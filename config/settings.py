@@ -13,9 +13,9 @@ from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
-from tournaments.env import env_bool, env_choice, env_float, env_int, env_list, env_optional, env_str
-from tournaments.localenv import load_local_env
-from tournaments.proxies import trusted_proxies
+from config.env import env_bool, env_choice, env_float, env_int, env_list, env_optional, env_str
+from config.localenv import load_local_env
+from config.proxies import trusted_proxies
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 load_local_env(BASE_DIR)  # var/local.env from `make local`, for variables the environment leaves unset
@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "csp",  # Content-Security-Policy; its checks catch settings of its older versions
     "tournaments",
     "replays",
+    "config",  # wires the runners to the apps when Django starts (config/apps.py)
 ]
 
 MIDDLEWARE = [
@@ -116,8 +117,8 @@ MIDDLEWARE = [
 # django-axes checks every login (the pages', the admin's, the API's token login) before the password does.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 
-ROOT_URLCONF = "tournaments.urls"
-WSGI_APPLICATION = "tournaments.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -297,11 +298,8 @@ LUDUS_WORKER_FAILURE_LIMIT = env_int("LUDUS_WORKER_FAILURE_LIMIT", 3, minimum=1)
 # The most matches one tournament may schedule at once; more is refused with this number in the error.
 LUDUS_TOURNAMENT_MAX_MATCHES = env_int("LUDUS_TOURNAMENT_MAX_MATCHES", 5000, minimum=1)
 
-# --- Celery (read by workers/celery.py through the CELERY_ namespace) ----------------------------------------------
+# --- Celery (read by config/celery.py through the CELERY_ namespace) ----------------------------------------------
 CELERY_BROKER_URL = env_optional("CELERY_BROKER_URL")  # unset: the embedded runner in manage.py
-# The module that runs matches and validations for the web side (tournaments/dispatch.py): the one place the apps
-# are wired to the runners, so `tournaments` and `replays` never import `workers`.
-LUDUS_RUNNER = "workers.dispatch"
 CELERY_RESULT_BACKEND = env_optional("CELERY_RESULT_BACKEND")
 CELERY_TASK_DEFAULT_QUEUE = env_str("LUDUS_QUEUE", "ludus")
 # Beside the matches' queue: `<queue>.control` for beat's housekeeping (the reaper must not wait behind a backlog of

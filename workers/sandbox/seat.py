@@ -4,7 +4,7 @@
 `make_sandboxed_seat(bot_version, match_id)` is what the match runner calls. It returns a `SandboxedSeat`, a
 `workers.seats.SeatPlayer`: the bot's files are unpacked into a private temp dir, the process starts under `bwrap`
 (with a seccomp filter) as an unprivileged uid of its own (when the worker runs as root), in a control group of its
-own (workers/cgroups.py) and with rlimits, and every decision is a `decide` line answered by one reply line within
+own (cgroups.py) and with rlimits, and every decision is a `decide` line answered by one reply line within
 `move_ms + bank_ms`. A seat boots until it read its hello, then is frozen until its turn; after a reply it waits
 unfrozen, asleep on its stdin, watched before every decision and every WATCH_MS of another's move, and one caught
 computing off its turn is frozen whenever it waits from then on (docs/bots.md, "The freezer"): no seat computes on
@@ -42,7 +42,8 @@ import orjson
 from engine import protocol
 from engine.core import Decision
 from workers.bot_files import BadBotSource, unpack_bot, write_file
-from workers.bwrap import (
+from workers.metrics import count_sandbox_kill
+from workers.sandbox.bwrap import (
     SANDBOX_ENV,
     SDK_DIR,
     SandboxUnavailable,
@@ -54,13 +55,12 @@ from workers.bwrap import (
     self_test,
     spawn,
 )
-from workers.cgroups import Limits
-from workers.metrics import count_sandbox_kill
-from workers.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, prepare_worker
-from workers.seat_log import StderrLog
+from workers.sandbox.cgroups import Limits
+from workers.sandbox.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, prepare_worker
+from workers.sandbox.seat_log import StderrLog
+from workers.sandbox.seccomp import SeccompUnavailable, bpf_path
+from workers.sandbox.warm_pool import POOL, idle_seconds, warm_seats
 from workers.seats import Reply, SeatDied, Waiter, check_waiting, waiting
-from workers.seccomp import SeccompUnavailable, bpf_path
-from workers.warm_pool import POOL, idle_seconds, warm_seats
 
 __all__ = [
     "BadBotSource", "SandboxConfig", "SandboxUnavailable", "SandboxedSeat", "make_sandboxed_seat",
@@ -68,7 +68,7 @@ __all__ = [
 ]
 
 SANDBOX_KINDS = ("bwrap", "none")
-SDK_SOURCE = Path(__file__).resolve().parent.parent / "engine" / "sdk.py"
+SDK_SOURCE = Path(__file__).resolve().parents[2] / "engine" / "sdk.py"
 _CHUNK = 1 << 16
 MAX_PATCH_OPS = 64  # a patch with more operations than this is sent as the whole view
 MiB = 1 << 20
@@ -93,7 +93,7 @@ WATCH_MS = 10
 LOOKS_CREDIT_S = 0.050
 # The CPU a seat's group used off its turn is added to its next move's ms; more than this in one wait is an `off_turn`
 # fault as well. Frozen, a group keeps 1 ms of CPU a second, and may overrun it by a scheduler tick at each freeze
-# (workers/cgroups.py, freeze); a thief caught by a look takes some 15 ms of CPU, more when the worker is woken late on
+# (cgroups.py, freeze); a thief caught by a look takes some 15 ms of CPU, more when the worker is woken late on
 # a busy host; an honest bot uses none.
 OFF_TURN_FAULT_MS = 100
 
@@ -910,7 +910,7 @@ def cgroup_mode() -> CgroupMode:
 
 
 def _affinity() -> frozenset[int] | None:
-    """The calling thread's CPUs, which a seat spawned now keeps for its life (workers/pinning.py; the seccomp filter
+    """The calling thread's CPUs, which a seat spawned now keeps for its life (pinning.py; the seccomp filter
     forbids it to change them): part of a warm seat's key, so that it is reused only by a match pinned as its first
     was, never by one pinned to another CPU or unpinned, where it would run on a CPU another match leased. None where
     the platform has no affinity."""

@@ -10,9 +10,9 @@ Built-in bots alone hand nothing over, and a pinned thread cannot leave a CPU th
 match, and verification, stay unpinned.
 
 Which CPU: a lease per CPU, a non-blocking flock on `cpu-N.lock` in the worker lock dir (beside the seats' uid
-leases, workers/bwrap.py), so matches played at once on one machine (Celery prefork children, the embedded pool,
+leases, workers/sandbox/bwrap.py), so matches played at once on one machine (Celery prefork children, the embedded pool,
 several workers) take different CPUs instead of piling onto one while another idles. A process prefers the CPU of
-its last match: its warm seats (workers/sandbox.py) were spawned there and keep that affinity. When every allowed
+its last match: its warm seats (workers/sandbox/seat.py) were spawned there and keep that affinity. When every allowed
 CPU is leased, the match waits until one is given back (`wait_for_cpu`): played unpinned, its seats would run on the
 CPUs other matches leased, a hog's busy processes beside another match's deciding seat (docs/operations.md, "One CPU
 a match"). A thread allowed one CPU only leases that one, so that two matches never share it. Only where the platform
@@ -29,7 +29,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 
-from workers.bwrap import FileLock, default_lock_dir, make_lock_dir, try_lock
+from workers.sandbox.bwrap import FileLock, default_lock_dir, make_lock_dir, try_lock
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ WAIT_S = 0.02  # how often a match that waits for a CPU looks again: a fiftieth 
 
 class CpuLease:
     """One CPU held for one match: an exclusive flock on its lock file, until `release()` (or the lease's collection,
-    workers/bwrap.FileLock: a pool child lives for many matches)."""
+    workers/sandbox/bwrap.FileLock: a pool child lives for many matches)."""
 
     def __init__(self, cpu: int, lock: FileLock) -> None:
         self.cpu, self._lock = cpu, lock

@@ -6,7 +6,7 @@ namespace with the worker: user, pid, net (an empty network namespace with only 
 
 When the worker runs as root, each live seat also gets an unprivileged uid of its own (`UidLease`), so RLIMIT_NPROC,
 file permissions and the final sweep (`kill_uid`) are per seat; the lease's number also names the seat's control
-group (workers/cgroups.py). `spawn` starts a seat without forking the worker: vfork, a gate that waits until the
+group (workers/sandbox/cgroups.py). `spawn` starts a seat without forking the worker: vfork, a gate that waits until the
 process is in its group and has its rlimits, setpriv for the uid and the parent-death signal, then bwrap. See
 docs/bots.md for what was verified on which host.
 """
@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from workers.cgroups import Host, remove_seat, seat_slots
+from workers.sandbox.cgroups import Host, remove_seat, seat_slots
 
 BOT_DIR = "/bot"
 SDK_DIR = "/ludus"
@@ -314,7 +314,7 @@ def sweep_orphans(uids: range, locks: Path, groups: Host | None = None) -> None:
 
     That is what a worker killed with SIGKILL leaves behind: its seats' temp dirs (each owned by its seat's uid), their
     groups (`seat-N`, processes included) and, if it died in the instant between opening a seat's gate and setpriv
-    arming the parent-death signal, an orphaned bot. This runs at worker start (`workers.sandbox.prepare_worker`)
+    arming the parent-death signal, an orphaned bot. This runs at worker start (`workers.sandbox.seat.prepare_worker`)
     and once per process before its first seat.
     """
     dirs = _seat_dirs_by_owner(uids)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from workers.bwrap import (
+from workers.sandbox.bwrap import (
     SandboxUnavailable,
     UidLease,
     children_of,
@@ -26,7 +26,7 @@ from workers.bwrap import (
     reap,
     sweep_once,
 )
-from workers.cgroups import CgroupsUnavailable, Host, Limits, SeatGroup, find_host
+from workers.sandbox.cgroups import CgroupsUnavailable, Host, Limits, SeatGroup, find_host
 
 logger = logging.getLogger(__name__)
 

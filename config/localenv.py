@@ -12,7 +12,7 @@ from pathlib import Path
 
 from dotenv import dotenv_values, set_key
 
-from tournaments.env import env_bool
+from config.env import env_bool
 
 LOCAL_ENV = Path("var") / "local.env"
 FROM_FILE: set[str] = set()  # the variables load_local_env took from the file (the environment left them unset)
