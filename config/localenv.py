@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dotenv import dotenv_values, set_key
+from dotenv import dotenv_values
 
 from config.env import env_bool
 
@@ -41,13 +41,3 @@ def is_from_environment(name: str) -> bool:
     """Whether the environment itself sets the variable (not the local settings file)."""
     return name in os.environ and name not in FROM_FILE
 
-
-def write_local_value(base_dir: Path, name: str, value: str) -> Path | None:
-    """Set name=value in the local settings file, when there is one (replacing its line); return the file's path.
-
-    `manage.py demo` records its address here, so links printed in any other shell point at it."""
-    path = local_env_path(base_dir)
-    if path is None or not path.is_file():
-        return None
-    set_key(path, name, value, quote_mode="never")
-    return path

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
+from dotenv import set_key
 
 from engine.bots import bot_names
 from engine.registry import default_game, game_names
@@ -19,7 +20,6 @@ from tournaments.cli import Entrant, create_and_start, make_console, print_stand
 from tournaments.dispatch import runner
 from tournaments.ladder_clock import period, start_clock
 from tournaments.ladders import join_ladder
-from tournaments.localenv import is_from_environment, write_local_value
 from tournaments.models import Ladder, Tournament
 
 ADMIN_USER = "admin"
@@ -36,11 +36,13 @@ def use_site_url(addrport: str) -> str:
     """LUDUS_SITE_URL from the demo's address, unless the environment names one: in this process, in the runner's
     pool (spawned with this environment) and, through var/local.env, in every manage.py run in another shell
     (try_bot, replay show, branch: their links point at this demo, docs/architecture.md#configuration)."""
-    if is_from_environment("LUDUS_SITE_URL"):
+    if settings.LUDUS_SITE_URL_FROM_ENVIRONMENT:
         return str(settings.LUDUS_SITE_URL)
     url = site_url(addrport)
     os.environ["LUDUS_SITE_URL"] = settings.LUDUS_SITE_URL = url
-    write_local_value(settings.BASE_DIR, "LUDUS_SITE_URL", url)
+    local_env = settings.LUDUS_LOCAL_ENV_FILE  # var/local.env, which `make demo` wrote (None: no file, as in tests)
+    if local_env is not None and local_env.is_file():
+        set_key(local_env, "LUDUS_SITE_URL", url, quote_mode="never")
     return url
 
 
