@@ -20,7 +20,7 @@ from tournaments.advancement import advance_running_tournaments
 from tournaments.bot_lifecycle import flag_faulty_bots, revalidate_stale
 from tournaments.dberrors import describe, is_connection_lost
 from tournaments.dispatch import send_outbox
-from tournaments.ladders import schedule_ladders
+from tournaments.ladder_clock import scheduled_round
 from tournaments.services import redispatch_lost, requeue_expired
 from workers.broker import live_match_ids
 from workers.runner import run_match
@@ -93,8 +93,9 @@ def flag_faulty_bots_task() -> int:
 
 @shared_task(name="workers.schedule_ladders")
 def schedule_ladders_task() -> int:
-    """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating."""
-    return schedule_ladders()
+    """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating; the ladder pages say
+    when the next round comes (tournaments/ladder_clock.py)."""
+    return scheduled_round()
 
 
 @shared_task(name="workers.advance_tournaments")
