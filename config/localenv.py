@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dotenv import dotenv_values
+from dotenv import load_dotenv
 
 from config.env import env_bool
 
@@ -30,6 +30,4 @@ def load_local_env(base_dir: Path) -> None:
     path = local_env_path(base_dir)
     if path is None or not path.is_file() or not env_bool("DEBUG", True):
         return
-    for name, value in dotenv_values(path).items():
-        if value is not None:
-            os.environ.setdefault(name, value)
+    load_dotenv(path, override=False)  # into os.environ, for the processes this one starts too; the environment wins

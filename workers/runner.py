@@ -156,7 +156,7 @@ def with_db_retry(operation: Callable[[], T]) -> T:
 
     Only for operations that are safe to repeat, which every match service is: they are compare-and-set updates.
     """
-    for attempt in range(DB_RETRIES):
+    for attempt in range(DB_RETRIES):  # not tenacity: the give-up rule reads the connection, and a loop says it plainer
         try:
             return operation()
         except (OperationalError, InterfaceError) as exc:

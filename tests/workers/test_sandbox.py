@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from testkit import listening
 
@@ -88,32 +89,17 @@ def assert_forfeited_last(result: PlayResult, index: int = 0) -> None:
 
 
 def _all_pids_of_uid(uid: int) -> list[int]:
-    """Every process of uid, zombies included."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                status = Path(entry.path, "status").read_text()
-            except OSError:
-                continue
-            if re.search(rf"^Uid:\t{uid}\t", status, re.M):
-                found.append(int(entry.name))
-    return found
+    """Every process of uid (its real uid), zombies included."""
+    return [process.pid for process in psutil.process_iter(["uids"])
+            if process.info["uids"] is not None and process.info["uids"].real == uid]
 
 
 def _children() -> list[int]:
-    kids = []
-    for task in os.scandir("/proc/self/task"):
-        try:
-            kids += Path(task.path, "children").read_text().split()
-        except OSError:
-            pass
-    return [int(k) for k in kids]
+    return [child.pid for child in psutil.Process().children()]
 
 
 def _rss() -> int:
-    status = Path("/proc/self/status").read_text()
-    return int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M).group(1)) * 1024  # type: ignore[union-attr]
+    return int(psutil.Process().memory_info().rss)
 
 
 @contextlib.contextmanager
