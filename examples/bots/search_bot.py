@@ -10,6 +10,7 @@ the move's clock is nearly spent, and never computes off its turn. docs/bots.md,
 
 Upload this file as it is.
 """
+import math
 import random
 import statistics
 import time
@@ -80,12 +81,15 @@ def scorer():
 
 def margin():
     """MARGIN_MS, plus twice what the clock has lately charged beyond our own count (the bank pays a move's time
-    over move_ms: on a busy host waking up and the reply's way back take longer), plus more once the bank runs low."""
+    over move_ms: on a busy host waking up and the reply's way back take longer). Once that has cost half the bank,
+    no more search (infinite margin): greedy's answer at once, so a host that stays slow cannot drain the rest."""
     bank = bot.clock.get("bank_ms", 0)
     if own["bank"] is not None:
         own["lag"] = 0.7 * own["lag"] + 0.3 * max(0, own["bank"] - bank)
     own["bank"] = bank
-    return MARGIN_MS + 2 * own["lag"] + (50 if bank < 500 else 0)
+    if bank < bot.hello.get("clock", {}).get("bank_ms", 0) / 2:
+        return math.inf
+    return MARGIN_MS + 2 * own["lag"]
 
 
 def candidates(view, decision):
