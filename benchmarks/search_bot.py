@@ -141,7 +141,7 @@ def wilson(points_won: float, n: int, z: float = 1.96) -> tuple[float, float]:
 def play_sandboxed(game: str, seed: int, seat: int, move_ms: int, source: bytes) -> dict[str, Any]:
     """One game with the bot uploaded to the real sandbox: its points and its faults."""
     from workers.play import play_game
-    from workers.sandbox import SandboxedSeat
+    from workers.sandbox.seat import SandboxedSeat
     from workers.seats import Clock, InProcessSeat
 
     bot = SandboxedSeat(source, "search_bot.py")
