@@ -13,13 +13,14 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from replays.analysis_jobs import run_analysis, send
 from replays.store import drop_progress
 from replays.version_test_measures import advance_all
 from tournaments.advancement import advance_running_tournaments
 from tournaments.bot_lifecycle import flag_faulty_bots, revalidate_stale
 from tournaments.dberrors import describe, is_connection_lost
 from tournaments.dispatch import send_outbox
-from tournaments.ladders import schedule_ladders
+from tournaments.ladder_clock import scheduled_round
 from tournaments.services import redispatch_lost, requeue_expired
 from workers.broker import live_match_ids
 from workers.runner import run_match
@@ -40,6 +41,16 @@ def run_match_task(match_id: int) -> str:
         what = "is unreachable" if is_connection_lost(exc) else "refused a statement"
         logger.warning("match %s: the database %s; retrying with back-off (%s)", match_id, what, describe(exc))
         raise
+
+
+@shared_task(name="workers.analyse_match")
+def analyse_match_task(analysis_id: int) -> str:
+    """A turn of a match analysis (docs/analysis.md): some decisions, then the rest sent again behind the queued
+    matches (priority PRIORITY_ANALYSIS), so ladder and tournament matches go first."""
+    outcome = run_analysis(analysis_id)
+    if outcome == "paused":
+        send(analysis_id)
+    return outcome
 
 
 @shared_task(name="workers.send_outbox")
@@ -82,8 +93,9 @@ def flag_faulty_bots_task() -> int:
 
 @shared_task(name="workers.schedule_ladders")
 def schedule_ladders_task() -> int:
-    """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating."""
-    return schedule_ladders()
+    """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating; the ladder pages say
+    when the next round comes (tournaments/ladder_clock.py)."""
+    return scheduled_round()
 
 
 @shared_task(name="workers.advance_tournaments")
