@@ -1,7 +1,7 @@
 # One image for web, worker and beat; docker-compose.yml picks the command. Configured only by environment variables.
 FROM python:3.11-slim
 
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=tournaments.settings
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=config.settings
 # bubblewrap sandboxes uploaded bots (LUDUS_SANDBOX=bwrap); the worker container needs user namespaces.
 # python3-seccomp compiles the sandbox's seccomp filter (and brings /usr/bin/python3, the bots' interpreter);
 # setpriv (util-linux, already in the base image) starts each seat as its own uid.
@@ -26,5 +26,5 @@ RUN useradd --create-home --uid 10001 ludus && mkdir -p /app/var && chown ludus 
 USER ludus
 EXPOSE 8000
 # gunicorn reads /app/gunicorn.conf.py (its working directory): the proxies it trusts (LUDUS_TRUSTED_PROXIES).
-CMD ["gunicorn", "tournaments.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker", \
+CMD ["gunicorn", "config.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker", \
      "--bind", "0.0.0.0:8000", "--workers", "3"]

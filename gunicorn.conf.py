@@ -2,7 +2,7 @@
 # /app in the image), so the README's, the Dockerfile's, compose's and deploy/k8s/web.yaml's commands all use it.
 import os
 
-from tournaments.proxies import trusted_proxies
+from config.proxies import trusted_proxies
 
 # Each web process pools its PostgreSQL connections: at most this many (docs/operations.md#database-connections).
 # Only the web: a Celery worker's processes each hold one connection of their own anyway.

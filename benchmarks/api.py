@@ -63,7 +63,7 @@ def recreate_database(base: str, refill: bool) -> bool:
 
 
 def setup_django(url: str) -> None:
-    os.environ.update(DATABASE_URL=url, DEBUG="1", DJANGO_SETTINGS_MODULE="tournaments.settings")
+    os.environ.update(DATABASE_URL=url, DEBUG="1", DJANGO_SETTINGS_MODULE="config.settings")
     import django
 
     django.setup()
@@ -229,10 +229,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-WSGI = ["tournaments.wsgi"]
+WSGI = ["config.wsgi"]
 # The README's server: ASGI, each request in a thread. Connections per request (DATABASE_CONN_MAX_AGE=0): the one
 # setting that was safe before the pool, which a checkout with gunicorn.conf.py replaces by its pool.
-ASGI = ["tournaments.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
+ASGI = ["config.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
 
 
 def start_gunicorn(url: str, port: int, code: Path = ROOT, app: list[str] = WSGI,

@@ -31,7 +31,7 @@ def piled(checkout: Path, seconds: float, broker: str) -> int:
     queue = f"beatpile{secrets.token_hex(4)}"
     env = dict(os.environ, LUDUS_QUEUE=queue, LOG_LEVEL="WARNING", CELERY_BROKER_URL=broker, **FAST)
     with tempfile.TemporaryDirectory() as tmp:
-        beat = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers", "beat", "--loglevel=WARNING",
+        beat = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=WARNING",
                                  f"--schedule={tmp}/schedule"], cwd=checkout, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:

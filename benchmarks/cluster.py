@@ -66,7 +66,7 @@ class Cluster:
 
     def env(self, code: Path | None = None, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CELERY_", "LUDUS_"))}
-        env.update(DJANGO_SETTINGS_MODULE="tournaments.settings", DEBUG="1", DATABASE_URL=self.database_url,
+        env.update(DJANGO_SETTINGS_MODULE="config.settings", DEBUG="1", DATABASE_URL=self.database_url,
                    CELERY_BROKER_URL=self.broker_url, PYTHONPATH=str(code or self.code), LOG_LEVEL="INFO")
         env.update(extra)
         return env
@@ -140,7 +140,7 @@ class Cluster:
 
     def start_worker(self, name: str, concurrency: int = 1, code: Path | None = None, **env: str) -> str:
         """A Celery worker (prefork, `concurrency` processes); returns its log name once it is ready."""
-        argv = [sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=prefork", "-c", str(concurrency),
+        argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "-c", str(concurrency),
                 "--loglevel=INFO", "-n", f"{name}-{os.getpid()}@%h", "--without-gossip", "--without-mingle"]
         process = self.spawn(name, argv, cwd=code, env=self.env(code, **env))
         wait_for(lambda: process.poll() is not None or " ready." in self.log(name), 180, f"worker {name}")
@@ -153,7 +153,7 @@ class Cluster:
         import urllib.request
 
         port = free_port()
-        argv = [sys.executable, "-m", "gunicorn", "tournaments.wsgi:application", "--bind", f"127.0.0.1:{port}",
+        argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
                 "--workers", str(workers), "--threads", str(threads), "--access-logfile", "-"]
         process = self.spawn("web", argv)
         base = f"http://127.0.0.1:{port}"

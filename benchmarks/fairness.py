@@ -1,13 +1,13 @@
 """Fairness: what each thief of tests/workers/bots takes from an honest bot that uses 60 % of its move clock
 (tests/workers/bots/honest_60.py), one match at a time and two at once, against a baseline checkout.
 
-Each match is played as the runner plays it: its thread leases a CPU and is pinned to it (workers/pinning.py), so
-the honest bot and the thief share one CPU. Two at once: two matches against the same thief start together while
+Each match is played as the runner plays it: its thread leases a CPU and is pinned to it (workers/sandbox/pinning.py),
+so the honest bot and the thief share one CPU. Two at once: two matches against the same thief start together while
 every CPU but one is leased elsewhere (another worker's matches), so the second has no CPU of its own. The table gives
 the honest bot's wall time per move (its first, with the start-up allowance, left out), median, p95 and max, its
 timeouts, and the thief's CPU (from its control group's counter) during the honest bot's moves. `honest_60.py` as the
-opponent is the control. Matches of this checkout and the baseline alternate, seed by seed, so that a busy machine
-slows both alike.
+opponent is the control. Matches of this checkout and the baseline alternate, seed by seed, so that a busy machine slows
+both alike.
 
     python -m benchmarks.fairness                               # this checkout
     python -m benchmarks.fairness --baseline /tmp/main --seeds 3 # and another checkout, side by side
@@ -34,13 +34,17 @@ MOVE_MS, BANK_MS = 100, 3000
 # Run in a checkout (this one or the baseline), as a process of its own: plays one or two matches and prints JSON.
 DRIVER = """
 import json, os, sys, tempfile, threading
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 import django
 django.setup()
-from workers import pinning
 from workers.play import play_game
-from workers.sandbox import SandboxConfig, SandboxedSeat
 from workers.seats import Clock
+try:
+    from workers.sandbox import pinning
+    from workers.sandbox.seat import SandboxConfig, SandboxedSeat
+except ImportError:  # a baseline from before the sandbox package (workers/sandbox/)
+    from workers import pinning
+    from workers.sandbox import SandboxConfig, SandboxedSeat
 
 bots, opponent, mode, seed, move_ms, bank_ms = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), \\
     int(sys.argv[5]), int(sys.argv[6])

@@ -33,7 +33,7 @@ TARGET_RATIO = 10.0
 
 def setup_world() -> dict[str, int]:
     """Migrate, and make the small world once; returns the ids the requests use."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()

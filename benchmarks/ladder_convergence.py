@@ -86,7 +86,7 @@ def main() -> None:
     parser.add_argument("--stable", type=int, default=0, help="stop once the true order held this many games")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()

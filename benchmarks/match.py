@@ -66,7 +66,7 @@ class Checkout:
         with psycopg.connect(self.admin, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{self.name}"')
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CELERY_", "LUDUS_"))}
-        env.update(DJANGO_SETTINGS_MODULE="tournaments.settings", DEBUG="1", PYTHONPATH=str(root),
+        env.update(DJANGO_SETTINGS_MODULE="config.settings", DEBUG="1", PYTHONPATH=str(root),
                    DATABASE_URL=urlsplit(server_url)._replace(path=f"/{self.name}").geturl(), LOG_LEVEL="WARNING")
         if not cgroups:
             env["LUDUS_SANDBOX_WITHOUT_CGROUPS"] = "1"

@@ -32,8 +32,8 @@ TABLE_SIZES = (10_000, 100_000)
 
 def play_round(ids: list[int], queue: str, deadline_s: float = 900) -> float:
     """Send the matches to one worker's queue; matches per minute until none is left unfinished."""
+    from config.celery import app
     from tournaments.models import Match
-    from workers.celery import app
 
     pending = Match.objects.filter(pk__in=ids, status__in=["queued", "running"])
     t0 = time.monotonic()

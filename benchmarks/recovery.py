@@ -130,7 +130,7 @@ class Deployment:
 
     def start_beat(self) -> None:
         schedule = self.cluster.workdir / "celerybeat-schedule"
-        self.cluster.spawn("beat", [sys.executable, "-m", "celery", "-A", "workers", "beat", "--loglevel=INFO"],
+        self.cluster.spawn("beat", [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO"],
                            env=self.cluster.env(**CLUSTER_ENV, CELERY_BEAT_SCHEDULE_FILENAME=str(schedule)))
 
     def received(self) -> int:

@@ -102,7 +102,7 @@ def main() -> None:
         setup_django(cluster)
         env = {"LUDUS_TEST_SHARE": args.share, "LUDUS_DISPATCH_SECONDS": "5", "LUDUS_LADDER_SECONDS": "2"}
         cluster.start_worker("worker", concurrency=1, **env)
-        cluster.spawn("beat", [sys.executable, "-m", "celery", "-A", "workers", "beat", "--loglevel=INFO", "-s",
+        cluster.spawn("beat", [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO", "-s",
                                str(Path(workdir) / "beat-schedule")], env=cluster.env(**env))
         figures["alone"] = [run_test(seed, 1800) for seed in seeds]
         set_ladder(1)

@@ -4,7 +4,7 @@
 # so the worker moves itself from the group it was started in (its delegated group: the container's own tree under
 # docker-compose.yml's private cgroup namespace, or a systemd unit's group with Delegate=yes) into a leaf,
 # `worker`, and enables memory, pids and cpu for that group's children: seats then go in `ludus/seat-N` beside it
-# (workers/cgroups.py finds this layout). With cgroup v1 there is nothing to do.
+# (workers/sandbox/cgroups.py finds this layout). With cgroup v1 there is nothing to do.
 # Without a writable tree the worker still starts, and refuses uploaded bots saying why (or runs them without
 # groups if LUDUS_SANDBOX_WITHOUT_CGROUPS=1).
 set -eu

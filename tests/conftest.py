@@ -221,10 +221,10 @@ def celery_broker_url() -> str:
 def celery_worker_process(
     django_db_setup: None, django_db_blocker: Any, celery_broker_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """`celery -A workers worker` as a real subprocess on the test database and this xdist worker's empty queues."""
+    """`celery -A config worker` as a real subprocess on the test database and this xdist worker's empty queues."""
     from django.conf import settings
 
-    from workers.celery import app
+    from config.celery import app
 
     clear_queues(celery_broker_url)
     # The test process sends to the same broker (make test sets CELERY_BROKER_URL; a bare run uses the default).

@@ -26,7 +26,7 @@ def database_url() -> str:
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="tournaments.settings", DEBUG="1", DATABASE_URL=database_url())
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings", DEBUG="1", DATABASE_URL=database_url())
     env.update(extra)
     return env
 
@@ -45,11 +45,11 @@ def wait_until(predicate: Callable[[], Any], deadline_s: float, what: str, poll_
 
 def start_celery_worker(name: str, env: dict[str, str], log_path: Path, concurrency: int = 1,
                         extra: tuple[str, ...] = (), **popen: Any) -> subprocess.Popen[bytes]:
-    """`celery -A workers worker` as a real subprocess: prefork, INFO logs into log_path, named `name@host`, and
+    """`celery -A config worker` as a real subprocess: prefork, INFO logs into log_path, named `name@host`, and
     without gossip or mingle (no waiting on other workers)."""
     with open(log_path, "wb") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=prefork", "-c", str(concurrency),
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "-c", str(concurrency),
              "--loglevel=INFO", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", *extra],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, **popen)
 
@@ -72,7 +72,7 @@ def clear_queues(broker_url: str, names: list[str] | None = None) -> None:
 
 def ping_workers(names: list[str]) -> list[Any]:
     """Replies from the Celery workers started with these names (`-n NAME@%h`), and from no other test's workers."""
-    from workers.celery import app
+    from config.celery import app
 
     hosts = [f"{name}@{socket.gethostname()}" for name in names]
     return list(app.control.ping(destination=hosts, timeout=0.5))

@@ -1,9 +1,9 @@
 """The one seam where the web side hands work to the runners (docs/architecture.md#four-packages-one-direction).
 
 `tournaments` and `replays` never import `workers` (the import contracts in pyproject.toml, checked by
-`lint-imports` in `make lint`). They name what they need here, and settings.LUDUS_RUNNER names the module that
-provides it: `workers.dispatch`, which sends to Celery when a broker is configured and to the embedded process
-pool otherwise. The dependency points from the runners to the apps; the settings module is the composition root.
+`lint-imports` in `make lint`). They name what they need here (Runner), and the top layer registers what provides
+it with `use_runner` when Django starts: `workers.dispatch` (config/apps.py, the composition root), which sends to
+Celery when a broker is configured and to the embedded process pool otherwise.
 
 The match row is the outbox: `enqueue_matches` sends after commit, a row is marked sent just before
 its message goes out, and beat's `send_outbox` sends whatever a broker outage left unsent.
@@ -12,14 +12,13 @@ its message goes out, and beat's `send_outbox` sends whatever a broker outage le
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from datetime import timedelta
 from functools import cache
-from importlib import import_module
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
-from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.db.models import Q
 from django.db.models.functions import Now
@@ -43,6 +42,9 @@ class Runner(Protocol):
     def send_validation(self, version_id: int) -> Future[str] | Any:
         """Hand a bot version's validation to a runner, now."""
 
+    def send_analysis(self, analysis_id: int) -> None:
+        """Hand a match analysis (docs/analysis.md) to a runner, behind every queued match (PRIORITY_ANALYSIS)."""
+
     def stale_validations(self) -> list[int]:
         """Versions whose validation was lost (a dead worker, a broker outage)."""
 
@@ -59,13 +61,23 @@ class Runner(Protocol):
         """Stop the embedded pool (it starts again on demand)."""
 
 
+_load_runner: Callable[[], Runner] | None = None
+
+
+def use_runner(load: Callable[[], Runner]) -> None:
+    """Register what provides the Runner; `load` is called on first use, so a process that never dispatches never
+    imports the runners (docs/architecture.md#configuration)."""
+    global _load_runner
+    _load_runner = load
+    runner.cache_clear()
+
+
 @cache
-def _runner(path: str) -> Runner:
-    return cast(Runner, import_module(path))
-
-
 def runner() -> Runner:
-    return _runner(settings.LUDUS_RUNNER)
+    if _load_runner is None:
+        raise ImproperlyConfigured("no runner is registered: the `config` app (config/apps.py) registers one when "
+                                   "Django starts; is it in INSTALLED_APPS?")
+    return _load_runner()
 
 
 # --- the outbox ---------------------------------------------------------------------------------------------------
@@ -90,8 +102,9 @@ def dispatch_match(match_id: int, priority: int | None = None) -> None:
 
 
 # Redis pops priority 0 first (kombu's priority steps 0, 3, 6, 9): new matches wait at 6, recovered ones go first,
-# version tests' games (tournaments/version_tests.py) come last.
+# version tests' games (tournaments/version_tests.py) and analyses' turns (replays/analysis_jobs.py) come last.
 PRIORITY_RECOVERED, PRIORITY_NEW, PRIORITY_TEST = 0, 6, 9
+PRIORITY_ANALYSIS = 9
 
 
 def send_matches(match_ids: Sequence[int], recovered: bool = False, priority: int | None = None) -> int:

@@ -1,7 +1,7 @@
 """The one rule for both doors of an upload, the page (`/upload/`) and the API (`POST /api/bots/upload/`).
 
 - A size cap on the request, LUDUS_UPLOAD_MAX_BYTES plus the form around the file: checked on Content-Length before
-  the body is read, by the ASGI server's front (tournaments/asgi.py, which also refuses a body of unannounced length)
+  the body is read, by the ASGI server's front (config/asgi.py, which also refuses a body of unannounced length)
   and again by each view (a WSGI server or the test client reads a body only when a view asks for it).
 - One throttle, DRF's `uploads` scope (LUDUS_UPLOAD_RATE): one count per user across both doors, checked before the
   form is parsed.

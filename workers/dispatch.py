@@ -1,5 +1,5 @@
-"""The runner side of the dispatch seam (tournaments/dispatch.py names what it must provide; settings.LUDUS_RUNNER
-points at this module): Celery when a broker is configured, else the embedded process pool in this process."""
+"""The runner side of the dispatch seam (tournaments/dispatch.py names what it must provide; config/apps.py
+registers this module): Celery when a broker is configured, else the embedded process pool in this process."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from typing import Any
 
 from django.conf import settings
 
-from tournaments.dispatch import PRIORITY_TEST
+from tournaments.dispatch import PRIORITY_ANALYSIS, PRIORITY_TEST
 from workers import embedded, validation
 from workers.runner import run_match
 
 
 def send_match(match_id: int, priority: int) -> None:
     if settings.CELERY_BROKER_URL and not embedded.is_pool_child():
-        from workers.tasks import run_match_task  # the Celery app is loaded only where a broker is configured
+        from workers.tasks import run_match_task  # the tasks are loaded only where a broker is configured
 
         run_match_task.apply_async((match_id,), priority=priority)
     else:
@@ -28,6 +28,15 @@ def send_validation(version_id: int) -> Future[str] | Any:
 
         return validate_version_task.delay(version_id)
     return embedded.pool().submit(validation.run_embedded, version_id)
+
+
+def send_analysis(analysis_id: int) -> None:
+    if settings.CELERY_BROKER_URL and not embedded.is_pool_child():
+        from workers.tasks import analyse_match_task  # as in send_match
+
+        analyse_match_task.apply_async((analysis_id,), priority=PRIORITY_ANALYSIS)
+    else:
+        embedded.submit_analysis(analysis_id)
 
 
 def stale_validations() -> list[int]:

@@ -42,8 +42,7 @@ def _init_child(database: dict[str, Any], parent: int) -> None:
     global _in_pool_worker
     _in_pool_worker = True
     _die_with_parent(parent)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
-    import django
+    import django  # the settings module is the parent's: DJANGO_SETTINGS_MODULE is inherited
     from django.conf import settings
 
     # The parent's database as it is now, which a test run may have renamed since the environment was read.
@@ -105,6 +104,22 @@ def submit_match(match_id: int, play_in_child: bool = False) -> Future[str] | No
     future = pool().submit(_run, match_id)
     _futures.append(future)
     return future
+
+
+def submit_analysis(analysis_id: int) -> Future[str] | None:
+    """Run a match analysis to its end in the pool (docs/analysis.md); inside a pool child, in the child."""
+    if _in_pool_worker:
+        _analyse(analysis_id)
+        return None
+    future = pool().submit(_analyse, analysis_id)
+    _futures.append(future)
+    return future
+
+
+def _analyse(analysis_id: int) -> str:
+    from replays.analysis_jobs import run_to_end  # not at the top: as in _run_one
+
+    return run_to_end(analysis_id)
 
 
 def errors() -> list[BaseException]:

@@ -48,7 +48,7 @@ class Breaker:
 BREAKER = Breaker()
 
 
-NODE = ""  # set in the worker's main process at start (workers/celery.py); the pool children inherit it
+NODE = ""  # set in the worker's main process at start (config/celery.py); the pool children inherit it
 
 
 def node_name() -> str:
@@ -88,7 +88,7 @@ def sandbox_python_problem() -> str | None:
     sandbox then picks an interpreter itself)."""
     import subprocess
 
-    from workers.bwrap import find_interpreter, is_world_usable
+    from workers.sandbox.bwrap import find_interpreter, is_world_usable
 
     python = settings.LUDUS_SANDBOX_PYTHON
     if not python:
@@ -115,10 +115,10 @@ def refuse_broken_sandbox() -> None:
 
 
 def _stop_consuming(node: str) -> int:
-    from workers.celery import app  # not at the top: the healthcheck never loads the Celery app
+    from celery import current_app  # not at the top: the healthcheck never loads Celery
 
-    if "@" in node:
-        app.control.cancel_consumer(settings.CELERY_TASK_DEFAULT_QUEUE, destination=[node])
+    if "@" in node:  # the worker's own app (config/celery.py, above this package) is the current one in a worker
+        current_app.control.cancel_consumer(settings.CELERY_TASK_DEFAULT_QUEUE, destination=[node])
     return 0
 
 
@@ -134,6 +134,6 @@ def check(node: str) -> int:
 if __name__ == "__main__":
     import django
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")  # an entry point, as manage.py
     django.setup()
     sys.exit(check(sys.argv[1] if len(sys.argv) > 1 else node_name()))

@@ -106,7 +106,7 @@ def offers_history(state: State) -> bool:
 
 def hand_events(game: Game, players: Sequence[SeatPlayer], events: list[Any]) -> None:
     """Each seat that may want its history gets the events as its seat saw them. Only sandboxed seats keep them
-    (workers/sandbox.py, add_events); built-in bots have no use for them."""
+    (workers/sandbox/seat.py, add_events); built-in bots have no use for them."""
     for seat, player in enumerate(players):
         if getattr(player, "wants_events", False):
             player.add_events(game.seat_events(seat, events))  # type: ignore[attr-defined]

@@ -1,6 +1,6 @@
 """Who plays a seat: the interface the match loop talks to, and the trusted in-process player.
 
-Sandboxed players for uploaded bots implement the same interface in workers/sandbox.py.
+Sandboxed players for uploaded bots implement the same interface in workers/sandbox/seat.py.
 """
 
 from __future__ import annotations
@@ -75,7 +75,8 @@ class SeatPlayer(Protocol):
         """Let the started process boot until it has read its hello (or the deadline), then pause it."""
 
     def pause(self) -> None:
-        """Another seat holds the decision now: this one must not compute (frozen, or watched: workers/sandbox.py)."""
+        """Another seat holds the decision now: this one must not compute (frozen, or watched:
+        workers/sandbox/seat.py)."""
 
     def send_result(self, message: dict[str, Any]) -> None:
         """The first half of finish: send the result message without waiting for the seat to stop."""
@@ -84,6 +85,19 @@ class SeatPlayer(Protocol):
         """Walk the bot through a step of a branch's past, a forced one too: it answers (its answer dropped), then
         is told the option `played`, so that its seeded draws and memory stand where the parent's did. Only
         in-process bots can: a sandboxed bot is not asked."""
+
+
+class SeatWrapper:
+    """A SeatPlayer around another: every member a subclass does not define is the inner player's, so a wrapper
+    writes only what it adds (workers/runner.py TimedSeat, workers/validation.py RecordingSeat)."""
+
+    def __init__(self, inner: SeatPlayer) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (a copy or unpickling): not the inner player's
+            raise AttributeError(name)
+        return getattr(self.inner, name)
 
 
 class SeatDied(Exception):
@@ -97,7 +111,7 @@ class SeatDied(Exception):
 class Waiter(Protocol):
     def check_waiting(self) -> None:
         """Called at decisions of another seat, at most every CHECK_S, and every WATCH_MS of a sandboxed seat's move,
-        while this one waits unfrozen (workers/sandbox.py)."""
+        while this one waits unfrozen (workers/sandbox/seat.py)."""
 
 
 # How often, at most, decisions check the seats that wait unfrozen: a running task's CPU counter moves at the

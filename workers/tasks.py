@@ -1,47 +1,59 @@
 """Thin Celery tasks: they take ids and call the services, which are safe to run twice.
 
 Loaded with Django set up: a worker imports this module (the app's `include`) after Celery's Django fix-up has
-run django.setup(), and the web side reaches it only through workers.dispatch, in a configured process.
+run django.setup(), and the web side reaches it only through workers.dispatch, in a configured process. Shared
+tasks: they use the app of config/celery.py, which sits above this package (docs/architecture.md#configuration).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
+from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from replays.analysis_jobs import run_analysis, send
 from replays.store import drop_progress
 from replays.version_test_measures import advance_all
 from tournaments.advancement import advance_running_tournaments
 from tournaments.bot_lifecycle import flag_faulty_bots, revalidate_stale
 from tournaments.dberrors import describe, is_connection_lost
 from tournaments.dispatch import send_outbox
-from tournaments.ladders import schedule_ladders
+from tournaments.ladder_clock import scheduled_round
 from tournaments.services import redispatch_lost, requeue_expired
 from workers.broker import live_match_ids
-from workers.celery import app
 from workers.runner import run_match
 from workers.validation import ValidationUnavailable, validate_version
 
 logger = logging.getLogger(__name__)
 
 
-@app.task(name="workers.run_match", bind=True, max_retries=None)
-def run_match_task(self: Any, match_id: int) -> str:
+# Back-off 1, 2, 4... seconds up to half a lease: no jitter, a lost database is the same for every waiting match.
+@shared_task(name="workers.run_match", autoretry_for=(OperationalError, InterfaceError), max_retries=None,
+             retry_backoff=True, retry_backoff_max=max(1, settings.LUDUS_LEASE_SECONDS // 2), retry_jitter=False)
+def run_match_task(match_id: int) -> str:
     """Run the match. While the database is unreachable the task is retried with back-off (a new message before
     this one is acknowledged), so an outage delays matches and never strands them."""
     try:
         return run_match(match_id)
     except (OperationalError, InterfaceError) as exc:
-        delay = min(2 ** self.request.retries, max(1, settings.LUDUS_LEASE_SECONDS // 2))
         what = "is unreachable" if is_connection_lost(exc) else "refused a statement"
-        logger.warning("match %s: the database %s; retrying in %ss (%s)", match_id, what, delay, describe(exc))
-        raise self.retry(exc=exc, countdown=delay) from exc
+        logger.warning("match %s: the database %s; retrying with back-off (%s)", match_id, what, describe(exc))
+        raise
 
 
-@app.task(name="workers.send_outbox")
+@shared_task(name="workers.analyse_match")
+def analyse_match_task(analysis_id: int) -> str:
+    """A turn of a match analysis (docs/analysis.md): some decisions, then the rest sent again behind the queued
+    matches (priority PRIORITY_ANALYSIS), so ladder and tournament matches go first."""
+    outcome = run_analysis(analysis_id)
+    if outcome == "paused":
+        send(analysis_id)
+    return outcome
+
+
+@shared_task(name="workers.send_outbox")
 def send_outbox_task() -> int:
     """Beat, every LUDUS_DISPATCH_SECONDS: find lost messages, then send what the outbox holds (retries whose back-off
     is over, matches a broker outage left unsent, lost ones)."""
@@ -52,7 +64,7 @@ def send_outbox_task() -> int:
     return send_outbox()
 
 
-@app.task(name="workers.requeue_expired")
+@shared_task(name="workers.requeue_expired")
 def requeue_expired_task() -> int:
     """Beat, the reaper: requeue matches whose lease expired (on the database's clock), then send the outbox."""
     reaped = requeue_expired(ended=drop_progress)  # the expired attempts' live progress goes with them
@@ -60,46 +72,45 @@ def requeue_expired_task() -> int:
     return reaped
 
 
-@app.task(name="workers.validate_version", bind=True, max_retries=5, default_retry_delay=30)
-def validate_version_task(self: Any, version_id: int) -> str:
+@shared_task(name="workers.validate_version", autoretry_for=(ValidationUnavailable,), max_retries=5,
+             default_retry_delay=30)
+def validate_version_task(version_id: int) -> str:
     """The smoke match of a new bot version; a sandbox failure (not the bot's) is retried."""
-    try:
-        return validate_version(version_id)
-    except ValidationUnavailable as exc:
-        raise self.retry(exc=exc) from exc
+    return validate_version(version_id)
 
 
-@app.task(name="workers.revalidate_stale")
+@shared_task(name="workers.revalidate_stale")
 def revalidate_stale_task() -> int:
 
     return revalidate_stale()
 
 
-@app.task(name="workers.flag_faulty_bots")
+@shared_task(name="workers.flag_faulty_bots")
 def flag_faulty_bots_task() -> int:
 
     return flag_faulty_bots()
 
 
-@app.task(name="workers.schedule_ladders")
+@shared_task(name="workers.schedule_ladders")
 def schedule_ladders_task() -> int:
-    """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating."""
-    return schedule_ladders()
+    """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating; the ladder pages say
+    when the next round comes (tournaments/ladder_clock.py)."""
+    return scheduled_round()
 
 
-@app.task(name="workers.advance_tournaments")
+@shared_task(name="workers.advance_tournaments")
 def advance_tournaments_task() -> int:
     """Beat: the safety net for a worker that died between recording a result and advancing its tournament."""
     return advance_running_tournaments()
 
 
-@app.task(name="workers.advance_version_tests")
+@shared_task(name="workers.advance_version_tests")
 def advance_version_tests_task() -> int:
     """Beat: tally every version test whose batch is played, decide or queue its next batch."""
     return advance_all()
 
 
-@app.task(name="workers.ping")
+@shared_task(name="workers.ping")
 def ping_task() -> str:
     """A round trip through the broker and a worker, for readiness checks."""
     return "pong"

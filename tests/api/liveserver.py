@@ -1,4 +1,4 @@
-"""The web server as the README runs it (gunicorn with uvicorn workers, tournaments/asgi.py, the settings of
+"""The web server as the README runs it (gunicorn with uvicorn workers, config/asgi.py, the settings of
 gunicorn.conf.py), started on a free loopback port against the test database, and plain HTTP requests to it."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from testkit import ROOT, free_port, listening, subprocess_env, wait_until
 REQUEST_TIMEOUT_S = 30
 # The README's command (and the Dockerfile's, compose's and deploy/k8s/web.yaml's), run from the repository's root
 # as the image runs it from /app, where gunicorn finds gunicorn.conf.py.
-COMMAND = ["-m", "gunicorn", "tournaments.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
+COMMAND = ["-m", "gunicorn", "config.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
 
 
 def start_server(tmp_path: Any, cache_url: str, workers: int = 2,

@@ -35,7 +35,7 @@ def test_two_web_processes_share_one_upload_allowance(django_user_model: Any, ce
     port = free_port()
     log = open(tmp_path / "gunicorn.log", "wb")  # noqa: SIM115 (closed below, after the server)
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tournaments.wsgi", "-w", "2", "-b", f"127.0.0.1:{port}"], cwd=ROOT,
+        [sys.executable, "-m", "gunicorn", "config.wsgi", "-w", "2", "-b", f"127.0.0.1:{port}"], cwd=ROOT,
         env=subprocess_env(CACHE_URL=cache_url, LUDUS_UPLOAD_RATE="3/hour", ALLOWED_HOSTS="127.0.0.1"),
         stdout=log, stderr=subprocess.STDOUT)
     try:

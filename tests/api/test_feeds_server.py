@@ -1,4 +1,4 @@
-"""Open feeds cannot starve the site: the real server (gunicorn with uvicorn workers, tournaments/asgi.py), 50 live
+"""Open feeds cannot starve the site: the real server (gunicorn with uvicorn workers, config/asgi.py), 50 live
 feeds held open, and the pages and the API keep answering; the caps on open feeds answer 429 naming the limit.
 
 The latency figure (a page's p95 under 50 open feeds against its idle p95) is measured by benchmarks/feeds.py, side

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from tournaments.proxies import trusted_proxies
+from config.proxies import trusted_proxies
 
 
 @pytest.mark.parametrize(("value", "expected"), [

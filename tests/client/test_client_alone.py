@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVER = ["engine", "tournaments", "replays", "workers", "django", "rest_framework", "celery"]
+SERVER = ["engine", "tournaments", "replays", "workers", "config", "django", "rest_framework", "celery"]
 
 
 def test_the_client_loads_nothing_of_the_server() -> None:

@@ -9,7 +9,7 @@ import re
 import yaml
 from testkit import ROOT
 
-ASGI = ["gunicorn", "tournaments.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
+ASGI = ["gunicorn", "config.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
 
 
 def dockerfile_cmd() -> list[str]:
@@ -33,7 +33,7 @@ def test_the_image_compose_and_kubernetes_run_the_asgi_server() -> None:
     commands = {"Dockerfile": dockerfile_cmd(), "compose": compose_web(), "k8s": k8s_web()}
     for where, command in commands.items():
         assert command[:len(ASGI)] == ASGI, f"{where} runs {command}"
-    assert "tournaments.asgi:application" in (ROOT / "README.md").read_text()
+    assert "config.asgi:application" in (ROOT / "README.md").read_text()
 
 
 def test_the_image_holds_gunicorn_conf_in_its_working_directory() -> None:

@@ -189,7 +189,7 @@ def use_broker(url: str | None) -> Callable[[], None]:
     """
     from django.conf import settings
 
-    from workers.celery import app
+    from config.celery import app
 
     previous = (os.environ.get("CELERY_BROKER_URL"), settings.CELERY_BROKER_URL, app.conf.broker_url)
 

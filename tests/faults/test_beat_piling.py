@@ -14,9 +14,9 @@ import redis
 from django.conf import settings
 from testkit import clear_queues
 
+from config.celery import app
 from workers.beat import LockedScheduler
 from workers.broker import queue_keys
-from workers.celery import app
 
 pytestmark = pytest.mark.integration
 

@@ -68,7 +68,7 @@ def test_the_runner_does_not_retry_a_refused_statement_as_a_lost_connection(capl
 def test_a_text_log_line_has_its_time_level_and_logger() -> None:
     code = "import django, logging; django.setup(); logging.getLogger('workers.runner').warning('hello')"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                          env=subprocess_env(DJANGO_SETTINGS_MODULE="tournaments.settings", LOG_FORMAT="text"))
+                          env=subprocess_env(DJANGO_SETTINGS_MODULE="config.settings", LOG_FORMAT="text"))
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} WARNING workers\.runner \d+ hello\n", done.stderr), (
         done.stderr)
 

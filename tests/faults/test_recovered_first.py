@@ -48,7 +48,7 @@ def test_a_reaped_match_runs_before_the_backlog_queued_ahead_of_it(
 def test_a_message_delivered_to_a_worker_that_died_is_sent_again(
     redis_server: Any, builtin_versions: dict[str, Any], fault_settings: Any, alice: Any
 ) -> None:
-    from workers.celery import app
+    from config.celery import app
 
     tournament = create_tournament([builtin_versions["greedy"], builtin_versions["random"]], name="held",
                                    game="evolution", players_per_table=2, seed=10, created_by=alice)

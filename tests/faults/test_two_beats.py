@@ -36,7 +36,7 @@ def start_beat(redis_server: RedisServer, tmp_path: Path,
                              LUDUS_BEAT_LOCK_SECONDS=str(LEASE_SECONDS), **FAST_SCHEDULE)
         with open(tmp_path / f"beat-{name}.log", "wb") as log:
             beat = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "workers", "beat", "--loglevel=INFO",
+                [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO",
                  f"--schedule={tmp_path / f'schedule-{name}'}"],
                 cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         beats.append(beat)

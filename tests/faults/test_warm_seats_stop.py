@@ -21,8 +21,8 @@ from faultkit import wait_until
 
 from tournaments.models import Bot, BotVersion, Match
 from tournaments.scheduling import create_tournament, start_tournament
-from workers.bwrap import pids_of_uid
-from workers.seat_host import cgroup_host
+from workers.sandbox.bwrap import pids_of_uid
+from workers.sandbox.seat_host import cgroup_host
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration, pytest.mark.slow,
               pytest.mark.sandbox, pytest.mark.skipif(os.geteuid() != 0, reason="finds each seat by its own uid")]

@@ -12,7 +12,7 @@ from django.test import Client
 from replays.seat_logs import split_by_step
 from tournaments.models import Bot, BotVersion, Ladder, Match, Seat
 from workers.runner import run_match
-from workers.seat_log import StderrLog
+from workers.sandbox.seat_log import StderrLog
 
 pytestmark = pytest.mark.django_db
 

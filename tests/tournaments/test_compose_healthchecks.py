@@ -46,7 +46,7 @@ def test_the_beat_healthcheck_follows_the_schedule_file(celery_broker_url: str, 
     env = subprocess_env(CELERY_BROKER_URL=celery_broker_url)
     assert healthcheck("beat", tmp_path, env) != 0  # no schedule file: beat never started
     with open(tmp_path / "beat.log", "wb") as log:
-        beat = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers", "beat", "--loglevel=INFO",
+        beat = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO",
                                  f"--schedule={tmp_path}/celerybeat-schedule"], cwd=ROOT, env=env, stdout=log,
                                 stderr=subprocess.STDOUT)
     try:

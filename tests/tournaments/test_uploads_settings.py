@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
     """Import the settings in a fresh process with exactly these variables on top of a clean production base."""
     base = {k: v for k, v in os.environ.items() if not k.startswith(("LUDUS_", "DEBUG", "SECRET_KEY", "DATABASE"))}
-    base.update({"DJANGO_SETTINGS_MODULE": "tournaments.settings", "SECRET_KEY": "x" * 50, "DEBUG": "0"}, **env)
+    base.update({"DJANGO_SETTINGS_MODULE": "config.settings", "SECRET_KEY": "x" * 50, "DEBUG": "0"}, **env)
     code = "import django; django.setup(); from django.conf import settings; print(settings.LUDUS_SANDBOX)"
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=base, capture_output=True, text=True,
                           timeout=120)

@@ -45,10 +45,10 @@ SHORT_EVOLUTION = {"deck": "short"}
 @pytest.fixture(scope="module")
 def celery_workers(django_db_setup: None, django_db_blocker: Any, celery_broker_url: str,
                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """Three `celery -A workers worker -c 1` processes, each its own worker, on the test database and Redis."""
+    """Three `celery -A config worker -c 1` processes, each its own worker, on the test database and Redis."""
     from django.conf import settings
 
-    from workers.celery import app
+    from config.celery import app
 
     clear_queues(celery_broker_url)
     settings.CELERY_BROKER_URL = celery_broker_url

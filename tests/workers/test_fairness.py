@@ -1,9 +1,9 @@
 """Fairness: an honest bot that uses 60 % of its move clock never times out against any thief of tests/workers/bots,
 one match at a time or two at once (docs/bots.md, "The freezer"; docs/operations.md, "One CPU a match").
 
-Each match is played as the runner plays it: its thread leases a CPU and is pinned to it (workers/pinning.py), the
-seats spawned there inherit the pin, so the honest bot and the thief share one CPU. The leases are flocks in a lock dir
-of the test's own. What is asserted: the honest seat's fault records (no timeout, no forfeit) and the thief's CPU
+Each match is played as the runner plays it: its thread leases a CPU and is pinned to it (workers/sandbox/pinning.py),
+the seats spawned there inherit the pin, so the honest bot and the thief share one CPU. The leases are flocks in a lock
+dir of the test's own. What is asserted: the honest seat's fault records (no timeout, no forfeit) and the thief's CPU
 counter around each of the honest seat's decisions, never a wall-clock window.
 """
 
@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 from test_sandbox import BOTS, GAME, assert_contained, faults, moves
 
-from workers import pinning
-from workers.cgroups import FROZEN_PERIOD_US
 from workers.play import PlayResult, play_game
-from workers.sandbox import SandboxConfig, SandboxedSeat
-from workers.seat_host import cgroup_host
+from workers.sandbox import pinning
+from workers.sandbox.cgroups import FROZEN_PERIOD_US
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.seat import SandboxedSeat
+from workers.sandbox.seat_host import cgroup_host
 from workers.seats import Clock, Reply
 
 pytestmark = [
@@ -43,7 +44,7 @@ CONFIG = SandboxConfig(startup_ms=1500)
 # CPU), not for a thief: what a thief takes is asserted from its CPU counter.
 CLOCK = Clock(move_ms=100, bank_ms=10_000)
 CAUGHT_MS = 100
-FROZEN_MS = 1 + 4 + 1  # workers/cgroups.py FROZEN_CPU's quota, a tick at 250 Hz, and a millisecond for the counter
+FROZEN_MS = 1 + 4 + 1  # workers/sandbox/cgroups.py FROZEN_CPU's quota, a 250 Hz tick, a millisecond for the counter
 PERIOD_NS = FROZEN_PERIOD_US * 1000  # the quota is FROZEN_MS's 1 ms in each such period, however long a decision waits
 HONEST_MOVES = 5  # its first moves: the ones a thief that takes the CPU first would push over the clock
 

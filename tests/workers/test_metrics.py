@@ -163,7 +163,7 @@ def test_a_worker_refuses_a_bad_metrics_setting(port: str, error: str, celery_br
                                                 subprocess_env: Callable[..., dict[str, str]]) -> None:
     env = subprocess_env(CELERY_BROKER_URL=celery_broker_url, LUDUS_METRICS_PORT=port)
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    run = subprocess.run([sys.executable, "-m", "celery", "-A", "workers", "worker", "--pool=solo",
+    run = subprocess.run([sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
                           "--without-gossip", "--without-mingle"], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=120)
     assert run.returncode != 0

@@ -22,7 +22,7 @@ def test_the_reaper_and_validation_do_not_wait_behind_a_backlog_of_matches(celer
                                                                            tmp_path: Any) -> None:
     import redis
 
-    from workers.celery import app
+    from config.celery import app
 
     client = redis.Redis.from_url(celery_broker_url)
     queue, control, validation = queue_names()  # this xdist worker's own, emptied before the backlog goes in

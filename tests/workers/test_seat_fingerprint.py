@@ -19,8 +19,8 @@ from tournaments.models import BotVersion, Ladder, Match
 from tournaments.new_matches import create_match
 from tournaments.pages.queries import validation_match_id
 from workers.runner import run_match
+from workers.sandbox.warm_pool import POOL
 from workers.validation import validate_version
-from workers.warm_pool import POOL
 
 pytestmark = [
     pytest.mark.sandbox,

@@ -1,8 +1,8 @@
-"""Routes of the pages, included at the site root by tournaments/urls.py."""
+"""Routes of the pages, included at the site root by config/urls.py."""
 
 from django.urls import path
 
-from tournaments.pages import rules, version_tests, views
+from tournaments.pages import rules, signup, version_tests, views
 
 app_name = "pages"
 
@@ -15,6 +15,7 @@ urlpatterns = [
     path("bots/<int:pk>/", views.bot_detail, name="bot"),
     path("versions/<int:pk>/", views.version_detail, name="version"),
     path("upload/", views.upload, name="upload"),
+    path("accounts/signup/", signup.signup, name="signup"),
     path("rules/<str:game>/", rules.rules, name="rules"),
     path("tests/", version_tests.test_list, name="tests"),
     path("tests/<int:pk>/", version_tests.test_detail, name="test"),

@@ -13,9 +13,9 @@ from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
-from tournaments.env import env_bool, env_choice, env_float, env_int, env_list, env_optional, env_str
-from tournaments.localenv import load_local_env
-from tournaments.proxies import trusted_proxies
+from config.env import env_bool, env_choice, env_float, env_int, env_list, env_optional, env_str
+from config.localenv import is_from_environment, load_local_env, local_env_path
+from config.proxies import trusted_proxies
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 load_local_env(BASE_DIR)  # var/local.env from `make local`, for variables the environment leaves unset
@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "csp",  # Content-Security-Policy; its checks catch settings of its older versions
     "tournaments",
     "replays",
+    "config",  # wires the runners to the apps when Django starts (config/apps.py)
 ]
 
 MIDDLEWARE = [
@@ -116,8 +117,8 @@ MIDDLEWARE = [
 # django-axes checks every login (the pages', the admin's, the API's token login) before the password does.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 
-ROOT_URLCONF = "tournaments.urls"
-WSGI_APPLICATION = "tournaments.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -169,6 +170,8 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 LUDUS_TRUSTED_PROXIES = trusted_proxies()
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
 AXES_SENSITIVE_PARAMETERS: list[str] = []  # log who is locked out and from where (never a password): for operators
+# Sign-up for authors on the pages (tournaments/pages/signup.py), throttled like the login; 0 turns it off.
+LUDUS_SIGNUP = env_bool("LUDUS_SIGNUP", True)
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
@@ -244,6 +247,9 @@ LUDUS_SITE_URL = env_str("LUDUS_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 if not re.fullmatch(r"https?://[^/\s]+(/\S*)?", LUDUS_SITE_URL):
     raise ImproperlyConfigured(f"environment variable LUDUS_SITE_URL must be an http(s) URL such as "
                                f"https://ludus.example.org, got {LUDUS_SITE_URL!r}")
+# `manage.py demo` writes its address as LUDUS_SITE_URL into the local settings file, unless the environment names one.
+LUDUS_SITE_URL_FROM_ENVIRONMENT = is_from_environment("LUDUS_SITE_URL")
+LUDUS_LOCAL_ENV_FILE = local_env_path(BASE_DIR)
 LUDUS_MOVE_MS = env_int("LUDUS_MOVE_MS", 1000, minimum=1)
 LUDUS_BANK_MS = env_int("LUDUS_BANK_MS", 10000, minimum=0)
 LUDUS_MAX_FAULTS = env_int("LUDUS_MAX_FAULTS", 3, minimum=1)
@@ -295,11 +301,8 @@ LUDUS_WORKER_FAILURE_LIMIT = env_int("LUDUS_WORKER_FAILURE_LIMIT", 3, minimum=1)
 # The most matches one tournament may schedule at once; more is refused with this number in the error.
 LUDUS_TOURNAMENT_MAX_MATCHES = env_int("LUDUS_TOURNAMENT_MAX_MATCHES", 5000, minimum=1)
 
-# --- Celery (read by workers/celery.py through the CELERY_ namespace) ----------------------------------------------
+# --- Celery (read by config/celery.py through the CELERY_ namespace) ----------------------------------------------
 CELERY_BROKER_URL = env_optional("CELERY_BROKER_URL")  # unset: the embedded runner in manage.py
-# The module that runs matches and validations for the web side (tournaments/dispatch.py): the one place the apps
-# are wired to the runners, so `tournaments` and `replays` never import `workers`.
-LUDUS_RUNNER = "workers.dispatch"
 CELERY_RESULT_BACKEND = env_optional("CELERY_RESULT_BACKEND")
 CELERY_TASK_DEFAULT_QUEUE = env_str("LUDUS_QUEUE", "ludus")
 # Beside the matches' queue: `<queue>.control` for beat's housekeeping (the reaper must not wait behind a backlog of

@@ -12,7 +12,7 @@ Memory counts everything the seat's processes pin: anonymous memory, shared memo
 pages and the page cache it dirties, and kernel memory (both versions charge it to the group on this kernel
 generation). Going over kills the seat: v2 with `memory.oom.group`, v1 by the kernel's OOM killer in the group,
 after which the seat kills the rest of its group (see SandboxedSeat). `seat-N` takes N from the seat's uid lease
-(workers/bwrap.py), an flock, so the sweep at worker start removes exactly the groups that no live seat holds.
+(workers/sandbox/bwrap.py), an flock, so the sweep at worker start removes exactly the groups that no live seat holds.
 """
 
 from __future__ import annotations

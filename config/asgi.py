@@ -1,4 +1,4 @@
-"""ASGI entry point: `gunicorn tournaments.asgi:application -k uvicorn_worker.UvicornWorker` (gunicorn.conf.py).
+"""ASGI entry point: `gunicorn config.asgi:application -k uvicorn_worker.UvicornWorker` (gunicorn.conf.py).
 
 The pages and the API are sync Django views (each request runs in a thread of its own); the live feeds stream from
 the event loop (replays/api/feeds.py), so the feeds that spectators keep open hold no worker.
@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = get_asgi_application()
 
 from django.urls import Resolver404, resolve  # noqa: E402 (after the settings are set up)

@@ -1,6 +1,6 @@
 """Every environment variable Ludus reads is in `.env.example` and in the README's table of variables.
 
-The names come from the source, not from a list kept by hand: every `env_*("NAME", ...)` call (tournaments/env.py's
+The names come from the source, not from a list kept by hand: every `env_*("NAME", ...)` call (config/env.py's
 strict readers) and every `os.environ.get("NAME")` / `os.environ["NAME"]` / `os.getenv("NAME")` in the packages.
 A regular expression rather than the AST: it runs at collection, in every xdist worker.
 """
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("tournaments", "replays", "workers", "engine")  # not ludus_client: its LUDUS_URL... are in docs/api.md
+# not ludus_client: its LUDUS_URL... are in docs/api.md
+PACKAGES = ("config", "tournaments", "replays", "workers", "engine")
 # Read by the tools around Ludus, not settings an operator sets: Django's own, pytest's, this process's.
 NOT_SETTINGS = {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE", "PYTEST_XDIST_WORKER"}
 

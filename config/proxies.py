@@ -12,7 +12,7 @@ import ipaddress
 
 from django.core.exceptions import ImproperlyConfigured
 
-from tournaments.env import env_list
+from config.env import env_list
 
 NAME = "LUDUS_TRUSTED_PROXIES"
 

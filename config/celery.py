@@ -1,4 +1,4 @@
-"""The Celery app, configured from Django settings under the CELERY_ namespace (`celery -A workers worker`)."""
+"""The Celery app, configured from Django settings under the CELERY_ namespace (`celery -A config worker`)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from django.conf import settings
 
 from workers import health
 from workers.metrics import serve
-from workers.sandbox import SandboxConfig, prepare_worker
-from workers.warm_pool import POOL
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.seat_host import prepare_worker
+from workers.sandbox.warm_pool import POOL
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("ludus", include=["workers.tasks"])
 app.config_from_object("django.conf:settings", namespace="CELERY")

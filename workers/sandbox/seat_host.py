@@ -15,18 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from workers.bwrap import (
+from workers.sandbox.bwrap import (
     SandboxUnavailable,
     UidLease,
     children_of,
     kill_pid,
     kill_uid,
     killpg,
-    make_lock_dir,
     reap,
     sweep_once,
 )
-from workers.cgroups import CgroupsUnavailable, Host, Limits, SeatGroup, find_host
+from workers.sandbox.cgroups import CgroupsUnavailable, Host, Limits, SeatGroup, find_host
+from workers.sandbox.leases import make_lock_dir
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,5 @@
-"""URL routes. The REST API and the pages come in later issues; the admin and the schema are served now."""
+"""The root URL routes: the admin, the API and its schema, the pages and the replay viewer; each app keeps its own
+routes (tournaments/api/urls.py, tournaments/pages/urls.py, replays/urls.py) and is included here."""
 
 from django.contrib import admin
 from django.urls import include, path

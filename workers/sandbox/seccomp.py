@@ -20,7 +20,7 @@ import os
 import subprocess
 import tempfile
 
-from workers.bwrap import make_lock_dir
+from workers.sandbox.leases import make_lock_dir
 
 # Refused families: each is a test in tests/workers/test_sandbox_groups.py (seccomp).
 DENIED: dict[str, tuple[str, ...]] = {
@@ -38,7 +38,7 @@ DENIED: dict[str, tuple[str, ...]] = {
                "ioperm", "vhangup", "sethostname", "setdomainname", "lookup_dcookie"),
     "handles": ("name_to_handle_at", "open_by_handle_at", "fanotify_init"),
     "numa": ("mbind", "set_mempolicy", "move_pages", "migrate_pages"),
-    # A match's seats inherit the CPU its runner leased (workers/pinning.py); widened, a bot would run on the CPU
+    # A match's seats inherit the CPU its runner leased (pinning.py); widened, a bot would run on the CPU
     # another match leased, whose pinned runner and seats cannot get away from it. Reading the affinity stays allowed.
     "affinity": ("sched_setaffinity",),
 }
