@@ -93,8 +93,8 @@ def test_options_read_in_the_games_words_and_mark_what_they_touch(
     item.hover()
     expect(marked.first).to_be_visible()
     if game == "evolution":
-        expect(page.locator(f"#board [data-seat='{decision['seat']}'] .species[data-index='{option[0]}']")).to_have_class(
-            re.compile(r"\boption-mark\b"))
+        species = page.locator(f"#board [data-seat='{decision['seat']}'] .species[data-index='{option[0]}']")
+        expect(species).to_have_class(re.compile(r"\boption-mark\b"))
     else:
         for hex_ in option:
             expect(page.locator(f"#board .tile[data-hex='{hex_[0]},{hex_[1]}']")).to_have_class(
@@ -188,7 +188,8 @@ def test_a_faulty_seat_is_marked_on_its_card_and_the_step_bar_with_a_jump_to_eac
     for step in faults:
         page.click("#btn-next-fault")
         expect(page.locator("#board")).to_have_attribute("data-step", str(step))
-    expect(card.locator(".seat-tag.fault")).to_have_text(f"forfeited at step {faults[-1]} (out of range): plays the default")
+    expect(card.locator(".seat-tag.fault")).to_have_text(
+        f"forfeited at step {faults[-1]} (out of range): plays the default")
     expect(card).to_have_class(re.compile(r"\bforfeited\b"))
     page.keyboard.press("f")  # the key wraps round to the first fault
     expect(page.locator("#board")).to_have_attribute("data-step", str(faults[0]))
