@@ -26,7 +26,8 @@ from typing import Any
 from benchmarks.seat_driver import CLOCK, ECHO_BOT, capture
 from engine import protocol
 from tournaments.languages import PYTHON, read_manifest
-from workers.build import build_bot
+from tournaments.uploads import UploadLimits
+from workers.sandbox.build import build_bot
 from workers.sandbox.seat import SandboxConfig, SandboxedSeat
 from workers.seats import SeatDied
 
@@ -50,7 +51,7 @@ class Kit:
         self.source, self.filename = kit(language)
         self.manifest = PYTHON if language == "python" else read_manifest((KITS / language / "ludus.toml").read_bytes())
         started = time.monotonic()
-        built = build_bot(self.source, self.filename, self.manifest)
+        built = build_bot(self.source, self.filename, self.manifest, UploadLimits())
         self.build_s = time.monotonic() - started if self.manifest.compiled else 0.0
         if not built.ok:
             raise SystemExit(f"the {language} kit did not build:\n{built.log}")

@@ -2,8 +2,9 @@
 
 - `POST /replays/<match>/branch/`: the form (step, seat_N, force, resample, games); on success to the first branch's
   page, otherwise back to the viewer at that step with the one-line reason.
-- `GET /replays/<branch>/compare/`: the parent beside the branch: final scores of both, and the score chart with
-  step K marked and the first step where the scores part.
+- `GET /replays/<branch>/compare/`: the parent beside the branch: the outcome first (each seat's rank and score in
+  both, the difference, one sentence of who wins), the first move that differs in the game's own words, a resampled
+  batch's summary, and the score chart with axes, a legend, step K marked and the first step where the scores part.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from rest_framework.throttling import ScopedRateThrottle
 
+from engine.registry import viewer_of
 from replays import live
+from replays.branch_batches import batch_of
 from replays.branches import MAX_GAMES, BranchForbidden, BranchRefused, BranchRequest, create_branches, describe
 from replays.scores import score_series
 from tournaments import visibility
@@ -98,12 +101,81 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
     parent, user = match.parent, request.user
     view = "omniscient" if all(visibility.can_see_secrets(user, visibility.is_over(m)) for m in (match, parent)) \
         else visibility.PUBLIC
-    series = {"parent": _series(parent, view), "branch": _series(match, view)}
+    sources = {"parent": live.source(parent), "branch": live.source(match)}
+    series = {kind: _series(src, view) for kind, src in sources.items()}
     siblings = described(user, Match.objects.filter(parent=parent).order_by("pk"))
-    context = {"match": match, "parent": parent, "view": view, "kept": match.branch_step,
-               "rows": _rows(user, parent, match), "chart": chart(series, match.branch_step or 0),
-               "siblings": siblings, "said": describe(user, match)}
+    rows = _rows(user, parent, match)
+    context = {"match": match, "parent": parent, "view": view, "kept": match.branch_step, "rows": rows,
+               "sentence": outcome_sentence(rows, match.status == Match.Status.FINISHED),
+               "chart": chart(series, match.branch_step or 0, match.num_players), "siblings": siblings,
+               "said": describe(user, match), "moves": moves_in_words(user, match, sources),
+               "batch": batch_of(match)}
     return render(request, "replays/compare.html", context)
+
+
+def moves_in_words(user: Any, branch: Match, sources: dict[str, live.Source | None]) -> dict[str, Any] | None:
+    """The step where the branch first moved otherwise than its parent (the forced step, when one was forced), with
+    both moves' log entries as the viewer's event log writes them (compare.js words them with the game's script)."""
+    if not all(sources.values()):
+        return None
+    logs = {kind: live.event_log(src.document, max(0, (branch.branch_step or 1) - 1))
+            for kind, src in sources.items() if src is not None}
+    pairs = zip(logs["parent"], logs["branch"], strict=False)
+    step = next(((old, new) for old, new in pairs if old["events"] != new["events"]), None)
+    if step is None:
+        return None
+    seats = list(branch.seats.select_related("bot_version__bot").order_by("number"))
+    forced = branch.branch_force is not None and step[0]["step"] == branch.branch_step
+    return {"step": step[0]["step"], "forced": forced, "parent": step[0], "branch": step[1], "game": branch.game,
+            "players": branch.num_players, "units": viewer_of(branch.game)["score_units"],
+            "seats": [{"seat": s.number, "label": visibility.seat_label(user, s.bot_version)} for s in seats],
+            "script": viewer_of(branch.game)["script"] is not None}
+
+
+def outcome_sentence(rows: list[dict[str, Any]], finished: bool) -> str:
+    """Who wins, in the parent and in the branch, in one sentence: "Seat 3 wins either way; its margin falls from 20
+    to 6"."""
+    if not finished or any(row["branch_rank"] is None or row["parent_rank"] is None for row in rows):
+        return "The branch has not finished yet: its outcome appears here once it has."
+    before, after = (_winners(rows, kind) for kind in ("parent", "branch"))
+    if before == after:
+        margins = [_margin(rows, kind, before) for kind in ("parent", "branch")]
+        trend = ("stays at {0}" if margins[0] == margins[1] else "falls from {0} to {1}" if margins[1] < margins[0]
+                 else "grows from {0} to {1}").format(*margins)
+        if len(before) > 1:
+            return f"{_names(before)} share first place either way; the lead over the rest {trend}."
+        return f"{_names(before)} wins either way; its margin {trend}."
+    lost = [row for row in rows if row["number"] in before and row["number"] not in after]
+    fall = "; ".join(f"Seat {row['number'] + 1} comes {_ordinal(row['branch_rank'])}" for row in lost)
+    return (f"{_names(before)} {_verb(before)} the parent; in the branch {_names(after)} {_verb(after, now=True)} "
+            f"by {_margin(rows, 'branch', after)}" + (f", and {fall}" if fall else "") + ".")
+
+
+def _winners(rows: list[dict[str, Any]], kind: str) -> list[int]:
+    return [row["number"] for row in rows if row[f"{kind}_rank"] == 1]
+
+
+def _margin(rows: list[dict[str, Any]], kind: str, winners: list[int]) -> int:
+    """The winners' score over the best of the rest (0 when every seat shares first place)."""
+    rest = [row[f"{kind}_score"] or 0 for row in rows if row["number"] not in winners]
+    best = max(row[f"{kind}_score"] or 0 for row in rows if row["number"] in winners)
+    return best - max(rest) if rest else 0
+
+
+def _names(numbers: list[int]) -> str:
+    if len(numbers) == 1:
+        return f"Seat {numbers[0] + 1}"
+    return "Seats " + ", ".join(str(n + 1) for n in numbers[:-1]) + f" and {numbers[-1] + 1}"
+
+
+def _verb(numbers: list[int], now: bool = False) -> str:
+    if len(numbers) > 1:
+        return "share first place" if now else "shared first place in"
+    return "wins" if now else "won"
+
+
+def _ordinal(rank: int) -> str:
+    return f"{rank}{'th' if 10 <= rank % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(rank % 10, 'th')}"
 
 
 def described(user: Any, branches: Any) -> list[dict[str, Any]]:
@@ -112,21 +184,23 @@ def described(user: Any, branches: Any) -> list[dict[str, Any]]:
             for branch in branches.select_related("parent")]
 
 
-def _series(match: Match, view: str) -> list[list[int]]:
-    src = live.source(match)
+def _series(src: live.Source | None, view: str) -> list[list[int]]:
     return score_series(src.document, None if view == "omniscient" else view) if src else []
 
 
 def _rows(user: Any, parent: Match, match: Match) -> list[dict[str, Any]]:
+    """Per seat: both bots, ranks and scores, and the branch's score less the parent's."""
     seats = {m.pk: list(m.seats.select_related("bot_version__bot").order_by("number")) for m in (parent, match)}
     return [{"number": number, "parent": visibility.seat_label(user, old.bot_version), "parent_score": old.score,
-             "branch": visibility.seat_label(user, new.bot_version), "branch_score": new.score}
+             "parent_rank": old.rank, "branch": visibility.seat_label(user, new.bot_version),
+             "branch_score": new.score, "branch_rank": new.rank,
+             "difference": None if old.score is None or new.score is None else new.score - old.score}
             for number, (old, new) in enumerate(zip(seats[parent.pk], seats[match.pk], strict=True))]
 
 
-def chart(series: dict[str, list[list[int]]], step: int) -> dict[str, Any] | None:
+def chart(series: dict[str, list[list[int]]], step: int, players: int) -> dict[str, Any] | None:
     """Polylines per seat for the parent (dashed) and the branch, x by step, the branch point and the first step
-    where the scores part."""
+    where the scores part; the axes' ticks (step and score, placed in percent of the plot) and the legend's seats."""
     steps = max(len(rows) for rows in series.values()) - 1
     if steps < 1 or not all(series.values()):
         return None
@@ -135,13 +209,20 @@ def chart(series: dict[str, list[list[int]]], step: int) -> dict[str, Any] | Non
     def x(n: int) -> float:
         return round(PAD + n * (CHART_W - 2 * PAD) / steps, 1)
 
+    def y(value: int) -> float:
+        return round(CHART_H - PAD - max(0, value) * (CHART_H - 2 * PAD) / top, 1)
+
     def points(rows: list[list[int]], seat: int) -> str:
-        return " ".join(f"{x(n)},{round(CHART_H - PAD - max(0, row[seat]) * (CHART_H - 2 * PAD) / top, 1)}"
-                        for n, row in enumerate(rows))
+        return " ".join(f"{x(n)},{y(row[seat])}" for n, row in enumerate(rows))
 
     lines = [{"kind": kind, "seat": seat, "points": points(rows, seat)}
              for kind, rows in series.items() for seat in range(len(rows[0]))]
     parted = next((n for n, (a, b) in enumerate(zip(series["parent"], series["branch"], strict=False)) if a != b),
                   None)
+    x_ticks = sorted({0, step, steps} | ({parted} if parted is not None else set()))
     return {"width": CHART_W, "height": CHART_H, "lines": lines, "step": step, "step_x": x(step),
-            "parted": parted, "parted_x": x(parted) if parted is not None else None}
+            "parted": parted, "parted_x": x(parted) if parted is not None else None,
+            "x_ticks": [{"label": n, "at": round(100 * x(n) / CHART_W, 2)} for n in x_ticks],
+            "y_ticks": [{"label": v, "y": y(v), "at": round(100 * (CHART_H - y(v)) / CHART_H, 2)}
+                        for v in sorted({0, top // 2, top})],
+            "seats": list(range(players))}

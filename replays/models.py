@@ -49,3 +49,36 @@ class Replay(models.Model):
 
 
 from replays.progress import MatchProgress  # noqa: E402,F401  (registered with the replays app)
+
+
+class Analysis(models.Model):
+    """A move-by-move analysis of one seat of a finished match by one built-in bot (docs/analysis.md): one row per
+    (match, seat, bot, games), so a second request is answered from it. `steps` holds each analysed decision's
+    result in step order, appended as the work goes, so a stopped analysis resumes where it stood."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        FAILED = "failed"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="analyses")
+    seat = models.PositiveSmallIntegerField(help_text="the seat analysed, counted from 0 as in the action log")
+    bot = models.CharField(max_length=40, help_text="the built-in bot that plays the playouts")
+    games = models.PositiveSmallIntegerField(help_text="playouts per option")
+    seed = models.BigIntegerField(help_text="the seed the playouts' futures and bots derive from")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0, help_text="decisions to analyse")
+    steps = models.JSONField(default=list, help_text="each analysed decision's result, in step order")
+    seconds = models.FloatField(default=0.0, help_text="worker time spent so far")
+    error = models.TextField(blank=True, default="")
+    lease_until = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [models.UniqueConstraint(fields=["match", "seat", "bot", "games"], name="one_analysis_per_ask")]
+
+    def __str__(self) -> str:
+        return f"analysis of match {self.match_id} seat {self.seat + 1} by {self.bot}"

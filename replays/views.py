@@ -50,7 +50,7 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
         "seats": [{"seat": s.number, "label": visibility.seat_label(request.user, s.bot_version), "score": s.score,
                    "rank": s.rank} for s in seats],
         "views": views, "view": "omniscient" if "omniscient" in views else (views[0] if views else None),
-        "chunk": FRAMES_PER_CHUNK, "score_units": game_viewer["score_units"],
+        "chunk": FRAMES_PER_CHUNK, "score_units": game_viewer["score_units"], "max_faults": match.max_faults,
         "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk]),
                  "scores": reverse("replays:scores", args=[match.pk])},
         "seat_logs": {str(s.number): reverse("replays:seat_log", args=[match.pk, s.number]) for s in seats

@@ -42,6 +42,9 @@ class Runner(Protocol):
     def send_validation(self, version_id: int) -> Future[str] | Any:
         """Hand a bot version's validation to a runner, now."""
 
+    def send_analysis(self, analysis_id: int) -> None:
+        """Hand a match analysis (docs/analysis.md) to a runner, behind every queued match (PRIORITY_ANALYSIS)."""
+
     def stale_validations(self) -> list[int]:
         """Versions whose validation was lost (a dead worker, a broker outage)."""
 
@@ -99,8 +102,9 @@ def dispatch_match(match_id: int, priority: int | None = None) -> None:
 
 
 # Redis pops priority 0 first (kombu's priority steps 0, 3, 6, 9): new matches wait at 6, recovered ones go first,
-# version tests' games (tournaments/version_tests.py) come last.
+# version tests' games (tournaments/version_tests.py) and analyses' turns (replays/analysis_jobs.py) come last.
 PRIORITY_RECOVERED, PRIORITY_NEW, PRIORITY_TEST = 0, 6, 9
+PRIORITY_ANALYSIS = 9
 
 
 def send_matches(match_ids: Sequence[int], recovered: bool = False, priority: int | None = None) -> int:

@@ -8,7 +8,7 @@ language and, for a compiled one, its build:
     build = "g++ -O2 -std=c++20 -o bot main.cpp"   # optional: each compiled language has a default
     run = "./bot"                                  # optional: each language has a default
 
-The build runs once, at validation, in a sandbox of its own (workers/build.py); the run command's program is
+The build runs once, at validation, in a sandbox of its own (workers/sandbox/build.py); the run command's program is
 either the language's runtime (`node`, `java`, `python3`) or a file of the bot (`./bot`), never anything else of the
 host. `read_manifest` refuses anything else with a message for the author.
 """

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
-from tournaments.dispatch import PRIORITY_TEST
+from tournaments.dispatch import PRIORITY_ANALYSIS, PRIORITY_TEST
 from workers import embedded, validation
 from workers.runner import run_match
 
@@ -28,6 +28,15 @@ def send_validation(version_id: int) -> Future[str] | Any:
 
         return validate_version_task.delay(version_id)
     return embedded.pool().submit(validation.run_embedded, version_id)
+
+
+def send_analysis(analysis_id: int) -> None:
+    if settings.CELERY_BROKER_URL and not embedded.is_pool_child():
+        from workers.tasks import analyse_match_task  # as in send_match
+
+        analyse_match_task.apply_async((analysis_id,), priority=PRIORITY_ANALYSIS)
+    else:
+        embedded.submit_analysis(analysis_id)
 
 
 def stale_validations() -> list[int]:

@@ -106,6 +106,22 @@ def submit_match(match_id: int, play_in_child: bool = False) -> Future[str] | No
     return future
 
 
+def submit_analysis(analysis_id: int) -> Future[str] | None:
+    """Run a match analysis to its end in the pool (docs/analysis.md); inside a pool child, in the child."""
+    if _in_pool_worker:
+        _analyse(analysis_id)
+        return None
+    future = pool().submit(_analyse, analysis_id)
+    _futures.append(future)
+    return future
+
+
+def _analyse(analysis_id: int) -> str:
+    from replays.analysis_jobs import run_to_end  # not at the top: as in _run_one
+
+    return run_to_end(analysis_id)
+
+
 def errors() -> list[BaseException]:
     """Exceptions that escaped run_match in a child (a crash, not a failed match: those are in the database)."""
     done = [f.exception() for f in _futures if f.done() and not f.cancelled()]

@@ -2,7 +2,7 @@
 
 - `POST /api/matches/{id}/branches/`: branch a finished match at a step (throttled, scope `matches`); 201 with the
   queued branches. One 400 per bad input, naming the field; 403 when the requester may not branch it now.
-- `GET /api/matches/{id}/branches/`: the match's branches, newest first.
+- `GET /api/matches/{id}/branches/`: the match's branches, newest first, and its resampled batches summarised.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from replays.branch_batches import batches
 from replays.branches import MAX_GAMES, BranchForbidden, BranchRefused, BranchRequest, create_branches
 from tournaments.api.common import ReadOnlyOrAuthenticated, StrictSerializer, errors
 from tournaments.api.matches import MatchCreateThrottle, MatchSerializer, match_data, match_values
@@ -46,8 +47,43 @@ class BranchRequestSerializer(StrictSerializer):
         return numbers
 
 
+class IntervalSerializer(serializers.Serializer):
+    mean = serializers.FloatField()
+    low = serializers.FloatField(help_text="95 % interval")
+    high = serializers.FloatField()
+    n = serializers.IntegerField()
+
+
+class RangeSerializer(serializers.Serializer):
+    low = serializers.FloatField()
+    high = serializers.FloatField()
+
+
+class BatchSeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="counted from 1")
+    parent_score = serializers.IntegerField(allow_null=True)
+    parent_won = serializers.BooleanField()
+    games = serializers.IntegerField(help_text="finished games of the batch")
+    wins = serializers.IntegerField(help_text="games of the batch the seat won (first place, ties included)")
+    win_rate = IntervalSerializer(allow_null=True, help_text="Wilson 95 % interval")
+    score = IntervalSerializer(allow_null=True, help_text="mean score, normal 95 % interval")
+    usual = RangeSerializer(allow_null=True, help_text="where 95 % of the batch's games score (all seats at once)")
+
+
+class BatchSerializer(serializers.Serializer):
+    step = serializers.IntegerField(allow_null=True)
+    force = serializers.IntegerField(allow_null=True)
+    branches = serializers.ListField(child=serializers.IntegerField())
+    games = serializers.IntegerField()
+    finished = serializers.IntegerField()
+    seats = BatchSeatSerializer(many=True)
+    said = serializers.CharField(help_text="whether the change made a difference the batch can see, in words")
+
+
 class BranchListSerializer(serializers.Serializer):
     branches = MatchSerializer(many=True)
+    batches = BatchSerializer(many=True, help_text="the resampled branches grouped by step, forced option and bots, "
+                                                   "each summarised against the parent (docs/branches.md#batches)")
 
 
 class BranchesView(APIView):
@@ -58,7 +94,8 @@ class BranchesView(APIView):
     @extend_schema(tags=["matches"], summary="A match's branches, newest first",
                    responses={200: BranchListSerializer, **errors(404)})
     def get(self, request: Request, pk: int) -> Response:
-        return Response({"branches": branch_rows(request.user, get_object_or_404(Match, pk=pk))})
+        parent = get_object_or_404(Match, pk=pk)
+        return Response({"branches": branch_rows(request.user, parent), "batches": batch_rows(parent)})
 
     @extend_schema(tags=["matches"], summary="Branch a finished match at a step (throttled)",
                    request=BranchRequestSerializer,
@@ -74,7 +111,13 @@ class BranchesView(APIView):
         except BranchForbidden as exc:
             raise exceptions.PermissionDenied(str(exc)) from exc
         rows = match_data(list(match_values(Match.objects.filter(pk__in=[m.pk for m in matches]))), request.user)
-        return Response({"branches": rows}, status=status.HTTP_201_CREATED)
+        return Response({"branches": rows, "batches": batch_rows(parent)}, status=status.HTTP_201_CREATED)
+
+
+def batch_rows(parent: Match) -> list[dict[str, Any]]:
+    """The parent's batches as the API writes them (BatchSerializer). Seat numbers and scores only: no seed, view or
+    bot name, so nothing the parent's own rows do not show."""
+    return list(BatchSerializer(batches(parent), many=True).data)
 
 
 def branch_rows(user: Any, parent: Match) -> list[dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from replays.api import branches, feeds, views
+from replays.api import analysis, branches, feeds, views
 
 urlpatterns = [
     path("ladders/<int:pk>/feed/", feeds.LadderFeedView.as_view(), name="ladder-feed"),
@@ -11,4 +11,5 @@ urlpatterns = [
     path("matches/<int:pk>/frames/", views.FramesView.as_view(), name="match-frames"),
     path("matches/<int:pk>/feed/", feeds.MatchFeedView.as_view(), name="match-feed"),
     path("matches/<int:pk>/branches/", branches.BranchesView.as_view(), name="match-branches"),
+    path("matches/<int:pk>/analysis/", analysis.AnalysisView.as_view(), name="match-analysis"),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pytest
@@ -100,3 +101,108 @@ def test_the_form_shares_the_match_requests_rate(parent: Match, bob: Any, monkey
     assert "No branch: too many match requests" in client.get(f"/replays/{parent.pk}/").content.decode()
     assert Match.objects.filter(parent=parent).count() == 1
     cache.clear()
+
+
+def test_the_branch_page_leads_with_the_outcome_the_moves_in_words_and_a_chart_with_axes(parent: Match,
+                                                                                         bob: Any) -> None:
+    client = client_of(bob)
+    client.post(f"/replays/{parent.pk}/branch/", {"step": "20", "force": "0"})
+    child = Match.objects.get(parent=parent)
+    assert run_match(child.pk) == "finished"
+    page = client.get(f"/replays/{child.pk}/compare/").content.decode()
+    rows = {m.pk: list(m.seats.order_by("number").values_list("score", "rank")) for m in (parent, child)}
+    for (old_score, old_rank), (new_score, new_rank) in zip(rows[parent.pk], rows[child.pk], strict=True):
+        assert f"(rank {old_rank})" in page and f"(rank {new_rank})" in page
+        difference = new_score - old_score
+        assert f'<td class="difference">{"+" if difference > 0 else ""}{difference}</td>' in page
+    sentence = page.split('id="outcome-sentence"><strong>')[1].split("</strong>")[0]
+    winner = [n for n, (_, rank) in enumerate(rows[parent.pk]) if rank == 1]
+    if winner == [n for n, (_, rank) in enumerate(rows[child.pk]) if rank == 1]:
+        assert sentence.startswith(f"Seat {winner[0] + 1} wins either way; its margin ")
+    else:
+        assert sentence.startswith(f"Seat {winner[0] + 1} won the parent; in the branch Seat ")
+    assert "The forced move at step 20" in page and 'id="compare-moves-data"' in page
+    assert "replays/compare.js" in page and "/replays/games/marine.js" in page
+    assert 'class="y-axis"' in page and 'class="x-axis"' in page and "branch point, step 20" in page
+    assert f"parent #{parent.pk}</li>" in page and f"branch #{child.pk}</li>" in page
+
+
+@pytest.mark.parametrize(("parent", "branch", "said"), [
+    ([(58, 1), (26, 2), (78, 1), (28, 2)], [(54, 2), (27, 2), (77, 1), (24, 2)], None),
+    ([(40, 2), (60, 1)], [(41, 2), (47, 1)], "Seat 2 wins either way; its margin falls from 20 to 6."),
+    ([(40, 2), (60, 1)], [(40, 2), (60, 1)], "Seat 2 wins either way; its margin stays at 20."),
+    ([(40, 2), (60, 1)], [(70, 1), (60, 2)], "Seat 2 won the parent; in the branch Seat 1 wins by 10, and Seat 2 "
+                                             "comes 2nd."),
+    ([(50, 1), (50, 1), (10, 3)], [(50, 1), (50, 1), (45, 3)],
+     "Seats 1 and 2 share first place either way; the lead over the rest falls from 40 to 5."),
+])
+def test_the_outcome_sentence(parent: list[tuple[int, int]], branch: list[tuple[int, int]], said: str | None) -> None:
+    from replays.branch_pages import outcome_sentence
+
+    rows = [{"number": n, "parent_score": old[0], "parent_rank": old[1], "branch_score": new[0],
+             "branch_rank": new[1]} for n, (old, new) in enumerate(zip(parent, branch, strict=True))]
+    if said is None:  # the example: two seats shared first in the parent (ranks as given)
+        assert outcome_sentence(rows, True).startswith("Seats 1 and 3 shared first place in the parent; in the "
+                                                       "branch Seat 3 wins by 23")
+    else:
+        assert outcome_sentence(rows, True) == said
+    assert outcome_sentence(rows, False) == "The branch has not finished yet: its outcome appears here once it has."
+
+
+def test_a_resampled_batch_is_summarised_on_the_page_in_the_command_and_the_api(parent: Match, bob: Any) -> None:
+    from io import StringIO
+
+    from rest_framework.test import APIClient
+
+    from replays.management.commands.branch import Command
+
+    client = client_of(bob)
+    client.post(f"/replays/{parent.pk}/branch/", {"step": "30", "resample": "on", "games": "4"})
+    children = list(Match.objects.filter(parent=parent).order_by("pk"))
+    page = client.get(f"/replays/{children[0].pk}/compare/").content.decode()
+    assert "This batch: 4 re-dealt games" in page and "0 games played so far: too few to tell" in page
+    for child in children:
+        assert run_match(child.pk) == "finished"
+    page = client.get(f"/replays/{children[1].pk}/compare/").content.decode()
+    assert "(4 finished)" in page and 'id="batch-table"' in page
+    said = html.unescape(page.split('id="batch-said"><strong>')[1].split("</strong>")[0])
+    assert said.startswith(("No difference the batch can see: in 4 games", "A difference the batch can see in 4 "))
+    out = StringIO()
+    command = Command(stdout=out)
+    command.print_results(parent, [c.pk for c in children])
+    text = out.getvalue()
+    assert "batch of 4 resampled branches at step 30 (4 finished): against the parent's outcome" in text
+    assert "  seat 1: parent" in text and "mean score" in text and said.rstrip(".") in text
+    api = APIClient()
+    batches = api.get(f"/api/matches/{parent.pk}/branches/").json()["batches"]
+    assert [(b["games"], b["finished"], b["branches"]) for b in batches] == [(4, 4, [c.pk for c in children])]
+    seat = batches[0]["seats"][0]
+    assert seat["score"]["low"] <= seat["score"]["mean"] <= seat["score"]["high"] and seat["score"]["n"] == 4
+    assert 0 <= seat["win_rate"]["low"] <= seat["win_rate"]["high"] <= 1
+
+
+def test_a_batch_sees_a_parent_outcome_none_of_its_games_could_have(parent: Match) -> None:
+    from replays.branch_batches import summarise
+
+    children = []
+    for n, scores in enumerate([(60, 40), (62, 41), (59, 43), (61, 40), (60, 42)]):
+        child = create_match(parent.ladder, list(parent.seats.values_list("bot_version", flat=True)), parent.seed)
+        Match.objects.filter(pk=child.pk).update(status=Match.Status.FINISHED, parent=parent, branch_step=5,
+                                                 branch_resample=n)
+        for number, score in enumerate(scores):
+            Seat.objects.filter(match=child, number=number).update(score=score, rank=1 if number == 0 else 2)
+        children.append(Match.objects.get(pk=child.pk))
+    Seat.objects.filter(match=parent, number=0).update(score=30, rank=2)
+    Seat.objects.filter(match=parent, number=1).update(score=41, rank=1)
+    said = summarise(Match.objects.get(pk=parent.pk), children)["said"]
+    assert said.startswith("A difference the batch can see in 5 games: seat 1 scored 30 in the parent, where the "
+                           "batch's games score ")
+    assert "seat 2" not in said
+
+
+@pytest.mark.parametrize(("p", "df", "t"), [(0.975, 1, 12.7062), (0.975, 2, 4.3027), (0.975, 3, 3.1824),
+                                            (0.975, 10, 2.2281), (0.995, 5, 4.0321), (0.975, 100, 1.984)])
+def test_students_t_quantiles_match_the_tables(p: float, df: int, t: float) -> None:
+    from replays.branch_batches import t_quantile
+
+    assert t_quantile(p, df) == pytest.approx(t, abs=1e-3)

@@ -20,7 +20,8 @@ from test_sandbox import CONFIG, GAME, assert_contained, assert_forfeited_last, 
 from testkit import zipped
 
 from tournaments.languages import read_manifest
-from workers.build import build_bot
+from tournaments.uploads import UploadLimits
+from workers.sandbox.build import build_bot
 from workers.sandbox.seat import SandboxedSeat, pids_of_uid
 from workers.seats import Clock, InProcessSeat, Reply
 
@@ -46,7 +47,7 @@ def js(name: str) -> SandboxedSeat:
 def _built(name: str) -> tuple[bytes, bytes]:
     toml = b'language = "cpp"\nbuild = "g++ -O2 -std=c++20 -pthread -o bot main.cpp"\n'
     source = zipped({"ludus.toml": toml, "main.cpp": (TWINS / name).read_bytes()})
-    built = build_bot(source, "twin.zip", read_manifest(toml))
+    built = build_bot(source, "twin.zip", read_manifest(toml), UploadLimits())
     assert built.ok, built.log
     return source, built.artifact
 

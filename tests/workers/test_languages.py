@@ -20,8 +20,9 @@ from tournaments.builtins import ensure_builtin
 from tournaments.languages import read_manifest
 from tournaments.models import BotVersion, Ladder, Match
 from tournaments.new_matches import create_match
-from workers.build import BuildConfig, build_bot
+from tournaments.uploads import UploadLimits
 from workers.runner import run_match
+from workers.sandbox.build import BuildConfig, build_bot
 from workers.validation import validate_version
 
 pytestmark = [
@@ -88,7 +89,7 @@ def test_each_starter_kit_builds_validates_and_plays_greedy(alice: Any, language
 def test_a_build_error_is_shown_with_the_compilers_message_the_command_and_the_limits() -> None:
     needs("cpp")
     source = zipped({"ludus.toml": b'language = "cpp"\n', "main.cpp": b"int main() { return nope; }\n"})
-    built = build_bot(source, "bot.zip", read_manifest(b'language = "cpp"\n'))
+    built = build_bot(source, "bot.zip", read_manifest(b'language = "cpp"\n'), UploadLimits())
     assert not built.ok and not built.artifact
     assert "nope" in built.log and "was not declared" in built.log and "g++ -O2 -std=c++20 -o bot main.cpp" in built.log
     assert "Build failed: the build command exited with status 1" in built.log and "no network" in built.log
@@ -96,7 +97,8 @@ def test_a_build_error_is_shown_with_the_compilers_message_the_command_and_the_l
 
 def build_with(command: str, config: BuildConfig) -> Any:
     manifest = read_manifest(f'language = "cpp"\nbuild = "{command}"\n'.encode())
-    return build_bot(zipped({"ludus.toml": b'language = "cpp"\n', "main.cpp": b""}), "bot.zip", manifest, config)
+    source = zipped({"ludus.toml": b'language = "cpp"\n', "main.cpp": b""})
+    return build_bot(source, "bot.zip", manifest, UploadLimits(), config)
 
 
 def test_a_build_that_loops_is_killed_at_its_timeout() -> None:

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from replays.branch_batches import batch_of, lines
 from replays.branches import BranchForbidden, BranchRefused, BranchRequest, create_branches, describe
 from replays.links import viewer_url
 from tournaments.dispatch import runner
@@ -87,6 +88,9 @@ class Command(BaseCommand):
         for match in Match.objects.filter(pk__in=ids).order_by("pk"):
             detail = f"scores {scores(match)}" if match.status == Match.Status.FINISHED else match.error[:200]
             self.stdout.write(f"branch match {match.pk}: {match.status}, {detail}")
+        batch = batch_of(Match.objects.get(pk=ids[0]))
+        if batch is not None:
+            self.stdout.write("\n".join(lines(batch)))
 
 
 def scores(match: Match) -> list[int | None]:

@@ -26,6 +26,7 @@ from tournaments.builtins import ensure_builtin
 from tournaments.dispatch import runner
 from tournaments.models import Bot, BotVersion, Ladder, Match
 from tournaments.new_matches import create_match
+from tournaments.system_ladders import TRYOUT_LADDER, system_ladder
 from tournaments.uploads import CheckedUpload, check_upload, zip_folder
 
 NO_CLOCK_MS = 3_600_000  # --no-clock: an hour per decision, for stepping through a bot in a debugger
@@ -158,10 +159,8 @@ def tryout_version(checked: CheckedUpload, game: str) -> BotVersion:
 
 
 def tryout_ladder(game: str, players: int) -> Ladder:
-    ladder, _ = Ladder.objects.get_or_create(
-        name=f"try_bot {game}", defaults={"game": game, "players_per_match": players, "paused": True,
-                                          "matchmaking": {"note": "try_bot matches only; unrated"}})
-    return ladder
+    """The system's paused "try_bot <game>" ladder: internal, never a public ladder page (tournaments.pages.unrated)."""
+    return system_ladder(TRYOUT_LADDER, game, players, "try_bot matches only; unrated")
 
 
 def opponents_for(against: list[str], count: int) -> list[BotVersion]:

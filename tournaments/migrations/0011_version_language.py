@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0009_version_tests'),
+        ('tournaments', '0010_standings_rows'),
     ]
 
     operations = [

@@ -2,13 +2,13 @@
 read-only, its flags and its memory rlimit.
 
 Every runtime gets the system's shared libraries (the dirs the C library and the runtime load from) and no more:
-- Python: its interpreter and stdlib (workers/bwrap.py `find_interpreter`), as always;
+- Python: its interpreter and stdlib (workers/sandbox/bwrap.py `find_interpreter`), as always;
 - JavaScript: /usr/bin/node and the libraries it links;
 - C++ and Rust: nothing but the libraries: the bot's own binary, built at validation, is in /bot;
 - Java: the JDK's home (/usr/lib/jvm/<jdk>: the JVM's own libraries, its `modules` image and its `conf`) and the
   /etc dir its `conf` links into (security and logging properties); the JVM reads them all as it starts.
 
-The seat's other limits are the sandbox's (workers/sandbox.py SandboxConfig) for every language, but the address
+The seat's other limits are the sandbox's (workers/sandbox/config.py SandboxConfig) for every language, but the address
 space: V8 and the JVM reserve address space they never touch (code ranges, heaps), so their RLIMIT_AS is raised, and
 the seat's control group caps what they really use (`group_memory_bytes`, the same for every language).
 """

@@ -1,9 +1,9 @@
 """Building a compiled bot once, at validation, in a sandbox of its own (docs/bots.md, "Languages").
 
-`build_bot(source, filename, manifest)` unpacks the upload read-only at /src, copies it into /build (a size-limited
-tmpfs) and runs the manifest's build command there with `/bin/sh -c`, then hands the whole of /build back as a zip on
-stdout: the artifact, stored with the version (its sha256 beside the source's) and unpacked into every match's seat
-(`unpack_artifact`). Matches never run the compiler.
+`build_bot(source, filename, manifest, limits)` unpacks the upload read-only at /src, copies it into /build (a
+size-limited tmpfs) and runs the manifest's build command there with `/bin/sh -c`, then hands the whole of /build back
+as a zip on stdout: the artifact, stored with the version (its sha256 beside the source's) and unpacked into every
+match's seat (`unpack_artifact`). Matches never run the compiler.
 
 The build sandbox is a seat's sandbox with other limits (`BuildConfig`): no network (an empty network namespace),
 its own uid and control group (memory, processes), RLIMIT_CPU and RLIMIT_FSIZE, a wall-clock timeout, and caps on
@@ -26,25 +26,32 @@ import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from tournaments.languages import Manifest
-from tournaments.uploads import BadUpload, bot_files, check_entry, manifest_of, read_capped, safe_parts, upload_limits
-from workers.bot_files import BadBotSource, unpack_bot
-from workers.languages import jvm, toolchain
+from tournaments.uploads import (
+    BadUpload,
+    UploadLimits,
+    bot_files,
+    check_entry,
+    manifest_of,
+    read_capped,
+    safe_parts,
+)
 from workers.sandbox.bwrap import (
     INNER,
     SHELL,
     SandboxUnavailable,
     UidLease,
     bwrap_path,
-    default_lock_dir,
     find_interpreter,
     spawn,
 )
 from workers.sandbox.cgroups import Limits
+from workers.sandbox.languages import jvm
+from workers.sandbox.leases import default_lock_dir
 from workers.sandbox.seat_host import CgroupMode, SeatHost, cgroup_host
 from workers.sandbox.seccomp import SeccompUnavailable, bpf_path
+from workers.sandbox.unpacking import BadBotSource, unpack_bot
 
 MiB = 1 << 20
 BUILD_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/build", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
@@ -112,15 +119,16 @@ class BuildResult:
         return hashlib.sha256(self.artifact).hexdigest() if self.ok else ""
 
 
-def manifest_for(source: bytes, filename: str) -> Manifest:
+def manifest_for(source: bytes, filename: str, limits: UploadLimits) -> Manifest:
     """A stored version's manifest, read as its upload was checked. Raises BadBotSource."""
     try:
-        return manifest_of(filename, bot_files(filename, source, upload_limits()))
+        return manifest_of(filename, bot_files(filename, source, limits))
     except BadUpload as exc:
         raise BadBotSource(str(exc)) from None
 
 
-def build_bot(source: bytes, filename: str, manifest: Manifest, config: BuildConfig | None = None) -> BuildResult:
+def build_bot(source: bytes, filename: str, manifest: Manifest, limits: UploadLimits,
+              config: BuildConfig | None = None) -> BuildResult:
     """Build the bot in the build sandbox (a bot without a build command needs none: ok, no artifact)."""
     config = config or BuildConfig()
     if not manifest.compiled:
@@ -128,7 +136,7 @@ def build_bot(source: bytes, filename: str, manifest: Manifest, config: BuildCon
     host = SeatHost(Path(tempfile.mkdtemp(prefix="ludus-")))
     started = time.monotonic()
     try:
-        out, log, reason = _run(host, source, filename, manifest.build, config)
+        out, log, reason = _run(host, source, filename, manifest.build, limits, config)
     finally:
         host.close()
     seconds = time.monotonic() - started
@@ -141,9 +149,10 @@ def build_bot(source: bytes, filename: str, manifest: Manifest, config: BuildCon
     return BuildResult(not reason, text, out if not reason else b"", seconds)
 
 
-def _run(host: SeatHost, source: bytes, filename: str, command: str, config: BuildConfig) -> tuple[bytes, str, str]:
+def _run(host: SeatHost, source: bytes, filename: str, command: str, limits: UploadLimits,
+         config: BuildConfig) -> tuple[bytes, str, str]:
     """(artifact, output, the fault in words or "")."""
-    unpack_bot(source, filename, host.seat_dir / "src")
+    unpack_bot(source, filename, host.seat_dir / "src", limits)
     groups = cgroup_host(config.cgroups)
     if os.geteuid() == 0 or groups is not None:
         host.lease = UidLease(config.uid_base, config.uid_count, config.lock_dir, groups)
@@ -157,10 +166,10 @@ def _run(host: SeatHost, source: bytes, filename: str, command: str, config: Bui
         seccomp_file = bpf_path(config.lock_dir or default_lock_dir()) if config.seccomp else "/dev/null"
     except SeccompUnavailable as exc:
         raise SandboxUnavailable(str(exc)) from None
-    limits = [(resource.RLIMIT_CPU, config.cpu_seconds), (resource.RLIMIT_NPROC, config.processes),
-              (resource.RLIMIT_FSIZE, config.build_bytes), (resource.RLIMIT_CORE, 0)]
+    rlimits = [(resource.RLIMIT_CPU, config.cpu_seconds), (resource.RLIMIT_NPROC, config.processes),
+               (resource.RLIMIT_FSIZE, config.build_bytes), (resource.RLIMIT_CORE, 0)]
     group = host.group
-    host.proc = proc = spawn(build_command(str(host.seat_dir / "src"), command, config), uid, limits, BUILD_ENV, "/",
+    host.proc = proc = spawn(build_command(str(host.seat_dir / "src"), command, config), uid, rlimits, BUILD_ENV, "/",
                              renumbered=True, seccomp_file=seccomp_file, join=group.join if group else None)
     assert proc.stdin is not None
     proc.stdin.close()
@@ -258,34 +267,10 @@ def _exit_reason(err: bytes, status: int) -> str:
     return f"the build sandbox exited with status {status}"
 
 
-def build_version(version: Any) -> BuildResult:
-    """Its language's toolchain, and for a compiled bot its build (once: a revalidation reuses the artifact), stored
-    with the version; a failed build is the bot's fault, with the log its author reads. Validation calls it, and a
-    match's seat for a version never validated (a try-out of manage.py try_bot). version: a BotVersion."""
-    from tournaments.models import BotVersion  # here: the sandbox imports this module without a configured project
-
-    try:
-        manifest = manifest_for(bytes(version.source), version.filename)
-    except BadBotSource as exc:
-        return BuildResult(False, f"The upload cannot be read: {exc}\n")
-    note = f"Language: {manifest.language}; toolchain: {toolchain(manifest.language)}.\n"
-    if not manifest.compiled or version.artifact:
-        BotVersion.objects.filter(pk=version.pk).update(language=manifest.language,
-                                                        toolchain=toolchain(manifest.language))
-        return BuildResult(True, note)
-    built = build_bot(bytes(version.source), version.filename, manifest)
-    if built.ok:
-        version.artifact, version.artifact_sha256 = built.artifact, built.sha256
-        version.toolchain = toolchain(manifest.language)
-        BotVersion.objects.filter(pk=version.pk).update(artifact=built.artifact, artifact_sha256=built.sha256,
-                                                        language=manifest.language, toolchain=version.toolchain)
-    return BuildResult(built.ok, note + built.log, built.artifact, built.seconds)
-
-
 # --- the artifact in a seat ------------------------------------------------------------------------------------
 
 
-def unpack_artifact(artifact: bytes, dest: Path, limit: int = BuildConfig.artifact_bytes) -> None:
+def unpack_artifact(artifact: bytes, dest: Path, limits: UploadLimits, limit: int = BuildConfig.artifact_bytes) -> None:
     """Write the built files into dest (mode 0555: the binary runs). Every path and size is checked as an upload's
     is, without the upload's file types (a binary has none). Raises BadBotSource."""
     try:
@@ -294,7 +279,7 @@ def unpack_artifact(artifact: bytes, dest: Path, limit: int = BuildConfig.artifa
             budget = 8 * limit
             dest.mkdir(mode=0o755, exist_ok=True)
             for entry in files:
-                check_entry("the artifact", entry, upload_limits())
+                check_entry("the artifact", entry, limits)
                 parts = safe_parts("the artifact", entry.filename)
                 data = read_capped("the artifact", archive, entry, budget, 8 * limit)
                 budget -= len(data)

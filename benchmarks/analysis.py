@@ -1,0 +1,44 @@
+"""What a match analysis costs (docs/analysis.md#what-it-costs): decisions analysed per minute of one worker process,
+by CPU time (which a busy machine does not inflate) and by wall clock, for seat 1 of stored replays of both games,
+greedy playouts, G games per option; the whole seat unless `--decisions` caps it.
+
+    DEBUG=1 python -m benchmarks.analysis --games 8 tests/replays/data/branch_parent_evolution.json ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import django
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("replays", nargs="+", help="replay documents (JSON)")
+    parser.add_argument("--games", type=int, default=8)
+    parser.add_argument("--decisions", type=int, default=0, help="stop after this many decisions (0: all)")
+    args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    django.setup()
+    from replays.analysis import Plan, analyse  # after django.setup: it reads the tournaments app's seeds
+
+    for path in args.replays:
+        with open(path) as handle:
+            document = json.load(handle)
+        cpu, wall, count = time.process_time(), time.perf_counter(), 0
+        for _ in analyse(Plan(document, 0, "greedy", args.games, 1)):
+            count += 1
+            if count == args.decisions:
+                break
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        print(json.dumps({"replay": path, "game": document["header"]["game"], "games": args.games,
+                          "decisions": count, "cpu_s": round(cpu, 1), "wall_s": round(wall, 1),
+                          "per_cpu_minute": round(count * 60 / cpu, 1),
+                          "per_wall_minute": round(count * 60 / wall, 1)}))
+
+
+if __name__ == "__main__":
+    main()
