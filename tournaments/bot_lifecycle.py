@@ -1,5 +1,5 @@
 """The bot lifecycle: upload a version, have it validated, flag bots that keep faulting
-(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox, §5).
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
 - `upload_bot_version` stores an immutable version. A malformed upload raises `BadUpload` and stores nothing; an
   upload that does not compile is kept as a `rejected` version whose log shows each error, so its author can read

@@ -1,10 +1,10 @@
 """Checks on an uploaded bot before anything is stored: pure functions, no database
-(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox, §5).
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
 A bot is a single `.py` file, or a `.zip` with `main.py` either at its root or inside one top folder that holds
 every file (what zipping a folder gives: `mybot/main.py`, `mybot/lib.py`). This is the layout the sandbox unpacks
-(workers/sandbox.py); anything the sandbox would refuse or misread is refused here first, with a message that names
-the problem.
+(workers/sandbox/unpacking.py); anything the sandbox would refuse or misread is refused here first, with a message
+that names the problem.
 
 Two kinds of failure:
 - `BadUpload`: the upload itself is malformed (too big, not a zip, a zip bomb, an unsafe path, a link, not UTF-8,
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 MiB = 1 << 20
-NAME_MAX = 255  # bytes in one file or folder name (Linux); the sandbox refuses longer ones (workers/bot_files.py)
+NAME_MAX = 255  # bytes in one file or folder name (Linux); the sandbox refuses longer ones (workers/sandbox/)
 PATH_MAX = 1024  # bytes in a path inside the bot, as the sandbox caps it
 _READ_CHUNK = 1 << 16
 
@@ -106,8 +106,8 @@ def check_upload(filename: str, data: bytes, limits: UploadLimits = UploadLimits
 
 def bot_files(filename: str, data: bytes, limits: UploadLimits = UploadLimits()) -> dict[str, bytes]:
     """The bot's files by their path in its folder ({"main.py": ...} for a .py file). The one reading of an upload:
-    check_upload uses it, and so does the sandbox when it unpacks a stored version (workers/bot_files.py), with the
-    same limits. Raises BadUpload naming the problem."""
+    check_upload uses it, and so does the sandbox when it unpacks a stored version (workers/sandbox/unpacking.py),
+    with the same limits. Raises BadUpload naming the problem."""
     name = normalize_filename(filename)
     if not data:
         raise BadUpload(f"{name} is empty")
