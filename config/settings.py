@@ -285,8 +285,8 @@ LUDUS_FLAG_FORFEITS = env_int("LUDUS_FLAG_FORFEITS", 3, minimum=1)  # or this ma
 LUDUS_PIN_MATCHES = env_bool("LUDUS_PIN_MATCHES", True)
 LUDUS_WORKER_CONCURRENCY = env_int("LUDUS_WORKER_CONCURRENCY", os.cpu_count() or 1, minimum=1)
 LUDUS_MATCH_ATTEMPTS = env_int("LUDUS_MATCH_ATTEMPTS", 3, minimum=1)
-# Ratings: a bot is provisional while its OpenSkill sigma is above this (the prior is 25/3, about 8.33).
-LUDUS_PROVISIONAL_SIGMA = env_float("LUDUS_PROVISIONAL_SIGMA", 2.5, minimum=0.0)
+# Ratings: provisional while sigma is above this (the prior is 25/3, about 8.33; docs/tournaments.md#ratings).
+LUDUS_PROVISIONAL_SIGMA = env_float("LUDUS_PROVISIONAL_SIGMA", 5.5, minimum=0.0)
 LUDUS_MATCH_TIME_LIMIT = env_int("LUDUS_MATCH_TIME_LIMIT", 900, minimum=10)  # seconds, the hard kill of one match
 # A runner renews its lease every heartbeat while it holds a match (workers/runner.py), so the lease only has to
 # outlive a few missed heartbeats: a stopped or vanished worker's match goes back to the queue within a minute or two.
