@@ -24,7 +24,7 @@ from replays.frames import frames
 from replays.links import step_of
 from replays.models import Replay
 from replays.verify import ReplayMismatch
-from tournaments.api.common import ERROR, RowSerializer, StrictSerializer, errors
+from tournaments.api.common import ERROR, StrictSerializer, errors
 from tournaments.models import Match
 from tournaments.visibility import can_see_seat, can_see_secrets, is_over, seat_frames, shown_header
 
@@ -56,7 +56,7 @@ class ReplaySerializer(serializers.Serializer):
 
 
 # An action record as stored (replays/format.py): its keys in their stored order (sorted), then `step`.
-class ActionSerializer(RowSerializer):
+class ActionSerializer(serializers.Serializer):
     choice = serializers.IntegerField(required=False, help_text="index into the decision's options")
     cpu_ms = serializers.IntegerField(required=False, help_text="the move's CPU time, for a sandboxed seat")
     fault = serializers.CharField(required=False)
@@ -66,12 +66,12 @@ class ActionSerializer(RowSerializer):
                                                               "game is step N, as in the viewer and the CLI")
 
 
-class ActionLogSerializer(RowSerializer):
+class ActionLogSerializer(serializers.Serializer):
     match = serializers.IntegerField()
     actions = ActionSerializer(many=True)
 
 
-class FrameSerializer(RowSerializer):
+class FrameSerializer(serializers.Serializer):
     step = serializers.IntegerField()
     action = ActionSerializer(allow_null=True)
     events = serializers.ListField(child=serializers.JSONField())
@@ -79,7 +79,7 @@ class FrameSerializer(RowSerializer):
     decision = serializers.JSONField(allow_null=True)
 
 
-class FramePageSerializer(RowSerializer):
+class FramePageSerializer(serializers.Serializer):
     match = serializers.IntegerField()
     status = serializers.CharField()
     seat = serializers.IntegerField(allow_null=True, help_text="null: the omniscient view")
