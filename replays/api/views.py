@@ -20,15 +20,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from replays import live
-from replays.frames import frames
+from replays.frames import MAX_FRAMES, frames
 from replays.links import step_of
 from replays.models import Replay
 from replays.verify import ReplayMismatch
 from tournaments.api.common import ERROR, StrictSerializer, errors
 from tournaments.models import Match
 from tournaments.visibility import can_see_seat, can_see_secrets, is_over, seat_frames, shown_header
-
-MAX_FRAMES = 100
 
 
 class ReplaySerializer(serializers.Serializer):
@@ -145,8 +143,9 @@ class FramesView(APIView):
 
     @extend_schema(
         tags=["replays"], summary="Frames (the view after each step) by step range and seat",
-        description="Frames `start` (default 0) up to `stop` (exclusive; default start+100): `stop` must be greater "
-                    "than `start`, and at most 100 frames per request, or the answer is a 400 naming the rule. "
+        description=f"Frames `start` (default 0) up to `stop` (exclusive; default start+{MAX_FRAMES}): `stop` must be "
+                    f"greater than `start`, and at most {MAX_FRAMES} frames per request, or the answer is a 400 naming "
+                    "the rule. "
                     "`seat` must be one of the match's seats. "
                     "Omniscient frames (no `seat`) only once the match is finished, except for staff. A seat's "
                     "frames while the match is not finished only for that seat's bot owner and staff; choice "
