@@ -100,6 +100,12 @@ class BotVersion(models.Model):
     validating_since = models.DateTimeField(null=True, blank=True, editable=False)
     builtin = models.CharField(max_length=32, blank=True, help_text="the engine bot name for trusted built-ins")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Its language (its ludus.toml, tournaments/languages.py) and, once validation built it, the toolchain that did
+    # and the built files: matches run the artifact, never the compiler (workers/sandbox/build.py).
+    language = models.CharField(max_length=16, default="python", editable=False)
+    toolchain = models.CharField(max_length=200, blank=True, editable=False)
+    artifact = models.BinaryField(blank=True, default=b"", editable=False)
+    artifact_sha256 = models.CharField(max_length=64, blank=True, editable=False)
 
     class Meta:
         constraints = [
@@ -347,7 +353,7 @@ class Match(Clocked):
         return self.status in (self.Status.FINISHED, self.Status.FAILED, self.Status.CANCELLED)
 
     def branch_point(self) -> dict[str, Any] | None:
-        """The replay header's "branch" entry (replays/branchpoint.py), or None for a match that is no branch."""
+        """The replay header's "branch" entry (docs/branches.md), or None for a match that is no branch."""
         if self.parent_id is None:
             return None
         return {"parent": self.parent_id, "step": self.branch_step, "force": self.branch_force,
