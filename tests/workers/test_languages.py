@@ -127,7 +127,7 @@ def test_a_build_that_floods_its_output_keeps_the_head_and_tail_of_it() -> None:
     assert not built.ok and len(built.log) < 8192 and "cut to its head and tail" in built.log
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the runner's heartbeat renews the lease from a connection of its own
 @pytest.mark.parametrize("language", ["cpp", "javascript"])
 def test_try_bot_plays_a_kits_folder(language: str) -> None:
     needs(language)
@@ -138,7 +138,7 @@ def test_try_bot_plays_a_kits_folder(language: str) -> None:
     assert version.language == language and bool(version.artifact) == (language == "cpp")
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)
 def test_try_bot_shows_why_a_folder_did_not_build(tmp_path: Path) -> None:
     needs("cpp")
     (tmp_path / "ludus.toml").write_text('language = "cpp"\n')
