@@ -280,7 +280,8 @@ LUDUS_VALIDATION_LEASE_SECONDS = env_int("LUDUS_VALIDATION_LEASE_SECONDS", 600, 
 LUDUS_FLAG_WINDOW = env_int("LUDUS_FLAG_WINDOW", 10, minimum=1)  # a bot's last N finished matches...
 LUDUS_FLAG_FAULT_PERCENT = env_int("LUDUS_FLAG_FAULT_PERCENT", 50, minimum=1, maximum=100)  # ...this many faulty
 LUDUS_FLAG_FORFEITS = env_int("LUDUS_FLAG_FORFEITS", 3, minimum=1)  # or this many forfeits in a row
-# A match with sandboxed seats is played on one CPU with them, leased among a machine's runners (workers/pinning.py).
+# A match with sandboxed seats is played on one CPU with them, leased among a machine's runners
+# (workers/sandbox/pinning.py).
 LUDUS_PIN_MATCHES = env_bool("LUDUS_PIN_MATCHES", True)
 LUDUS_WORKER_CONCURRENCY = env_int("LUDUS_WORKER_CONCURRENCY", os.cpu_count() or 1, minimum=1)
 LUDUS_MATCH_ATTEMPTS = env_int("LUDUS_MATCH_ATTEMPTS", 3, minimum=1)

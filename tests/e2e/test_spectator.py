@@ -66,6 +66,12 @@ def pointed(option: Any) -> bool:
     return isinstance(option, list) and not isinstance(option[0], str)
 
 
+SPILLS = """() => [...document.querySelectorAll('.player, .score')].filter(card => {
+  const box = card.getBoundingClientRect();
+  return [...card.querySelectorAll('*')].some(n => { const r = n.getBoundingClientRect();
+    return r.right > box.right + 0.5 || r.left < box.left - 0.5; }); }).length"""  # seat cards whose text spills
+
+
 RAW_OPTION = re.compile(r"[\[\]{}\"]|\w+_\w+|^\S+:\-?\d+$")  # JSON, snake_case, "Name:3" card codes
 
 
@@ -93,8 +99,8 @@ def test_options_read_in_the_games_words_and_mark_what_they_touch(
     item.hover()
     expect(marked.first).to_be_visible()
     if game == "evolution":
-        expect(page.locator(f"#board [data-seat='{decision['seat']}'] .species[data-index='{option[0]}']")).to_have_class(
-            re.compile(r"\boption-mark\b"))
+        species = page.locator(f"#board [data-seat='{decision['seat']}'] .species[data-index='{option[0]}']")
+        expect(species).to_have_class(re.compile(r"\boption-mark\b"))
     else:
         for hex_ in option:
             expect(page.locator(f"#board .tile[data-hex='{hex_[0]},{hex_[1]}']")).to_have_class(
@@ -188,11 +194,13 @@ def test_a_faulty_seat_is_marked_on_its_card_and_the_step_bar_with_a_jump_to_eac
     for step in faults:
         page.click("#btn-next-fault")
         expect(page.locator("#board")).to_have_attribute("data-step", str(step))
-    expect(card.locator(".seat-tag.fault")).to_have_text(f"forfeited at step {faults[-1]} (out of range): plays the default")
+    expect(card.locator(".seat-tag.fault")).to_have_text(
+        f"forfeited at step {faults[-1]} (out of range): plays the default")
     expect(card).to_have_class(re.compile(r"\bforfeited\b"))
     page.keyboard.press("f")  # the key wraps round to the first fault
     expect(page.locator("#board")).to_have_attribute("data-step", str(faults[0]))
     expect(card.locator(".seat-tag.fault")).to_have_text("1 fault (out of range)")
+    assert page.evaluate(SPILLS) == 0  # "just played", "to play" and the fault tag wrap inside the card
     check_a11y(page)
     screenshot(page, f"viewer-crashed-seat-{size}")
 
@@ -231,11 +239,7 @@ def test_names_stay_whole_and_seat_cards_fit_with_four_to_six_seats(sized: tuple
         broken = page.evaluate("""() => [...document.querySelectorAll('.bot-name')]
             .filter(n => n.getClientRects().length > 1).map(n => n.textContent)""")
         assert broken == [], broken  # "(greedy-2@1)" never as "(greedy-/2@1)"
-        spill = page.evaluate("""() => [...document.querySelectorAll('.player')].filter(card => {
-            const box = card.getBoundingClientRect();
-            return [...card.querySelectorAll('h3 *')].some(n => { const r = n.getBoundingClientRect();
-              return r.right > box.right + 0.5 || r.left < box.left - 0.5; }); }).length""")
-        assert spill == 0
+        assert page.evaluate(SPILLS) == 0
         tops = page.locator(".player").evaluate_all("n => n.map(e => Math.round(e.getBoundingClientRect().top))")
         per_row = [tops.count(top) for top in sorted(set(tops), key=tops.index)]
         if size == "desktop":
