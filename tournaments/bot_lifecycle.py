@@ -74,6 +74,7 @@ def upload_bot_version(owner: Any, bot_name: str, game: str, filename: str, data
             bot.save(update_fields=["description"])
         version = BotVersion.objects.create(
             bot=bot, number=next_number(bot), source=checked.data, filename=checked.filename,
+            language=checked.manifest.language,
             status=BotVersion.Status.PENDING if checked.compiles() else BotVersion.Status.REJECTED,
             validation_log="" if checked.compiles() else checked.rejection_log(),
         )

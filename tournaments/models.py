@@ -100,6 +100,12 @@ class BotVersion(models.Model):
     validating_since = models.DateTimeField(null=True, blank=True, editable=False)
     builtin = models.CharField(max_length=32, blank=True, help_text="the engine bot name for trusted built-ins")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Its language (its ludus.toml, tournaments/languages.py) and, once validation built it, the toolchain that did
+    # and the built files: matches run the artifact, never the compiler (workers/sandbox/build.py).
+    language = models.CharField(max_length=16, default="python", editable=False)
+    toolchain = models.CharField(max_length=200, blank=True, editable=False)
+    artifact = models.BinaryField(blank=True, default=b"", editable=False)
+    artifact_sha256 = models.CharField(max_length=64, blank=True, editable=False)
 
     class Meta:
         constraints = [

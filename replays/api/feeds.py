@@ -47,7 +47,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, permissions, renderers
+from rest_framework import exceptions, permissions, renderers, serializers
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -56,7 +56,7 @@ from replays.api.feedcaps import Lease, open_feed
 from replays.models import Replay
 from replays.progress import mark_watched
 from replays.verify import ReplayMismatch, Resimulation
-from tournaments.api.common import RowSerializer, errors, to_utc
+from tournaments.api.common import errors, to_utc
 from tournaments.api.feedlines import (
     LADDER_FEED,
     MATCH_FEED,
@@ -95,13 +95,13 @@ def line(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), default=str).encode() + b"\n"
 
 
-def feed_line(kind: type[RowSerializer], **values: Any) -> bytes:
+def feed_line(kind: type[serializers.Serializer], **values: Any) -> bytes:
     """A line written by the serializer of its kind (tournaments/api/feedlines.py), which the schema describes."""
     return line(_writer(kind).to_representation(values))
 
 
 @functools.cache
-def _writer(kind: type[RowSerializer]) -> RowSerializer:
+def _writer(kind: type[serializers.Serializer]) -> serializers.Serializer:
     return kind()
 
 

@@ -20,6 +20,7 @@ def table_anchor(round_number: int, index: int) -> str:
 class Cell:
     """Row's bot against the column's: games it finished ahead of, level with and behind it, and where they met."""
 
+    opponent: str
     ahead: int = 0
     level: int = 0
     behind: int = 0
@@ -58,7 +59,7 @@ def cross_table(tournament: Tournament, rows: list[Row], rounds: list[Round]) ->
                 cells.append(None)
                 continue
             ahead, level, behind = record.get(other.version_id, [0, 0, 0])
-            cells.append(Cell(ahead, level, behind, met.get((row.version_id, other.version_id), [])))
+            cells.append(Cell(other.name, ahead, level, behind, met.get((row.version_id, other.version_id), [])))
         result.append(CrossRow(row, cells))
     return result
 
