@@ -17,7 +17,7 @@ Each connection lasts at most LUDUS_FEED_SECONDS, then ends with a `timeout` lin
 from the start, a ladder feed with `since` set to the last `finished_at`). The server polls the database every
 LUDUS_FEED_POLL_SECONDS. Seats of private bots the reader may not see are unnamed (tournaments.visibility).
 
-Served by gunicorn with uvicorn workers (tournaments/asgi.py), a feed waits on the event loop between polls and holds
+Served by gunicorn with uvicorn workers (config/asgi.py), a feed waits on the event loop between polls and holds
 no worker, so open feeds never keep pages and the API waiting; under WSGI (runserver, the test client) the same polls
 run in the request's thread. At most LUDUS_FEED_MAX_PER_CLIENT feeds per client and LUDUS_FEED_MAX_OPEN in all are
 open at once (replays/api/feedcaps.py); past either, a 429 names the limit.
