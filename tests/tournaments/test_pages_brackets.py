@@ -23,8 +23,9 @@ def play_out(tournament: Tournament) -> None:
 
 
 def cells(page: str) -> list[list[str]]:
-    """The cross-table's body as text, row by row (row header first)."""
+    """The cross-table's body as shown, row by row (row header first)."""
     table = page.partition('<table class="cross">')[2].partition("</table>")[0]
+    table = re.sub(r'<span class="sr-only">.*?</span>', "", table)  # what a screen reader hears besides
     rows = re.findall(r"<tr>(.*?)</tr>", table.partition("<tbody>")[2], re.DOTALL)
     return [[re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.DOTALL)]
             for row in rows]
