@@ -242,6 +242,13 @@ if LUDUS_SANDBOX == "none" and not DEBUG:
 LUDUS_SANDBOX_WITHOUT_CGROUPS = env_bool("LUDUS_SANDBOX_WITHOUT_CGROUPS", False)
 # The interpreter inside the sandbox (any uid must be able to run it); unset: /usr/bin/python3, then the worker's.
 LUDUS_SANDBOX_PYTHON = env_optional("LUDUS_SANDBOX_PYTHON")
+# Warm seats (docs/bots.md, "Warm seats"): finished seats a worker process keeps, frozen, for their versions' next
+# matches, and how long one may wait parked before it is stopped.
+LUDUS_WARM_SEATS = env_int("LUDUS_WARM_SEATS", 0, minimum=0)
+LUDUS_WARM_SEATS_IDLE_SECONDS = env_float("LUDUS_WARM_SEATS_IDLE_SECONDS", 300.0, minimum=0.0)
+if LUDUS_WARM_SEATS_IDLE_SECONDS == 0:
+    raise ImproperlyConfigured("environment variable LUDUS_WARM_SEATS_IDLE_SECONDS must be a number of seconds above "
+                               f"0, got {os.environ['LUDUS_WARM_SEATS_IDLE_SECONDS'].strip()!r}")
 # The site's address as people open it, for links printed outside a request (try_bot, replay show).
 LUDUS_SITE_URL = env_str("LUDUS_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 if not re.fullmatch(r"https?://[^/\s]+(/\S*)?", LUDUS_SITE_URL):

@@ -16,6 +16,7 @@ from workers.artifacts import build_version
 from workers.sandbox.config import SANDBOX_KINDS, SandboxConfig
 from workers.sandbox.seat import BotFiles, SandboxedSeat, seat_for
 from workers.sandbox.seat_host import CgroupMode
+from workers.sandbox.warm_pool import WarmSeats
 
 
 def sandbox_kind(sandbox: str | None = None) -> str:
@@ -37,11 +38,17 @@ def sandbox_config() -> SandboxConfig:
                    upload_limits=upload_limits())
 
 
+def warm_seats() -> WarmSeats:
+    """The warm seats a worker process keeps (LUDUS_WARM_SEATS, LUDUS_WARM_SEATS_IDLE_SECONDS; docs/bots.md,
+    "Warm seats")."""
+    return WarmSeats(settings.LUDUS_WARM_SEATS, settings.LUDUS_WARM_SEATS_IDLE_SECONDS)
+
+
 def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None = None,
                         config: SandboxConfig | None = None) -> SandboxedSeat:
     """The SeatPlayer for an uploaded bot version in a match (None: a validation's smoke match): workers.sandbox.seat's
-    seat_for, with the sandbox and limits the settings give unless named here."""
-    seat = seat_for(bot, match_id, sandbox_kind(sandbox), config or sandbox_config())
+    seat_for, with the sandbox and limits the settings give unless named here, and the settings' warm seats."""
+    seat = seat_for(bot, match_id, sandbox_kind(sandbox), config or sandbox_config(), warm_seats())
     if seat.manifest.compiled and not seat.artifact and isinstance(bot, BotVersion):  # never validated: a try-out
         built = build_version(bot)  # once, stored with the version as validation would (docs/bots.md, "Languages")
         seat.artifact, seat.unbuilt = built.artifact, "" if built.ok else f"it did not build:\n{built.log}"

@@ -73,6 +73,15 @@ def test_set_values_are_read_trimmed(monkeypatch: pytest.MonkeyPatch) -> None:
         ({"DEBUG": "1", "LUDUS_PROVISIONAL_SIGMA": "nan"}, "LUDUS_PROVISIONAL_SIGMA must be a number, got 'nan'"),
         ({"DEBUG": "1", "LUDUS_UPLOAD_MAX_FILES": "1000"}, "LUDUS_UPLOAD_MAX_FILES must be at most 256, got 1000"),
         ({"DEBUG": "1", "ALLOWED_HOSTS": "a.example,"}, "ALLOWED_HOSTS has an empty item"),
+        ({"DEBUG": "1", "LUDUS_WARM_SEATS": "two"}, "LUDUS_WARM_SEATS must be an integer, got 'two'"),
+        ({"DEBUG": "1", "LUDUS_WARM_SEATS": "1.5"}, "LUDUS_WARM_SEATS must be an integer, got '1.5'"),
+        ({"DEBUG": "1", "LUDUS_WARM_SEATS": "-1"}, "LUDUS_WARM_SEATS must be at least 0, got -1"),
+        ({"DEBUG": "1", "LUDUS_WARM_SEATS_IDLE_SECONDS": "soon"},
+         "LUDUS_WARM_SEATS_IDLE_SECONDS must be a number, got 'soon'"),
+        ({"DEBUG": "1", "LUDUS_WARM_SEATS_IDLE_SECONDS": "-1"},
+         "LUDUS_WARM_SEATS_IDLE_SECONDS must be a number of at least 0.0, got '-1'"),
+        ({"DEBUG": "1", "LUDUS_WARM_SEATS_IDLE_SECONDS": " 0 "},
+         "LUDUS_WARM_SEATS_IDLE_SECONDS must be a number of seconds above 0, got '0'"),
     ],
 )
 def test_settings_refuse_to_start_with_bad_environment(env: dict[str, str], message: str) -> None:

@@ -165,10 +165,10 @@ def test_a_sandboxed_bot_gets_its_seats_history_and_determinizes_from_it(game: s
     _assert_histories(printed, _expected_histories(game, 8, seat, result.actions))
 
 
-def test_a_warm_seat_of_protocol_3_gets_its_history_in_its_next_match_too(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_warm_seat_of_protocol_3_gets_its_history_in_its_next_match_too(settings: Any) -> None:
     """A woken seat's answer to its next hello (naming the match's epoch) asks for its history as a new seat's hello
     does: its second match's decides carry that match's events from the start."""
-    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    settings.LUDUS_WARM_SEATS = 2
     version = SimpleNamespace(id=1, sha256="sha-historian", source=HISTORIAN.encode(), filename="main.py")
     played: list[SandboxedSeat] = []
     try:

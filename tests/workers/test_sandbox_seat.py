@@ -26,6 +26,7 @@ from workers.sandbox.leases import default_lock_dir
 from workers.sandbox.seat import SandboxedSeat
 from workers.sandbox.seat_host import cgroup_host
 from workers.sandbox.unpacking import BadBotSource, unpack_bot
+from workers.sandbox.warm_pool import WarmSeats
 from workers.sandbox_settings import make_sandboxed_seat, sandbox_config, sandbox_kind
 from workers.seats import Clock, InProcessSeat, Reply, SeatDied, start_seats
 
@@ -281,10 +282,10 @@ def _match_with(version: SimpleNamespace, seat: int) -> tuple[SandboxedSeat, str
     return player, player.log()
 
 
-def test_warm_seats_play_their_versions_next_match_in_the_same_process(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_warm_seats_play_their_versions_next_match_in_the_same_process(settings: Any) -> None:
     from workers.sandbox.warm_pool import POOL
 
-    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    settings.LUDUS_WARM_SEATS = 2
     try:
         first, first_log = _match_with(_version(1), 0)
         again, again_log = _match_with(_version(1), 1)
@@ -302,13 +303,13 @@ LOGS_ITS_CPUS = ("import os, sys, ludus\nprint('cpus', sorted(os.sched_getaffini
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: every match runs on it")
-def test_a_warm_seat_is_reused_only_by_a_match_pinned_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_warm_seat_is_reused_only_by_a_match_pinned_as_it_was(settings: Any) -> None:
     """A seat keeps the CPU affinity it was spawned with (workers/sandbox/pinning.py): reused by a match pinned
     elsewhere, or unpinned, it would run on the CPU another match leased. The runner's thread is pinned here as
     pinning does it."""
     from workers.sandbox.warm_pool import POOL
 
-    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    settings.LUDUS_WARM_SEATS = 2
     everywhere = os.sched_getaffinity(0)
     first_cpu, second_cpu = sorted(everywhere)[:2]
 
@@ -341,9 +342,9 @@ def test_a_warm_seat_is_reused_only_by_a_match_pinned_as_it_was(monkeypatch: pyt
     "    if m['type'] == 'decide': print(json.dumps({'seq': m['seq'], 'choice': 1}), flush=True)\n"
 ))])
 def test_seats_are_not_kept_when_warm_seats_are_off_or_the_bot_does_not_play_on(
-    monkeypatch: pytest.MonkeyPatch, warm: str, code: str
+    settings: Any, warm: str, code: str
 ) -> None:
-    monkeypatch.setenv("LUDUS_WARM_SEATS", warm)
+    settings.LUDUS_WARM_SEATS = int(warm)
     first, _ = _match_with(_version(3, code), 0)
     again, _ = _match_with(_version(3, code), 0)
     assert again is not first and not first.alive and not again.alive and not first.seat_dir.exists()
@@ -373,14 +374,14 @@ LEFTOVERS = (
 
 
 @pytest.mark.parametrize("names_its_epoch", [True, False], ids=["epoch", "raw bot without epochs"])
-def test_a_warm_seat_starts_its_next_match_with_nothing_left_of_the_last(monkeypatch: pytest.MonkeyPatch,
+def test_a_warm_seat_starts_its_next_match_with_nothing_left_of_the_last(settings: Any,
                                                                          names_its_epoch: bool) -> None:
     """What a bot writes after its result (at once, or from a thread while it is parked) belongs to no match: its
     next match reads none of it as a reply, and its next log holds none of it."""
     code = LEFTOVERS if names_its_epoch else LEFTOVERS.replace("if 'epoch' in m: answer['epoch'] = m['epoch']", "pass")
     from workers.sandbox.warm_pool import POOL
 
-    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    settings.LUDUS_WARM_SEATS = 2
     seats, logs, replies = [], [], []
     try:
         for seat in (0, 1, 0):
@@ -415,10 +416,10 @@ ANSWERS_ONE_HELLO = (
 )
 
 
-def test_a_woken_seat_that_does_not_answer_its_hello_is_stopped_saying_why(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_woken_seat_that_does_not_answer_its_hello_is_stopped_saying_why(settings: Any) -> None:
     from workers.sandbox.warm_pool import POOL
 
-    monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
+    settings.LUDUS_WARM_SEATS = 1
     try:
         first, _ = _match_with(_version(12, ANSWERS_ONE_HELLO), 0)
         again = make_sandboxed_seat(_version(12, ANSWERS_ONE_HELLO), 0, config=CONFIG)
@@ -432,11 +433,11 @@ def test_a_woken_seat_that_does_not_answer_its_hello_is_stopped_saying_why(monke
         POOL.clear()
 
 
-def test_a_validation_seat_is_never_parked(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_validation_seat_is_never_parked(settings: Any) -> None:
     """A validation's seat (match None) would wait for a match of its version that a fresh process must play."""
     from workers.sandbox.warm_pool import POOL
 
-    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
+    settings.LUDUS_WARM_SEATS = 2
     try:
         validation = make_sandboxed_seat(_version(7), None, config=CONFIG)
         validation.start(HELLO_2)
@@ -450,10 +451,10 @@ def test_a_validation_seat_is_never_parked(monkeypatch: pytest.MonkeyPatch) -> N
         POOL.clear()
 
 
-def test_a_full_pool_retires_its_longest_parked_seat_for_a_new_one(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_pool_retires_its_longest_parked_seat_for_a_new_one(settings: Any) -> None:
     from workers.sandbox.warm_pool import POOL
 
-    monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
+    settings.LUDUS_WARM_SEATS = 1
     try:
         old, _ = _match_with(_version(8), 0)
         new, _ = _match_with(_version(9), 0)
@@ -464,11 +465,11 @@ def test_a_full_pool_retires_its_longest_parked_seat_for_a_new_one(monkeypatch: 
         POOL.clear()
 
 
-def test_a_seat_parked_longer_than_the_idle_limit_is_retired(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_seat_parked_longer_than_the_idle_limit_is_retired(settings: Any) -> None:
     from workers.sandbox.warm_pool import POOL
 
-    monkeypatch.setenv("LUDUS_WARM_SEATS", "2")
-    monkeypatch.setenv("LUDUS_WARM_SEATS_IDLE_SECONDS", "0.2")
+    settings.LUDUS_WARM_SEATS = 2
+    settings.LUDUS_WARM_SEATS_IDLE_SECONDS = 0.2
     try:
         idle, _ = _match_with(_version(10), 0)
         wait_until(lambda: not idle.alive and not idle.seat_dir.exists(), 10, "the idle seat to be retired",
@@ -478,21 +479,13 @@ def test_a_seat_parked_longer_than_the_idle_limit_is_retired(monkeypatch: pytest
         POOL.clear()
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "soon", ""])
-def test_a_bad_idle_limit_is_refused_with_a_clear_error(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setenv("LUDUS_WARM_SEATS", "1")
-    monkeypatch.setenv("LUDUS_WARM_SEATS_IDLE_SECONDS", value)
-    error = f"^LUDUS_WARM_SEATS_IDLE_SECONDS must be a number of seconds above 0, got '{value}'$"
-    with pytest.raises(ValueError, match=error):
-        make_sandboxed_seat(_version(11), 1, config=CONFIG)
-
-
-@pytest.mark.parametrize("value", ["-1", "two", "1.5"])
-def test_a_bad_warm_seats_setting_is_refused_with_a_clear_error(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setenv("LUDUS_WARM_SEATS", value)
-    error = f"^LUDUS_WARM_SEATS must be a whole number of seats, 0 or more, got '{value}'$"
-    with pytest.raises(ValueError, match=error):
-        make_sandboxed_seat(_version(4), None, config=CONFIG)
+def test_a_bad_warm_seats_setting_is_refused_with_a_clear_error() -> None:
+    """The settings refuse bad values at start-up (tests/config/test_env.py); the sandbox, given them, as well."""
+    with pytest.raises(ValueError, match=r"^warm seats must be 0 or more, got -1$"):
+        WarmSeats(-1)
+    for seconds in (0.0, -1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match=r"^a warm seat's idle seconds must be a number above 0, got "):
+            WarmSeats(1, seconds)
 
 
 def test_many_seats_leave_nothing_behind() -> None:

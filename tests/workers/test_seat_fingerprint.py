@@ -73,9 +73,9 @@ def seat_log(match: Match, number: int) -> str:
 
 
 @pytest.fixture(params=["0", "2"], ids=["cold", "warm"])
-def warm_seats(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def warm_seats(request: pytest.FixtureRequest, settings: Any) -> Iterator[str]:
     """Without warm seats, and with them: a validation's hello offers reuse as a match's does."""
-    monkeypatch.setenv("LUDUS_WARM_SEATS", request.param)
+    settings.LUDUS_WARM_SEATS = int(request.param)
     try:
         yield request.param
     finally:

@@ -59,7 +59,7 @@ from workers.sandbox.seat_host import CGROUP_MODES, SeatHost, cgroup_host
 from workers.sandbox.seat_log import StderrLog
 from workers.sandbox.seccomp import SeccompUnavailable, bpf_path
 from workers.sandbox.unpacking import SDK_SOURCE, BadBotSource, engine_copy, sdk_bytecode, unpack_bot, write_file
-from workers.sandbox.warm_pool import POOL, idle_seconds, warm_seats
+from workers.sandbox.warm_pool import NO_WARM_SEATS, POOL, WarmSeats
 from workers.seats import Reply, SeatDied, check_waiting
 
 MAX_PATCH_OPS = 64  # a patch with more operations than this is sent as the whole view
@@ -115,6 +115,7 @@ class SandboxedSeat(Freezer):
         # Warm seats (LUDUS_WARM_SEATS): after its match, a seat whose bot said it plays on waits, frozen, in the pool
         # for its bot version's next match.
         self.pool_key: tuple[Any, ...] | None = None
+        self.warm: WarmSeats = NO_WARM_SEATS  # the pool's size and idle limit (seat_for)
         self.parkable = True  # not a validation's seat (make_sandboxed_seat)
         self._matches = 0  # hellos sent: the epoch of the current match, which a warm seat's answer names
         self._answer_due: int | None = None  # a woken seat's epoch, until its answer to the hello is read
@@ -355,7 +356,8 @@ class SandboxedSeat(Freezer):
     def _can_park(self) -> bool:
         """A warm seat (not a validation's) whose bot plays on, alive, and room in the pool (reserved here, released
         if not parked)."""
-        return self.pool_key is not None and self.parkable and self._reusable and self.alive and POOL.reserve()
+        return (self.pool_key is not None and self.parkable and self._reusable and self.alive
+                and POOL.reserve(self.warm.count))
 
     def finish(self, outcome: dict[str, Any]) -> None:
         """Send result, give the bot finish_ms to exit, then kill what is left and give every resource back. A warm
@@ -368,7 +370,7 @@ class SandboxedSeat(Freezer):
             if self._dead is None:
                 self._log.catch_up()  # frozen now: all it wrote this match is in the pipe, and belongs to this log
                 self._parked = True
-                POOL.put(self)
+                POOL.put(self, self.warm.idle_seconds)
                 return
             POOL.release()
         try:
@@ -627,13 +629,13 @@ class BotFiles(Protocol):
     def sha256(self) -> str: ...
 
 
-def seat_for(bot: BotFiles, match_id: int | None, kind: str, config: SandboxConfig) -> SandboxedSeat:
+def seat_for(bot: BotFiles, match_id: int | None, kind: str, config: SandboxConfig,
+             warm: WarmSeats = NO_WARM_SEATS) -> SandboxedSeat:
     """The SeatPlayer for an uploaded bot version in a match (None: a validation's smoke match); with warm seats on,
-    a parked seat of the same version when there is one (never for a validation). The worker's settings choose kind
-    and config (workers/sandbox_settings.py)."""
+    a parked seat of the same version when there is one (never for a validation). The worker's settings choose kind,
+    config and warm (workers/sandbox_settings.py)."""
     key = None
-    if warm_seats():
-        idle_seconds()  # a bad setting is refused here, at the match, not later in the pool's sweeper
+    if warm.count:
         key = (bot.id, bot.sha256, kind, config, _affinity())
         if match_id is not None and (parked := POOL.take(key)) is not None:
             assert isinstance(parked, SandboxedSeat)
@@ -644,7 +646,7 @@ def seat_for(bot: BotFiles, match_id: int | None, kind: str, config: SandboxConf
     except BadBotSource:
         manifest = PYTHON  # start() unpacks it again, and the seat dies saying why it cannot (bad_upload)
     player = SandboxedSeat(source, bot.filename, config, kind, manifest, bytes(getattr(bot, "artifact", b"") or b""))
-    player.pool_key = key
+    player.pool_key, player.warm = key, warm
     # A validation's seat is offered reuse as a match's is (its hello must read the same), but never parked: its
     # version's matches are played by fresh processes, so none of them remembers its validation.
     player.parkable = match_id is not None

@@ -1,16 +1,17 @@
 """Warm seats: finished sandboxes kept, frozen, for their bot version's next match (docs/bots.md, "Warm seats").
 
-At most `warm_seats()` per process, parked or reserved. A full pool retires its longest-parked seat to make room
-for a new one; a seat parked longer than `idle_seconds()` is retired by a sweeper thread, so a worker that no longer
-gets its version's matches does not hold a frozen sandbox for its life. `close()` retires them all and parks no
-more: the worker's shutdown signals call it (config/celery.py).
+At most `WarmSeats.count` per process, parked or reserved. A full pool retires its longest-parked seat to make room
+for a new one; a seat parked longer than `WarmSeats.idle_seconds` is retired by a sweeper thread, so a worker that no
+longer gets its version's matches does not hold a frozen sandbox for its life. The worker reads both from its settings
+(LUDUS_WARM_SEATS, LUDUS_WARM_SEATS_IDLE_SECONDS) and passes them in (workers/sandbox_settings.py). `close()`
+retires them all and parks no more: the worker's shutdown signals call it (config/celery.py).
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 
@@ -25,44 +26,40 @@ class Parkable(Protocol):
     def retire(self) -> None: ...
 
 
-def warm_seats() -> int:
-    """LUDUS_WARM_SEATS: how many finished seats a worker process keeps for their versions' next matches (0: none,
-    the default). Raises ValueError for anything but a whole number from 0."""
-    raw = os.environ.get("LUDUS_WARM_SEATS", "0")
-    if not raw.strip().isdigit():
-        raise ValueError(f"LUDUS_WARM_SEATS must be a whole number of seats, 0 or more, got {raw!r}")
-    return int(raw)
+@dataclass(frozen=True)
+class WarmSeats:
+    """How many finished seats a worker process keeps for their versions' next matches (0: none), and how long a seat
+    may wait parked before it is retired."""
+
+    count: int = 0
+    idle_seconds: float = 300.0
+
+    def __post_init__(self) -> None:
+        if self.count < 0:
+            raise ValueError(f"warm seats must be 0 or more, got {self.count}")
+        if not 0 < self.idle_seconds < float("inf"):
+            raise ValueError(f"a warm seat's idle seconds must be a number above 0, got {self.idle_seconds}")
 
 
-def idle_seconds() -> float:
-    """LUDUS_WARM_SEATS_IDLE_SECONDS: how long a seat may wait parked before it is retired (default 300). Raises
-    ValueError for anything but a number above 0."""
-    raw = os.environ.get("LUDUS_WARM_SEATS_IDLE_SECONDS", "300")
-    try:
-        value = float(raw)
-    except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        raise ValueError(f"LUDUS_WARM_SEATS_IDLE_SECONDS must be a number of seconds above 0, got {raw!r}")
-    return value
+NO_WARM_SEATS = WarmSeats()
 
 
 class SeatPool:
     """Parked seats by key (bot version, sha256, sandbox, config, CPU affinity: workers.sandbox.make_sandboxed_seat),
-    oldest first, with the time each was parked."""
+    oldest first, with the time each is to be retired if no match takes it."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._parked: list[tuple[float, Parkable]] = []
+        self._parked: list[tuple[float, Parkable]] = []  # (retire at, seat)
         self._reserved = 0  # seats that will be parked once frozen (reserve, then put or release)
         self._closed = False
         self._sweeper: threading.Thread | None = None
         self._changed = threading.Condition(self._lock)  # the sweeper waits on it for the oldest seat's time
 
-    def reserve(self) -> bool:
-        """Room for one more seat, held until put or release: retires the longest-parked seat when the pool is
-        full. False when warm seats are off, every place is reserved, or the pool is closed."""
-        limit = warm_seats()
+    def reserve(self, limit: int) -> bool:
+        """Room for one more seat in a pool of limit seats (WarmSeats.count), held until put or release: retires the
+        longest-parked seat when the pool is full. False when warm seats are off, every place is reserved, or the
+        pool is closed."""
         retired = None
         with self._lock:
             if self._closed or limit == 0:
@@ -80,12 +77,12 @@ class SeatPool:
         with self._lock:
             self._reserved -= 1
 
-    def put(self, seat: Parkable) -> None:
-        """Park a seat reserved for; a closed pool retires it instead."""
+    def put(self, seat: Parkable, idle_seconds: float) -> None:
+        """Park a seat reserved for, until a match takes it or idle_seconds pass; a closed pool retires it instead."""
         with self._lock:
             self._reserved -= 1
             if not self._closed:
-                self._parked.append((time.monotonic(), seat))
+                self._parked.append((time.monotonic() + idle_seconds, seat))
                 self._start_sweeper()
                 self._changed.notify()
                 return
@@ -104,11 +101,11 @@ class SeatPool:
             seat.retire()
 
     def retire_idle(self) -> None:
-        """Retire every seat parked longer than idle_seconds()."""
-        cutoff = time.monotonic() - idle_seconds()
+        """Retire every seat parked longer than its idle seconds."""
+        now = time.monotonic()
         with self._lock:
-            idle = [seat for parked_at, seat in self._parked if parked_at <= cutoff]
-            self._parked = [(parked_at, seat) for parked_at, seat in self._parked if parked_at > cutoff]
+            idle = [seat for retire_at, seat in self._parked if retire_at <= now]
+            self._parked = [(retire_at, seat) for retire_at, seat in self._parked if retire_at > now]
         for seat in idle:
             seat.retire()
 
@@ -139,7 +136,7 @@ class SeatPool:
                 if not self._parked or self._closed:
                     self._sweeper = None
                     return
-                due = self._parked[0][0] + idle_seconds()  # the oldest seat's; a put or close wakes it early
+                due = min(retire_at for retire_at, _ in self._parked)  # a put or close wakes it early
                 if self._changed.wait(max(0.0, due - time.monotonic())):
                     continue
             self.retire_idle()
