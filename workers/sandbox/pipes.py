@@ -1,18 +1,28 @@
 """A seat's pipes (docs/architecture.md#bots-the-wire-protocol-and-the-sandbox): the lines written to its stdin and
-the lines cut from its stdout, no longer than protocol.MAX_LINE."""
+the lines cut from its stdout, no longer than protocol.MAX_LINE, each before a deadline.
+
+`SeatPipes` is the part of SandboxedSeat (seat.py) that does this. A decide waits through the seat's freezer (a
+`Watch`: Freezer._watch_until, which looks at the other waiting seats meanwhile); a pipe the bot closed raises
+`PipeClosed`, which the seat turns into its death (SeatDied)."""
 
 from __future__ import annotations
 
+import array
+import fcntl
 import math
+import os
 import select
+import termios
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import IO, Any
 
 import orjson
 
 from engine import protocol
 
 CHUNK = 1 << 16  # bytes read from a seat's stdout at once
+Watch = Callable[[select.poll, float], list[tuple[int, int]]]  # poll until an event or the deadline (Freezer)
 
 
 def encode_line(message: dict[str, Any]) -> bytes:
@@ -86,3 +96,114 @@ def wait_fd(fd: int, event: int, deadline: float) -> bool:
     poller = select.poll()
     poller.register(fd, event)
     return bool(poller.poll(math.ceil(remaining * 1000)))
+
+
+class PipeClosed(Exception):
+    """The bot closed a pipe (or every reader of its stdin is gone): what it did, in a died fault's words."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+class SeatPipes:
+    """A seat process's stdin and stdout, non-blocking once attached, and what it wrote to stdout not read yet."""
+
+    def __init__(self) -> None:
+        self.lines = LineBuffer()  # its stdout, not read yet
+        self._stdin: IO[bytes] | None = None
+        self._stdout: IO[bytes] | None = None
+        self._poller: select.poll | None = None  # stdout readable, or stdin's readers gone (_wait_readable)
+        self._write_poller: select.poll | None = None  # stdin writable (send, when a decide line fills the pipe)
+
+    def attach(self, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+        """The pipes of the process just spawned."""
+        for pipe in (stdin, stdout):
+            os.set_blocking(pipe.fileno(), False)
+        self._stdin, self._stdout = stdin, stdout
+
+    def send(self, data: bytes, deadline: float, watch: Watch | None = None) -> bool:
+        """Write all of data before deadline. False on timeout; PipeClosed when the bot closed its stdin.
+
+        With watch (a decide line), a full pipe is waited on as the reply is (Freezer._watch_until): a bot that
+        shrinks its stdin pipe and reads a long line late holds the worker here, and the seats that wait unfrozen are
+        looked at meanwhile. A pipe that takes the line at once, as nearly always, costs the one write."""
+        assert self._stdin is not None
+        fd = self._stdin.fileno()
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(fd, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except BrokenPipeError:
+                raise PipeClosed("closed its stdin") from None
+            if watch is None:
+                if not wait_fd(fd, select.POLLOUT, deadline):
+                    return False
+                continue
+            if self._write_poller is None:
+                self._write_poller = select.poll()
+                self._write_poller.register(fd, select.POLLOUT)
+            if not watch(self._write_poller, deadline):  # writable, or hung up: the write tells
+                return False
+        return True
+
+    def read_line(self, deadline: float, watch: Watch) -> bytes | protocol.ProtocolFault | None:
+        """The next stdout line; a ProtocolFault('too_long') for an overlong one; None at the deadline. PipeClosed
+        when the bot closed its stdout, or its stdin meanwhile."""
+        assert self._stdout is not None
+        fd = self._stdout.fileno()
+        while True:
+            if self.lines:  # an empty buffer holds no line: straight to the wait
+                found = self.lines.take()
+                if found is not None:
+                    return found
+            if not self._wait_readable(fd, deadline, watch):
+                return None
+            try:
+                chunk = os.read(fd, CHUNK)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise PipeClosed("closed its stdout")
+            self.lines.add(chunk)
+
+    def _wait_readable(self, fd: int, deadline: float, watch: Watch) -> bool:
+        """Wait for stdout to be readable (True) or the deadline (False); a stdin closed meanwhile is PipeClosed."""
+        assert self._stdin is not None
+        if self._poller is None:  # made once for the seat's pipes, not at every wait
+            self._poller = select.poll()
+            self._poller.register(fd, select.POLLIN)
+            self._poller.register(self._stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
+        events = watch(self._poller, deadline)
+        if not events:
+            return False
+        for ready, _ in events:
+            if ready == fd:
+                return True
+        raise PipeClosed("closed its stdin")
+
+    def first_line_now(self) -> bytes | None:
+        """The first complete line on stdout, read without waiting and left for read_line; None when there is none
+        yet (or the buffer is inside an overlong line)."""
+        if self._stdout is None or self.lines.discarding:
+            return None
+        try:
+            self.lines.add(os.read(self._stdout.fileno(), CHUNK))  # an end of file is seen again by read_line
+        except (BlockingIOError, OSError):
+            return None
+        return self.lines.first_line()
+
+    def unread(self) -> int:
+        """How many bytes written to its stdin the bot has not read yet."""
+        assert self._stdin is not None
+        waiting = array.array("i", [0])
+        fcntl.ioctl(self._stdin.fileno(), termios.FIONREAD, waiting)
+        return waiting[0]
+
+    def close_stdin(self) -> None:
+        if self._stdin is not None:
+            self._poller = self._write_poller = None  # they poll the closed pipe
+            self._stdin.close()

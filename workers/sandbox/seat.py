@@ -18,14 +18,11 @@ development machines without user namespaces; production settings must refuse it
 
 from __future__ import annotations
 
-import array
-import fcntl
 import os
 import resource
 import select
 import subprocess
 import tempfile
-import termios
 import threading
 import time
 import weakref
@@ -54,7 +51,7 @@ from workers.sandbox.config import SANDBOX_KINDS, SandboxConfig
 from workers.sandbox.freezer import Freezer
 from workers.sandbox.languages import RUN_LIMITS, RunLimits, runtime_for
 from workers.sandbox.leases import default_lock_dir
-from workers.sandbox.pipes import CHUNK, LineBuffer, encode_line, wait_fd
+from workers.sandbox.pipes import PipeClosed, SeatPipes, encode_line, wait_fd
 from workers.sandbox.seat_host import CGROUP_MODES, SeatHost, cgroup_host
 from workers.sandbox.seat_log import StderrLog
 from workers.sandbox.seccomp import SeccompUnavailable, bpf_path
@@ -100,9 +97,7 @@ class SandboxedSeat(Freezer):
         self._res = SeatHost(Path(tempfile.mkdtemp(prefix="ludus-")))
         self._finalizer = weakref.finalize(self, self._res.close)
         self._log = StderrLog(self.config.stderr_bytes)
-        self._lines = LineBuffer()  # its stdout, not read yet
-        self._poller: select.poll | None = None  # stdout readable, or stdin's readers gone (_wait_reply)
-        self._write_poller: select.poll | None = None  # stdin writable (_send, when a decide line fills the pipe)
+        self._pipes = SeatPipes()  # its stdin and stdout (pipes.py)
         self._dead: str | None = None  # why the process is gone, in words: a died fault's detail
         self._dead_code = "died"
         self._first = True
@@ -178,7 +173,7 @@ class SandboxedSeat(Freezer):
         settle to that decision, so the cut is exact)."""
         self._parked = self._parking = False
         self._log.reset()
-        self._lines.clear()
+        self._pipes.lines.clear()
         self._sent, self._first, self._finish_deadline = None, False, None
         self._replied = None  # it boots on its hello first: frozen at settle, as a new seat is
         self._history, self._events = None, []
@@ -219,11 +214,7 @@ class SandboxedSeat(Freezer):
         proc = self._res.proc
         if proc is None or proc.stdin is None or self._dead is not None:
             return
-        waiting = array.array("i", [1])
-        while time.monotonic() < deadline and proc.poll() is None:
-            fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, waiting)  # bytes not yet read by the bot
-            if waiting[0] == 0:
-                break
+        while time.monotonic() < deadline and proc.poll() is None and self._pipes.unread():
             time.sleep(0.002)
         self.pause()
 
@@ -301,20 +292,13 @@ class SandboxedSeat(Freezer):
     def _early_hello(self) -> None:
         """Before its first reply: take the bot's hello now if it is written already (the SDK writes it as it reads
         the engine's), so that this decide carries the events it asks for. Any other line is left for the reply."""
-        proc = self._res.proc
-        if proc is None or proc.stdout is None or self._lines.discarding:
-            return
-        try:
-            self._lines.add(os.read(proc.stdout.fileno(), CHUNK))  # an end of file is seen again by the reply's read
-        except (BlockingIOError, OSError):
-            return
-        line = self._lines.first_line()
+        line = self._pipes.first_line_now()
         try:
             asked = protocol.bot_hello(line) if line is not None else None
         except protocol.ProtocolFault:
             return  # the reply's read finds it again, and words the fault
         if asked is not None:
-            self._lines.take()  # that hello
+            self._pipes.lines.take()  # that hello
             self._take_hello(asked)
 
     def _take_hello(self, asked: dict[str, Any]) -> None:
@@ -349,7 +333,7 @@ class SandboxedSeat(Freezer):
             self._resume()
             try:
                 if self._send(protocol.encode(message), self._finish_deadline) and not self._parking:
-                    self._close_stdin()
+                    self._pipes.close_stdin()
             except SeatDied:
                 pass
 
@@ -468,8 +452,7 @@ class SandboxedSeat(Freezer):
     def _start_log_thread(self) -> None:
         proc = self._res.proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-        for pipe in (proc.stdin, proc.stdout):
-            os.set_blocking(pipe.fileno(), False)
+        self._pipes.attach(proc.stdin, proc.stdout)
         thread = threading.Thread(target=self._log.drain, args=(proc.stderr.fileno(),),
                                   name=f"ludus-stderr-{proc.pid}", daemon=True)
         thread.start()
@@ -505,12 +488,6 @@ class SandboxedSeat(Freezer):
             return f"the bot was killed by signal {status - 128}", "died"
         return f"the bot exited with status {status}", "died"
 
-    def _close_stdin(self) -> None:
-        proc = self._res.proc
-        if proc is not None and proc.stdin is not None:
-            self._poller = self._write_poller = None  # they poll the closed pipe
-            proc.stdin.close()
-
     def _wait_exit(self, deadline: float) -> None:
         """Wait until the sandbox exits or the deadline passes, woken by the exit itself (a pidfd), not by polling
         as Popen.wait(timeout) does (it sleeps up to 50 ms between looks)."""
@@ -525,72 +502,23 @@ class SandboxedSeat(Freezer):
         finally:
             os.close(pidfd)
 
-    # --- pipes -------------------------------------------------------------------------------------------------
+    # --- pipes (pipes.py) -------------------------------------------------------------------------------------
 
     def _send(self, data: bytes, deadline: float, watch: bool = False) -> bool:
-        """Write all of data before deadline. False on timeout; SeatDied when the bot closed its stdin.
-
-        With watch (a decide line), a full pipe is waited on as the reply is (_watch_until): a bot that shrinks its
-        stdin pipe and reads a long line late holds the worker here, and the seats that wait unfrozen are looked at
-        meanwhile. A pipe that takes the line at once, as nearly always, costs the one write."""
-        proc = self._res.proc
-        assert proc is not None and proc.stdin is not None
-        fd = proc.stdin.fileno()
-        view = memoryview(data)
-        while view:
-            try:
-                view = view[os.write(fd, view):]
-                continue
-            except BlockingIOError:
-                pass
-            except BrokenPipeError:
-                raise self._died("closed its stdin") from None
-            if not watch:
-                if not wait_fd(fd, select.POLLOUT, deadline):
-                    return False
-                continue
-            if self._write_poller is None:
-                self._write_poller = select.poll()
-                self._write_poller.register(fd, select.POLLOUT)
-            if not self._watch_until(self._write_poller, deadline):  # writable, or hung up: the write tells
-                return False
-        return True
+        """Write all of data before deadline (SeatPipes.send; with watch, waiting as a decide waits). False on
+        timeout; SeatDied when the bot closed its stdin."""
+        try:
+            return self._pipes.send(data, deadline, self._watch_until if watch else None)
+        except PipeClosed as closed:
+            raise self._died(closed.what) from None
 
     def _read_line(self, deadline: float) -> bytes | protocol.ProtocolFault | None:
-        """The next stdout line; a ProtocolFault('too_long') for an overlong one; None at the deadline."""
-        proc = self._res.proc
-        assert proc is not None and proc.stdout is not None
-        fd = proc.stdout.fileno()
-        while True:
-            if self._lines:  # an empty buffer holds no line: straight to the wait
-                found = self._lines.take()
-                if found is not None:
-                    return found
-            if not self._wait_reply(fd, deadline):
-                return None
-            try:
-                chunk = os.read(fd, CHUNK)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                raise self._died("closed its stdout")
-            self._lines.add(chunk)
+        """The next stdout line (SeatPipes.read_line); None at the deadline; SeatDied when the bot closed a pipe."""
+        try:
+            return self._pipes.read_line(deadline, self._watch_until)
+        except PipeClosed as closed:
+            raise self._died(closed.what) from None
 
-    def _wait_reply(self, fd: int, deadline: float) -> bool:
-        """Wait for stdout to be readable (True) or the deadline (False); a stdin closed meanwhile is a death."""
-        proc = self._res.proc
-        assert proc is not None and proc.stdin is not None
-        if self._poller is None:  # made once for the seat's pipes, not at every wait
-            self._poller = select.poll()
-            self._poller.register(fd, select.POLLIN)
-            self._poller.register(proc.stdin.fileno(), 0)  # only POLLERR: every reader of the bot's stdin is gone
-        events = self._watch_until(self._poller, deadline)
-        if not events:
-            return False
-        for ready, _ in events:
-            if ready == fd:
-                return True
-        raise self._died("closed its stdin")
 
 def _answers(line: bytes, epoch: int) -> bool:
     """Whether line is a warm seat's answer to its next match's hello: a bot hello that names this epoch, or names
