@@ -1,4 +1,4 @@
-"""The replays app's API routes, included by tournaments/api/urls.py under /api/ (in its `api` namespace)."""
+"""The replays app's API routes, included by config/urls.py under /api/ (in the `api` namespace)."""
 
 from django.urls import path
 

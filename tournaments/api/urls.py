@@ -1,6 +1,7 @@
-"""Routes of the REST API, included under /api/ by config/urls.py (the replays app's API included)."""
+"""The tournaments app's routes of the REST API, included under /api/ by config/urls.py (in the `api` namespace, with
+the replays app's routes, and NOT_FOUND after all of them)."""
 
-from django.urls import include, path, re_path
+from django.urls import path, re_path
 from rest_framework.routers import SimpleRouter
 
 from tournaments.api import (
@@ -15,8 +16,6 @@ from tournaments.api import (
     uploads,
     version_tests,
 )
-
-app_name = "api"
 
 router = SimpleRouter()
 router.register("bots", bots.BotViewSet, basename="bot")
@@ -36,7 +35,6 @@ urlpatterns = [
     path("ladders/<int:pk>/entries/", ladder_entries.LadderEntriesView.as_view(), name="ladder-entries"),
     path("ladders/<int:pk>/entries/<int:version>/", ladder_entries.LadderEntryView.as_view(), name="ladder-entry"),
     path("tournaments/<int:pk>/standings/", standings.TournamentStandingsView.as_view(), name="tournament-standings"),
-    path("", include("replays.api.urls")),  # replays, frames and the live feeds (the replays app)
     *router.urls,
-    re_path(r"^(?P<path>.*)$", notfound.not_found, name="not-found"),  # last: a JSON 404 for the rest
 ]
+NOT_FOUND = re_path(r"^(?P<path>.*)$", notfound.not_found, name="not-found")  # last: a JSON 404 for the rest
