@@ -41,7 +41,10 @@ def make_lock_dir(lock_dir: str = "") -> Path:
 class FileLock:
     """An exclusive flock on one lock file (`try_lock`), held until `release()`, the object's collection or the
     process's end: the kernel drops a flock with the last fd of its file, so a lock never outlives its process, and
-    one dropped by an exception (a signal's, say) is given back without waiting for a long-lived process to end."""
+    one dropped by an exception (a signal's, say) is given back without waiting for a long-lived process to end.
+
+    Not the filelock package: its locks release from __del__, at interpreter exit too, which `atexit = False` below
+    forbids."""
 
     def __init__(self, fd: int) -> None:
         self._close = weakref.finalize(self, os.close, fd)
