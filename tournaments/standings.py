@@ -30,7 +30,7 @@ from rich.table import Table
 from tournaments.formats.sets import game_points
 from tournaments.models import Entry, Ladder, LadderEntry, Match, Rating, Seat, StandingsRow, Tournament
 from tournaments.rating_rule import conservative, is_provisional, provisional_sigma
-from tournaments.ratings import MODEL
+from tournaments.ratings import MODEL, update_rows
 
 Competition = Tournament | Ladder
 
@@ -142,7 +142,8 @@ def count_result(match: Match, seats: list[Seat]) -> None:
             new.append(rows[seat.bot_version_id])
         _add_game(rows[seat.bot_version_id], seat, table)
     StandingsRow.objects.bulk_create(new)
-    StandingsRow.objects.bulk_update([row for row in rows.values() if row not in new], ROW_FIELDS)
+    # written out as the ratings' update is (bulk_update's expressions cost more than the statement)
+    update_rows(StandingsRow, [row for row in rows.values() if row not in new], ROW_FIELDS)
 
 
 def recount(competition: Competition) -> dict[int, StandingsRow]:

@@ -188,6 +188,8 @@ def test_a_spectator_follows_a_live_match_on_the_public_board(
             expect(page.locator(f"#seat-list li[data-seat='{seat.number}'] .result")).to_have_text(
                 re.compile(rf"^#{seat.rank}, {seat.score} VP$"))
         expect(page.locator("#view-select option[value='omniscient']")).to_have_count(1)
+        page.click("#btn-prev")  # frames read again once it is over: the choice is no longer hidden
+        expect(page.locator("#decision-hidden")).to_contain_text("It chose option ")
         screenshot(page, f"marine-live-finished-{size}")
     finally:
         gate.release(100_000)

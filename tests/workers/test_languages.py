@@ -23,6 +23,7 @@ from tournaments.new_matches import create_match
 from tournaments.uploads import UploadLimits
 from workers.runner import run_match
 from workers.sandbox.build import BuildConfig, build_bot
+from workers.sandbox.seat import SandboxConfig, SandboxedSeat
 from workers.validation import validate_version
 
 pytestmark = [
@@ -127,7 +128,7 @@ def test_a_build_that_floods_its_output_keeps_the_head_and_tail_of_it() -> None:
     assert not built.ok and len(built.log) < 8192 and "cut to its head and tail" in built.log
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the runner's heartbeat renews the lease from a connection of its own
 @pytest.mark.parametrize("language", ["cpp", "javascript"])
 def test_try_bot_plays_a_kits_folder(language: str) -> None:
     needs(language)
@@ -138,7 +139,7 @@ def test_try_bot_plays_a_kits_folder(language: str) -> None:
     assert version.language == language and bool(version.artifact) == (language == "cpp")
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)
 def test_try_bot_shows_why_a_folder_did_not_build(tmp_path: Path) -> None:
     needs("cpp")
     (tmp_path / "ludus.toml").write_text('language = "cpp"\n')
@@ -146,3 +147,28 @@ def test_try_bot_shows_why_a_folder_did_not_build(tmp_path: Path) -> None:
     out = io.StringIO()
     call_command("try_bot", str(tmp_path), "--game", "marine", "--games", "1", stdout=out)
     assert "it did not build" in out.getvalue() and "was not declared" in out.getvalue(), out.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_version_that_does_not_build_is_rejected_with_the_compilers_log(alice: Any) -> None:
+    needs("cpp")
+    source = zipped({"ludus.toml": b'language = "cpp"\n', "main.cpp": b"int main() { return nope; }\n"})
+    version = upload(alice, "broken-cpp", "evolution", source)
+    assert validate_version(version.pk) == "rejected"
+    version.refresh_from_db()
+    log = version.validation_log
+    assert "Build: g++ -O2 -std=c++20 -o bot main.cpp" in log and "was not declared" in log and "no network" in log
+    assert "Verdict: rejected: the bot did not build" in log and not version.artifact
+    assert not Match.objects.exists()  # no smoke match was played
+
+
+def test_the_jvm_gets_its_start_up_allowance_at_hello_and_node_and_the_jvm_wait_frozen() -> None:
+    base = SandboxConfig()
+    manifests = [read_manifest((KITS / name / "ludus.toml").read_bytes()) for name in ("java", "javascript", "cpp")]
+    java, node, cpp = (SandboxedSeat(b"", "bot.zip", base, "bwrap", manifest) for manifest in manifests)
+    try:
+        assert java.config.startup_ms == base.startup_ms + 3000 and cpp.config.startup_ms == base.startup_ms
+        assert java._strict and node._strict and not cpp._strict
+    finally:
+        for seat in (java, node, cpp):
+            seat.close()

@@ -27,7 +27,6 @@ from tournaments.api.common import (
     GameFilter,
     IdFilter,
     ReadOnlyOrAuthenticated,
-    RowModelSerializer,
     StrictSerializer,
     UtcDateTimeFilter,
     errors,
@@ -55,7 +54,7 @@ HIDDEN_HELP = "null for a private bot the reader may not see (tournaments.visibi
 
 # The match list is the API's hot path (benchmarks/api.py): its serializers write rows of plain column values
 # (`shown_matches`), never model instances.
-class SeatSerializer(RowModelSerializer):
+class SeatSerializer(serializers.ModelSerializer):
     """A seat; a private bot's seat shows others only `bot_name: "private bot"` and nulls (tournaments.visibility)."""
 
     bot_version = serializers.IntegerField(read_only=True, allow_null=True, help_text=HIDDEN_HELP)
@@ -74,10 +73,16 @@ class SeatSerializer(RowModelSerializer):
         read_only_fields = fields
 
 
-class MatchSerializer(RowModelSerializer):
+class MatchSerializer(serializers.ModelSerializer):
     """A match with its seats."""
 
     seats = SeatSerializer(many=True, read_only=True)
+    # Rows carry the related ids (`values()`), not instances. DRF takes declared fields off the class, so `parent`
+    # does not hide Field.parent, whatever mypy reads.
+    ladder = serializers.IntegerField(read_only=True, allow_null=True)
+    tournament = serializers.IntegerField(read_only=True, allow_null=True)
+    parent = serializers.IntegerField(  # type: ignore[assignment]
+        read_only=True, allow_null=True, help_text="for a branch, the match it branches from (docs/branches.md)")
     seed = serializers.IntegerField(read_only=True, allow_null=True,
                                     help_text="null until the match is over (and the rest of its set), but for staff")
     has_replay = serializers.SerializerMethodField(help_text="the match finished and its replay is kept")
@@ -88,8 +93,7 @@ class MatchSerializer(RowModelSerializer):
                   "rated", "attempts", "move_ms", "bank_ms", "max_faults", "created_at", "started_at",
                   "finished_at", "parent", "branch_step", "seats", "has_replay"]
         read_only_fields = fields
-        extra_kwargs = {"parent": {"help_text": "for a branch, the match it branches from (docs/branches.md)"},
-                        "branch_step": {"help_text": "for a branch, the parent's step it branches at"}}
+        extra_kwargs = {"branch_step": {"help_text": "for a branch, the parent's step it branches at"}}
 
     def get_has_replay(self, row: dict[str, Any]) -> bool:
         return bool(row["status"] == Match.Status.FINISHED)

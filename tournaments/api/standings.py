@@ -18,7 +18,7 @@ from rest_framework import generics, permissions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.api.common import Pagination, RowSerializer, errors
+from tournaments.api.common import Pagination, errors
 from tournaments.api.matches import HIDDEN_HELP
 from tournaments.models import BotVersion, Ladder, Rating, Tournament
 from tournaments.rating_rule import conservative_in_sql, is_provisional
@@ -69,7 +69,7 @@ PROVISIONAL_HELP = "no rated game yet, or sigma still above the provisional thre
 
 
 # Rows of `LadderStandingsView.get_queryset` joined with their versions' names: a hot path, like the match list.
-class LadderStandingSerializer(RowSerializer):
+class LadderStandingSerializer(serializers.Serializer):
 
     bot_version = serializers.IntegerField(allow_null=True, help_text=HIDDEN_HELP)
     bot = serializers.IntegerField(source="bot_id", allow_null=True)

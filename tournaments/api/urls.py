@@ -1,4 +1,4 @@
-"""Routes of the REST API, included under /api/ by tournaments/urls.py (the replays app's API included)."""
+"""Routes of the REST API, included under /api/ by config/urls.py (the replays app's API included)."""
 
 from django.urls import include, path, re_path
 from rest_framework.routers import SimpleRouter

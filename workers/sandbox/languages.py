@@ -60,7 +60,7 @@ class Runtime:
 
 @dataclass(frozen=True)
 class RunLimits:
-    """Where a language's seat differs from the sandbox's defaults (workers/sandbox.py)."""
+    """Where a language's seat differs from the sandbox's defaults (workers/sandbox/seat.py)."""
 
     startup_ms: int = 0  # extra allowance at hello (never on moves)
     address_space: int | None = None  # RLIMIT_AS; None keeps the seat's

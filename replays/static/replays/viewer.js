@@ -190,6 +190,8 @@
     }).then(function (body) {
       body.log.forEach(function (entry) { self.logEntries[entry.step - 1] = entry; });
       self.steps = Math.max(body.steps, self.logEntries.length + 1);
+      // Once over, a view's frames carry every seat's choice: those read while it ran are read again.
+      if (body.finished && !self.finished && self.shownStep >= 0) { self.frames = {}; self.pending = {}; }
       self.finished = body.finished;
       self.outcome = body.outcome || null;
       self.forfeited = body.forfeited || null;
