@@ -13,6 +13,13 @@ script measures a baseline checkout: `cd ../base && PYTHONPATH=. python ../wt/be
     python -m benchmarks.search                # table
     python -m benchmarks.search --json         # one JSON object
     python -m benchmarks.search --profile 15   # plus a cProfile top-15 of Evolution playouts
+    python -m benchmarks.search --sandbox 5    # inside the real sandbox, as an uploaded bot (5 start-ups each way)
+
+`--sandbox N` uploads bots to the real sandbox (workers.sandbox.SandboxedSeat, its control group and CPU quota of
+one core included) instead: a probe bot that, at its first decide, imports the engine and times random playouts
+and greedy rollouts from the same mid-game positions with the engine bound in the seat, reporting by its log; and
+N start-ups each of a bot that only answers (the SDK alone) and of one that imports the engine, greedy and both
+games at its top, alternated: seat start to first reply (wall ms) and the seat's peak memory (ru_maxrss).
 """
 
 from __future__ import annotations
@@ -124,6 +131,84 @@ def at_position(game: Game, state: State, seat: int, history: list[Any], rng: ra
     return rates
 
 
+SANDBOX_CLOCK = {"move_ms": 600_000, "bank_ms": 0}  # the probe's one decide takes seconds
+REPORT = """
+def act(view, decision):
+    import json, resource
+    print("REPORT " + json.dumps({"maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, **measured()}))
+    return 0
+
+ludus.run(act)
+"""
+SDK_ALONE = "import ludus\n\ndef measured():\n    return {}\n" + REPORT
+WITH_ENGINE = ("import ludus\nimport engine.bots.greedy, engine.registry\n"
+               "GAMES = [engine.registry.load_game(n) for n in ('evolution', 'marine')]\n\n"
+               "def measured():\n    return {}\n" + REPORT)
+
+
+def probe_source(positions: int, playouts: int) -> bytes:
+    """The probe bot: this module's own position, playout and rollout code, run in the sandbox at its first decide."""
+    import inspect
+
+    parts = [inspect.getsource(f) for f in (middle, playout, greedy_rollout)]
+    return ("from __future__ import annotations\nimport random, time\nfrom typing import Any\nimport ludus\n"
+            "from engine.bots import make_bot\nfrom engine.core import Game, State\n"
+            f"GREEDY_HORIZON = {GREEDY_HORIZON}\n\n" + "\n\n".join(parts) + f"""
+
+def measured():
+    from engine.registry import load_game
+    out = {{}}
+    for name in ("evolution", "marine"):
+        game = load_game(name)
+        rng = random.Random(0)
+        ways = (("playouts", lambda s, i: playout(s, rng)), ("greedy", lambda s, i: greedy_rollout(game, s, i)))
+        for kind, work in ways:
+            wall = cpu = 0.0
+            for seed in range({positions}):
+                state = middle(game, seed)[0]
+                t, c = time.perf_counter(), time.process_time()
+                for i in range({playouts}):
+                    work(state, i)
+                wall, cpu = wall + time.perf_counter() - t, cpu + time.process_time() - c
+            out[f"{{name}}_{{kind}}_per_sec"] = round({positions * playouts} / wall, 1)
+            out[f"{{name}}_{{kind}}_per_sec_cpu"] = round({positions * playouts} / cpu, 1)
+    return out
+""" + REPORT).encode()
+
+
+def in_sandbox(source: bytes) -> tuple[float, dict[str, Any]]:
+    """Upload source to a seat of its own: seconds from the seat's start to its first reply, and its report."""
+    from engine import protocol
+    from engine.core import Decision
+    from workers.sandbox import SandboxedSeat
+
+    seat = SandboxedSeat(source, "main.py")
+    started = time.perf_counter()
+    seat.start(protocol.hello("evolution", load_game("evolution").rules_version, 0, 2, {}, SANDBOX_CLOCK))
+    reply = seat.decide(1, {}, Decision(seat=0, kind="probe", options=[0, 1]), 0)
+    elapsed = time.perf_counter() - started
+    seat.finish({})
+    log = seat.log()
+    seat.close()
+    if reply.fault is not None or "REPORT " not in log:
+        raise RuntimeError(f"the probe bot failed in the sandbox: {reply.fault} {log[-2000:]}")
+    return elapsed, json.loads(log.split("REPORT ", 1)[1].splitlines()[0])
+
+
+def sandboxed(starts: int, positions: int, playouts: int) -> dict[str, Any]:
+    """Rates inside the sandbox, and start-up and peak memory of a seat with and without the engine imported."""
+    _, rates = in_sandbox(probe_source(positions, playouts))
+    runs: dict[str, list[tuple[float, dict[str, Any]]]] = {"sdk_alone": [], "with_engine": []}
+    for _ in range(starts):  # alternated, so a busy host slows both alike
+        runs["sdk_alone"].append(in_sandbox(SDK_ALONE.encode()))
+        runs["with_engine"].append(in_sandbox(WITH_ENGINE.encode()))
+    seats = {way: {"start_ms": round(statistics.median(t for t, _ in found) * 1000),
+                   "start_ms_range": [round(min(t for t, _ in found) * 1000), round(max(t for t, _ in found) * 1000)],
+                   "maxrss_mib": round(statistics.median(r["maxrss_kib"] for _, r in found) / 1024, 1)}
+             for way, found in runs.items()}
+    return {"positions": positions, "playouts": playouts, "rates": rates, "seats": seats}
+
+
 def profile_top(top: int) -> str:
     game = load_game("evolution")
     state, _, _ = middle(game, 0)
@@ -147,7 +232,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--playouts", type=int, default=40)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--profile", type=int, default=0)
+    parser.add_argument("--sandbox", type=int, default=0, metavar="STARTS",
+                        help="measure inside the real sandbox instead, with this many start-ups each way")
     args = parser.parse_args(argv)
+    if args.sandbox:
+        found = sandboxed(args.sandbox, args.positions, args.playouts)
+        print(json.dumps(found, indent=2) if args.json else
+              f"in the sandbox, {found['positions']} positions x {found['playouts']}: {found['rates']}\n"
+              f"seat start to first reply and peak memory (median of {args.sandbox}): {found['seats']}")
+        return 0
     cpu = pin_to_one_core()
     rows = [measure(name, args.positions, args.reps, args.clones, args.determinizations, args.playouts)
             for name in game_names() if name in ("evolution", "marine")]

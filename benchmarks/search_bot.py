@@ -152,7 +152,8 @@ def play_sandboxed(game: str, seed: int, seat: int, move_ms: int, source: bytes)
     faults = [a.get("fault") for a in result.actions if a["seat"] == seat and a.get("fault")]
     cpu = [a["cpu_ms"] for a in result.actions if a["seat"] == seat and "cpu_ms" in a]
     return {"seed": seed, "seat": seat, "points": points(result.outcome.to_dict(), seat), "faults": faults,
-            "cpu_ms": statistics.median(cpu) if cpu else None, "log_tail": bot.log()[-300:] if faults else ""}
+            "caught": bot.caught, "cpu_ms": statistics.median(cpu) if cpu else None,
+            "log_tail": bot.log()[-300:] if faults else ""}
 
 
 def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
@@ -191,9 +192,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                               "clock": "cpu" if args.cpu_clock else "wall",
                               "in_process": summary(games), "seconds": round(time.monotonic() - started)}
     if args.sandbox:
-        boxed = [play_sandboxed(args.game, args.seed + 10_000 + i // 2, i % 2, args.move_ms, source)
-                 for i in range(args.sandbox)]
+        boxed = []
+        for i in range(args.sandbox):
+            boxed.append(play_sandboxed(args.game, args.seed + 10_000 + i // 2, i % 2, args.move_ms, source))
+            print(json.dumps(boxed[-1]), file=sys.stderr, flush=True)
         report["sandbox"] = {**summary(boxed), "faults": sum(len(g["faults"]) for g in boxed),
+                             "caught_off_turn": sum(1 for g in boxed if g["caught"]),
                              "fault_logs": [g["log_tail"] for g in boxed if g["faults"]]}
     if args.json:
         print(json.dumps(report))
@@ -204,7 +208,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 print(f"{args.game} {way}: search bot vs greedy, {s['games']} games at {args.move_ms} ms a move: "
                       f"win rate {s['win_rate']:.1%} (95% CI {s['ci95'][0]:.1%}-{s['ci95'][1]:.1%}), "
                       f"median CPU {s['median_cpu_ms_per_move']:.0f} ms a move, {s['timeouts']} timeouts"
-                      + (f", {report[way]['faults']} faults" if way == "sandbox" else ""))
+                      + (f", {s['faults']} faults, caught off its turn in {s['caught_off_turn']}" if way == "sandbox"
+                         else ""))
     return report
 
 

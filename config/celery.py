@@ -10,7 +10,8 @@ from django.conf import settings
 
 from workers import health
 from workers.metrics import serve
-from workers.sandbox.seat import SandboxConfig, prepare_worker
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.seat_host import prepare_worker
 from workers.sandbox.warm_pool import POOL
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")

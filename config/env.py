@@ -1,14 +1,22 @@
-"""Strict readers for settings from environment variables: a bad value stops start-up with its name."""
+"""Strict readers for settings from environment variables: a bad value stops start-up with its name.
+
+environs parses the values (docs/architecture.md#configuration); these readers add Ludus' rules around it: an empty
+value counts as unset, a bad one raises ImproperlyConfigured naming the variable and the value, numbers have their
+ranges, and a list has no empty item. environs rather than django-environ, which reads an unknown boolean as false;
+its marshmallow costs a new process about 60 ms of CPU (`python -m benchmarks.startup`, docs/scaling.md).
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
+from environs import Env, EnvError
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
-_UNSET = object()
+T = TypeVar("T")
+_ENV = Env()
 
 
 def _raw(name: str) -> str | None:
@@ -16,15 +24,25 @@ def _raw(name: str) -> str | None:
     return None if value is None or value.strip() == "" else value.strip()
 
 
-def env_str(name: str, default: str | None | object = _UNSET) -> str:
+def _parsed(parse: Callable[[str], T | None], name: str, default: T, kind: str) -> T:
+    """environs' reading of the variable, or the default when it is unset or empty."""
+    raw = _raw(name)
+    if raw is None:
+        return default
+    try:
+        value = parse(name)
+    except EnvError:
+        raise ImproperlyConfigured(f"environment variable {name} must be {kind}, got {os.environ[name]!r}") from None
+    assert value is not None  # set and parsed
+    return value
+
+
+def env_str(name: str, default: str | None = None) -> str:
     """The variable's value; raises ImproperlyConfigured when it is unset and has no default."""
-    value = _raw(name)
-    if value is not None:
-        return value
-    if default is _UNSET or default is None:
+    value = _raw(name) or default
+    if value is None:
         raise ImproperlyConfigured(f"environment variable {name} is required")
-    assert isinstance(default, str)
-    return default
+    return value
 
 
 def env_optional(name: str) -> str | None:
@@ -33,24 +51,11 @@ def env_optional(name: str) -> str | None:
 
 
 def env_bool(name: str, default: bool) -> bool:
-    value = _raw(name)
-    if value is None:
-        return default
-    if value.lower() in _TRUE:
-        return True
-    if value.lower() in _FALSE:
-        return False
-    raise ImproperlyConfigured(f"environment variable {name} must be a boolean (1/0, true/false), got {value!r}")
+    return _parsed(_ENV.bool, name, default, "a boolean (1/0, true/false)")
 
 
 def env_int(name: str, default: int, minimum: int | None = None, maximum: int | None = None) -> int:
-    value = _raw(name)
-    if value is None:
-        return default
-    try:
-        number = int(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"environment variable {name} must be an integer, got {value!r}") from None
+    number = _parsed(_ENV.int, name, default, "an integer")
     if minimum is not None and number < minimum:
         raise ImproperlyConfigured(f"environment variable {name} must be at least {minimum}, got {number}")
     if maximum is not None and number > maximum:
@@ -58,28 +63,20 @@ def env_int(name: str, default: int, minimum: int | None = None, maximum: int | 
     return number
 
 
-def env_float(name: str, default: float, minimum: float | None = None) -> float:
-    value = _raw(name)
-    if value is None:
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"environment variable {name} must be a number, got {value!r}") from None
-    if number != number or (minimum is not None and number < minimum):  # NaN, or below the minimum
+def env_float(name: str, default: float, minimum: float) -> float:
+    """A finite number of at least minimum (environs refuses NaN and infinity)."""
+    number = _parsed(_ENV.float, name, default, "a number")
+    if number < minimum:
         raise ImproperlyConfigured(f"environment variable {name} must be a number of at least {minimum}, "
-                                   f"got {value!r}")
+                                   f"got {_raw(name)!r}")
     return number
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
     """A comma-separated list; empty items are an error, since they are always a typo."""
-    value = _raw(name)
-    if value is None:
-        return list(default)
-    items = [item.strip() for item in value.split(",")]
-    if any(item == "" for item in items):
-        raise ImproperlyConfigured(f"environment variable {name} has an empty item: {value!r}")
+    items = [item.strip() for item in _parsed(_ENV.list, name, default, "a comma-separated list")]
+    if "" in items:
+        raise ImproperlyConfigured(f"environment variable {name} has an empty item: {_raw(name)!r}")
     return items
 
 

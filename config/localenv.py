@@ -15,6 +15,7 @@ from dotenv import dotenv_values
 from config.env import env_bool
 
 LOCAL_ENV = Path("var") / "local.env"
+FROM_FILE: set[str] = set()  # the variables load_local_env took from the file (the environment left them unset)
 
 
 def local_env_path(base_dir: Path) -> Path | None:
@@ -31,5 +32,12 @@ def load_local_env(base_dir: Path) -> None:
     if path is None or not path.is_file() or not env_bool("DEBUG", True):
         return
     for name, value in dotenv_values(path).items():
-        if value is not None:
-            os.environ.setdefault(name, value)
+        if value is not None and name not in os.environ:
+            os.environ[name] = value
+            FROM_FILE.add(name)
+
+
+def is_from_environment(name: str) -> bool:
+    """Whether the environment itself sets the variable (not the local settings file)."""
+    return name in os.environ and name not in FROM_FILE
+

@@ -14,7 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from config.env import env_bool, env_choice, env_float, env_int, env_list, env_optional, env_str
-from config.localenv import load_local_env
+from config.localenv import is_from_environment, load_local_env, local_env_path
 from config.proxies import trusted_proxies
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -170,6 +170,8 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 LUDUS_TRUSTED_PROXIES = trusted_proxies()
 AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
 AXES_SENSITIVE_PARAMETERS: list[str] = []  # log who is locked out and from where (never a password): for operators
+# Sign-up for authors on the pages (tournaments/pages/signup.py), throttled like the login; 0 turns it off.
+LUDUS_SIGNUP = env_bool("LUDUS_SIGNUP", True)
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
@@ -245,6 +247,9 @@ LUDUS_SITE_URL = env_str("LUDUS_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 if not re.fullmatch(r"https?://[^/\s]+(/\S*)?", LUDUS_SITE_URL):
     raise ImproperlyConfigured(f"environment variable LUDUS_SITE_URL must be an http(s) URL such as "
                                f"https://ludus.example.org, got {LUDUS_SITE_URL!r}")
+# `manage.py demo` writes its address as LUDUS_SITE_URL into the local settings file, unless the environment names one.
+LUDUS_SITE_URL_FROM_ENVIRONMENT = is_from_environment("LUDUS_SITE_URL")
+LUDUS_LOCAL_ENV_FILE = local_env_path(BASE_DIR)
 LUDUS_MOVE_MS = env_int("LUDUS_MOVE_MS", 1000, minimum=1)
 LUDUS_BANK_MS = env_int("LUDUS_BANK_MS", 10000, minimum=0)
 LUDUS_MAX_FAULTS = env_int("LUDUS_MAX_FAULTS", 3, minimum=1)
@@ -275,12 +280,13 @@ LUDUS_VALIDATION_LEASE_SECONDS = env_int("LUDUS_VALIDATION_LEASE_SECONDS", 600, 
 LUDUS_FLAG_WINDOW = env_int("LUDUS_FLAG_WINDOW", 10, minimum=1)  # a bot's last N finished matches...
 LUDUS_FLAG_FAULT_PERCENT = env_int("LUDUS_FLAG_FAULT_PERCENT", 50, minimum=1, maximum=100)  # ...this many faulty
 LUDUS_FLAG_FORFEITS = env_int("LUDUS_FLAG_FORFEITS", 3, minimum=1)  # or this many forfeits in a row
-# A match with sandboxed seats is played on one CPU with them, leased among a machine's runners (workers/pinning.py).
+# A match with sandboxed seats is played on one CPU with them, leased among a machine's runners
+# (workers/sandbox/pinning.py).
 LUDUS_PIN_MATCHES = env_bool("LUDUS_PIN_MATCHES", True)
 LUDUS_WORKER_CONCURRENCY = env_int("LUDUS_WORKER_CONCURRENCY", os.cpu_count() or 1, minimum=1)
 LUDUS_MATCH_ATTEMPTS = env_int("LUDUS_MATCH_ATTEMPTS", 3, minimum=1)
-# Ratings: a bot is provisional while its OpenSkill sigma is above this (the prior is 25/3, about 8.33).
-LUDUS_PROVISIONAL_SIGMA = env_float("LUDUS_PROVISIONAL_SIGMA", 2.5, minimum=0.0)
+# Ratings: provisional while sigma is above this (the prior is 25/3, about 8.33; docs/tournaments.md#ratings).
+LUDUS_PROVISIONAL_SIGMA = env_float("LUDUS_PROVISIONAL_SIGMA", 5.5, minimum=0.0)
 LUDUS_MATCH_TIME_LIMIT = env_int("LUDUS_MATCH_TIME_LIMIT", 900, minimum=10)  # seconds, the hard kill of one match
 # A runner renews its lease every heartbeat while it holds a match (workers/runner.py), so the lease only has to
 # outlive a few missed heartbeats: a stopped or vanished worker's match goes back to the queue within a minute or two.

@@ -1,8 +1,9 @@
-"""The bot page's head-to-head (docs/version-tests.md#head-to-head): for each opponent the bot has met, games, score
+"""The bot page's head-to-head (docs/version-tests.md#the-pages): for each opponent the bot has met, games, score
 share and win rate with 95 % intervals, by seat; per version of the bot, fault and timeout rates and time per move.
 
-Served as an HTML fragment the bot page fetches (tournaments may not read replays). Only matches that are over
-count (tournaments/visibility.py), and an opponent the user may not see is one "private bot".
+Served as an HTML fragment the bot page fetches (tournaments may not read replays). Only matches of ladders and
+tournaments that are over count (tournaments/visibility.py; no unrated work), and an opponent the user may not
+see is one "private bot".
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from django.shortcuts import render
 from replays.version_test_measures import measure_games
 from tournaments import sprt
 from tournaments.models import Bot, Match, Seat
+from tournaments.system_ladders import internal_ladders
 from tournaments.visibility import PRIVATE_LABEL, is_shown, over_ids, visible_bots
 
 RECENT_MATCHES = 200  # the newest finished matches read: each costs a replay
@@ -29,7 +31,8 @@ def fragment(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def head_to_head(user: Any, bot: Bot) -> dict[str, Any]:
-    recent = (Match.objects.filter(status=Match.Status.FINISHED, seats__bot_version__bot=bot).distinct()
+    recent = (Match.objects.filter(status=Match.Status.FINISHED, seats__bot_version__bot=bot)
+              .exclude(internal_ladders("ladder__")).distinct()  # no unrated work (docs/tournaments.md)
               .order_by("-id").values("id", "status", "seed", "ladder", "tournament", "parent")[:RECENT_MATCHES])
     rows = [dict(row) for row in recent]
     over = sorted(over_ids(rows))

@@ -1,5 +1,5 @@
 """The bot lifecycle: upload a version, have it validated, flag bots that keep faulting
-(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox, §5).
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
 - `upload_bot_version` stores an immutable version. A malformed upload raises `BadUpload` and stores nothing; an
   upload that does not compile is kept as a `rejected` version whose log shows each error, so its author can read
@@ -24,6 +24,7 @@ from django.utils import timezone
 from engine import InvalidOptions, load_game
 from tournaments.dispatch import runner
 from tournaments.models import Bot, BotVersion, Match, Seat
+from tournaments.system_ladders import internal_ladders
 from tournaments.uploads import BadUpload, CheckedUpload, check_upload, upload_limits
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ def upload_bot_version(owner: Any, bot_name: str, game: str, filename: str, data
             bot.save(update_fields=["description"])
         version = BotVersion.objects.create(
             bot=bot, number=next_number(bot), source=checked.data, filename=checked.filename,
+            language=checked.manifest.language,
             status=BotVersion.Status.PENDING if checked.compiles() else BotVersion.Status.REJECTED,
             validation_log="" if checked.compiles() else checked.rejection_log(),
         )
@@ -104,7 +106,7 @@ def revalidate_stale() -> int:
 
 
 def flag_faulty_bots(bot_ids: Iterable[int] | None = None) -> int:
-    """Set or clear Bot.flagged_reason from each bot's last finished matches; return how many bots are flagged now.
+    """Set or clear Bot.flagged_reason from each bot's last finished matches; return how many are flagged now.
 
     A bot is flagged when its last LUDUS_FLAG_FORFEITS matches were all forfeits, or when at least
     LUDUS_FLAG_FAULT_PERCENT % of its last LUDUS_FLAG_WINDOW matches (once it has played that many) had faults.
@@ -127,6 +129,7 @@ def fault_reason(bot: Bot) -> str:
     window = max(settings.LUDUS_FLAG_WINDOW, settings.LUDUS_FLAG_FORFEITS)
     recent = list(
         Seat.objects.filter(bot_version__bot=bot, bot_version__builtin="", match__status=Match.Status.FINISHED)
+        .exclude(internal_ladders("match__ladder__"))  # unrated work (a validation) never flags a bot
         .order_by("-match__finished_at", "-match_id")
         .values_list("faults", "forfeited", "bot_version__number")[:window]
     )

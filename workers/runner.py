@@ -43,8 +43,8 @@ from tournaments.services import (
 from workers import health, metrics
 from workers.play import PlayResult, Start, play_game
 from workers.sandbox import pinning
-from workers.sandbox.seat import make_sandboxed_seat
-from workers.seats import Clock, InProcessSeat, SeatPlayer
+from workers.sandbox_settings import make_sandboxed_seat
+from workers.seats import Clock, InProcessSeat, SeatPlayer, SeatWrapper
 
 logger = logging.getLogger(__name__)
 
@@ -156,7 +156,7 @@ def with_db_retry(operation: Callable[[], T]) -> T:
 
     Only for operations that are safe to repeat, which every match service is: they are compare-and-set updates.
     """
-    for attempt in range(DB_RETRIES):
+    for attempt in range(DB_RETRIES):  # not tenacity: the give-up rule reads the connection, and a loop says it plainer
         try:
             return operation()
         except (OperationalError, InterfaceError) as exc:
@@ -310,59 +310,21 @@ def start_branch(header: dict[str, Any], prefix: list[dict[str, Any]], players: 
     return Start(branch_start(header, prefix, catch_up), list(prefix))
 
 
-class TimedSeat:
+class TimedSeat(SeatWrapper):
     """A seat player whose start-up (the sandbox's process starting) and shut-down count in the match's timings.
 
     `play` includes both; the game itself is play - start - finish.
     """
 
     def __init__(self, player: SeatPlayer, timings: Timings) -> None:
-        self._player, self._timings = player, timings
+        super().__init__(player)
+        self._timings = timings
 
     def start(self, hello: dict[str, Any]) -> None:
-        self._timings.measure("start", lambda: self._player.start(hello))
-
-    def decide(self, seq: int, view: dict[str, Any] | None, decision: Any, bank_ms: int) -> Any:
-        return self._player.decide(seq, view, decision, bank_ms)
+        self._timings.measure("start", lambda: self.inner.start(hello))
 
     def finish(self, outcome: dict[str, Any]) -> None:
-        self._timings.measure("finish", lambda: self._player.finish(outcome))
-
-    def log(self) -> str:
-        return self._player.log()
-
-    def close(self) -> None:
-        self._player.close()
-
-    @property
-    def needs_view(self) -> bool:
-        return self._player.needs_view
-
-    @property
-    def has_process(self) -> bool:
-        return self._player.has_process
-
-    @property
-    def wants_events(self) -> bool:
-        return bool(getattr(self._player, "wants_events", False))
-
-    def add_events(self, events: list[Any]) -> None:
-        self._player.add_events(events)  # type: ignore[attr-defined]  # only when wants_events: a SandboxedSeat
-
-    def set_context(self, context: dict[str, Any]) -> None:
-        self._player.set_context(context)  # type: ignore[attr-defined]  # only when wants_events: a SandboxedSeat
-
-    def settle(self, deadline: float) -> None:
-        self._player.settle(deadline)
-
-    def pause(self) -> None:
-        self._player.pause()
-
-    def send_result(self, message: dict[str, Any]) -> None:
-        self._player.send_result(message)
-
-    def catch_up(self, view: dict[str, Any] | None, decision: Any, played: int) -> None:
-        self._player.catch_up(view, decision, played)
+        self._timings.measure("finish", lambda: self.inner.finish(outcome))
 
 
 class ProgressRecorder:

@@ -87,6 +87,19 @@ class SeatPlayer(Protocol):
         in-process bots can: a sandboxed bot is not asked."""
 
 
+class SeatWrapper:
+    """A SeatPlayer around another: every member a subclass does not define is the inner player's, so a wrapper
+    writes only what it adds (workers/runner.py TimedSeat, workers/validation.py RecordingSeat)."""
+
+    def __init__(self, inner: SeatPlayer) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (a copy or unpickling): not the inner player's
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
 class SeatDied(Exception):
     """The seat's process is gone; the seat forfeits. code is the fault recorded: died, or oom (out of memory)."""
 

@@ -8,7 +8,6 @@ tasks: they use the app of config/celery.py, which sits above this package (docs
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from celery import shared_task
 from django.conf import settings
@@ -21,7 +20,7 @@ from tournaments.advancement import advance_running_tournaments
 from tournaments.bot_lifecycle import flag_faulty_bots, revalidate_stale
 from tournaments.dberrors import describe, is_connection_lost
 from tournaments.dispatch import send_outbox
-from tournaments.ladders import schedule_ladders
+from tournaments.ladder_clock import scheduled_round
 from tournaments.services import redispatch_lost, requeue_expired
 from workers.broker import live_match_ids
 from workers.runner import run_match
@@ -30,17 +29,18 @@ from workers.validation import ValidationUnavailable, validate_version
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="workers.run_match", bind=True, max_retries=None)
-def run_match_task(self: Any, match_id: int) -> str:
+# Back-off 1, 2, 4... seconds up to half a lease: no jitter, a lost database is the same for every waiting match.
+@shared_task(name="workers.run_match", autoretry_for=(OperationalError, InterfaceError), max_retries=None,
+             retry_backoff=True, retry_backoff_max=max(1, settings.LUDUS_LEASE_SECONDS // 2), retry_jitter=False)
+def run_match_task(match_id: int) -> str:
     """Run the match. While the database is unreachable the task is retried with back-off (a new message before
     this one is acknowledged), so an outage delays matches and never strands them."""
     try:
         return run_match(match_id)
     except (OperationalError, InterfaceError) as exc:
-        delay = min(2 ** self.request.retries, max(1, settings.LUDUS_LEASE_SECONDS // 2))
         what = "is unreachable" if is_connection_lost(exc) else "refused a statement"
-        logger.warning("match %s: the database %s; retrying in %ss (%s)", match_id, what, delay, describe(exc))
-        raise self.retry(exc=exc, countdown=delay) from exc
+        logger.warning("match %s: the database %s; retrying with back-off (%s)", match_id, what, describe(exc))
+        raise
 
 
 @shared_task(name="workers.analyse_match")
@@ -72,13 +72,11 @@ def requeue_expired_task() -> int:
     return reaped
 
 
-@shared_task(name="workers.validate_version", bind=True, max_retries=5, default_retry_delay=30)
-def validate_version_task(self: Any, version_id: int) -> str:
+@shared_task(name="workers.validate_version", autoretry_for=(ValidationUnavailable,), max_retries=5,
+             default_retry_delay=30)
+def validate_version_task(version_id: int) -> str:
     """The smoke match of a new bot version; a sandbox failure (not the bot's) is retried."""
-    try:
-        return validate_version(version_id)
-    except ValidationUnavailable as exc:
-        raise self.retry(exc=exc) from exc
+    return validate_version(version_id)
 
 
 @shared_task(name="workers.revalidate_stale")
@@ -95,8 +93,9 @@ def flag_faulty_bots_task() -> int:
 
 @shared_task(name="workers.schedule_ladders")
 def schedule_ladders_task() -> int:
-    """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating."""
-    return schedule_ladders()
+    """Beat: top every unpaused ladder up to its bound of queued matches, chosen by rating; the ladder pages say
+    when the next round comes (tournaments/ladder_clock.py)."""
+    return scheduled_round()
 
 
 @shared_task(name="workers.advance_tournaments")

@@ -24,7 +24,7 @@ import hmac
 import logging
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -45,11 +45,13 @@ from tournaments.new_matches import create_match
 from tournaments.ratings import update_rows
 from tournaments.services import SEAT_RESULT_FIELDS, apply_outcome
 from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
+from workers.artifacts import build_version
 from workers.play import PlayResult, play_game
 from workers.runner import replay_document
 from workers.sandbox import pinning
-from workers.sandbox.seat import WATCH_MS, make_sandboxed_seat
-from workers.seats import Clock, InProcessSeat, Reply, SeatDied, SeatPlayer, waiting
+from workers.sandbox.freezer import WATCH_MS
+from workers.sandbox_settings import make_sandboxed_seat
+from workers.seats import Clock, InProcessSeat, Reply, SeatDied, SeatPlayer, SeatWrapper, waiting
 
 logger = logging.getLogger(__name__)
 
@@ -80,18 +82,14 @@ class FaultNote:
         return f"    {viewer_url(match_id, self.step, CANDIDATE_SEAT)}"
 
 
-@dataclass
-class RecordingSeat:
+class RecordingSeat(SeatWrapper):
     """A SeatPlayer wrapper that keeps each fault's detail, which the action log reduces to a code."""
 
-    inner: SeatPlayer
-    faults: list[FaultNote] = field(default_factory=list)
-    decisions: int = 0
-    start_failure: str = ""
-
-    @property
-    def needs_view(self) -> bool:
-        return self.inner.needs_view
+    def __init__(self, inner: SeatPlayer) -> None:
+        super().__init__(inner)
+        self.faults: list[FaultNote] = []
+        self.decisions = 0
+        self.start_failure = ""
 
     def start(self, hello: dict[str, Any]) -> None:
         try:
@@ -125,43 +123,9 @@ class RecordingSeat:
             seat.check_waiting()
 
     @property
-    def has_process(self) -> bool:
-        return self.inner.has_process
-
-    @property
     def caught(self) -> str:
         """What the freezer caught the bot at, computing off its turn ("" when it never did)."""
         return str(getattr(self.inner, "caught", ""))
-
-    def wants_events(self) -> bool:
-        return bool(getattr(self.inner, "wants_events", False))
-
-    def add_events(self, events: list[Any]) -> None:
-        self.inner.add_events(events)  # type: ignore[attr-defined]  # only when wants_events: a SandboxedSeat
-
-    def set_context(self, context: dict[str, Any]) -> None:
-        self.inner.set_context(context)  # type: ignore[attr-defined]  # only when wants_events: a SandboxedSeat
-
-    def settle(self, deadline: float) -> None:
-        self.inner.settle(deadline)
-
-    def pause(self) -> None:
-        self.inner.pause()
-
-    def send_result(self, message: dict[str, Any]) -> None:
-        self.inner.send_result(message)
-
-    def catch_up(self, view: dict[str, Any] | None, decision: Decision, played: int) -> None:
-        self.inner.catch_up(view, decision, played)
-
-    def finish(self, outcome: dict[str, Any]) -> None:
-        self.inner.finish(outcome)
-
-    def log(self) -> str:
-        return self.inner.log()
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 # --- the smoke match ---------------------------------------------------------------------------------------------
@@ -330,10 +294,17 @@ def validate_version(version_id: int) -> str:
         record_verdict(version_id, claimed_at, Verdict(Status.REJECTED, f"Verdict: rejected: {exc}.\n"))
         return Status.REJECTED
     try:
+        built = build_version(version)
+        if not built.ok:
+            verdict = Verdict(Status.REJECTED, built.log + "Verdict: rejected: the bot did not build, so it was not "
+                              "run. Fix the build and upload again.\n")
+            record_verdict(version_id, claimed_at, verdict)
+            return Status.REJECTED
         result, seat = play_smoke_match(version, spec)
         with transaction.atomic():  # the verdict and the kept match, or neither
             match = keep_smoke_match(version, spec, result)
             verdict = judge(spec, result, seat, settings.LUDUS_VALIDATION_MAX_FAULTS, match.pk)
+            verdict = Verdict(verdict.status, built.log + verdict.log)
             if not record_verdict(version_id, claimed_at, verdict):
                 transaction.set_rollback(True)
                 return "claim lost"

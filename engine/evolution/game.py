@@ -42,11 +42,14 @@ class EvolutionGame(Game):
                     f"got {options['reserve_size']!r}")
 
     def view_scores(self, view: Mapping[str, JSON]) -> list[int]:
-        """The final scores once the game is over; before, each seat's public score plus its food bag where the
-        view shows it (a seat's own, or every bag in the omniscient view): no more than the board shows."""
+        """The final scores once the game is over; before, one rule for every seat of the view: the public scores
+        plus the food bags when the view shows every bag (the omniscient one), else the public scores alone. A seat's
+        own view shows its own bag only, and adding it would set its score against its rivals' bagless ones."""
         if view.get("scores") is not None:
             return list(view["scores"])
-        return [seat["public_score"] + (seat["bag"] if isinstance(seat["bag"], int) else 0) for seat in view["seats"]]
+        seats = view["seats"]
+        bags = all(isinstance(seat["bag"], int) for seat in seats)
+        return [seat["public_score"] + (seat["bag"] if bags else 0) for seat in seats]
 
     def new_state(self, num_players: int, seed: int, options: Mapping[str, JSON] | None = None) -> EvolutionState:
         self.check_players(num_players)

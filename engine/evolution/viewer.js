@@ -35,7 +35,7 @@
     function stat(label, value, title) {
       return el("span", { class: "stat", title: title }, [label + " ", el("strong", { text: String(value) })]);
     }
-    return el("div", { class: "species" + (sp.avian ? " avian" : ""), "data-species": sp.id }, [
+    return el("div", { class: "species" + (sp.avian ? " avian" : ""), "data-species": sp.id, "data-index": index }, [
       el("div", { class: "muted small", title: "species id " + sp.id, text: (sp.avian ? "Avian species " : "Species ") + (index + 1) }),
       traits,
       el("div", {}, [stat("Body", sp.body_size, "body size"), stat("Pop", sp.population, "population")]),
@@ -50,7 +50,7 @@
     if (Array.isArray(seat.hand)) {
       box.classList.add("hand-shown");
       seat.hand.forEach(function (card) {
-        box.appendChild(el("div", { class: "tcard", title: card.card }, [
+        box.appendChild(el("div", { class: "tcard", title: card.card, "data-card": card.card }, [
           el("strong", { text: card.name }), el("span", { class: "food", text: "food " + card.food }),
         ]));
       });
@@ -63,10 +63,13 @@
     return box;
   }
 
+  /* One rule for every seat of a view, as the score chart's (EvolutionGame.view_scores): the bags count only where
+     the view shows every bag; a seat's own bag shows beside its score, not in it. */
   function scoreOf(view, seat) {
     if (view.scores) return { value: view.scores[seat.seat], label: "score" };
-    var bag = typeof seat.bag === "number" ? seat.bag : 0;
-    return { value: seat.public_score + bag, label: typeof seat.bag === "number" ? "score so far" : "public score" };
+    var bags = view.seats.every(function (s) { return typeof s.bag === "number"; });
+    return { value: seat.public_score + (bags ? seat.bag : 0), label: bags ? "score so far, bags included" :
+      "public score (bags are hidden)" };
   }
 
   function player(view, seat, frame, ctx) {
@@ -79,7 +82,7 @@
       seat.food_card === "?" ? "face down" : cardName(seat.food_card) + " (" + cardFood(seat.food_card) + ")";
     return el("section", { class: "player seat-" + seat.seat, "data-seat": seat.seat,
       "aria-label": d().seatName(ctx, seat.seat) }, [
-      el("h3", {}, [el("span", { text: d().seatName(ctx, seat.seat) + (view.you === seat.seat ? " · you" : "") }),
+      el("h3", {}, [el("span", {}, [d().seatLabel(ctx, seat.seat), view.you === seat.seat ? " · you" : null]),
         el("span", { class: "player-score", "data-score": score.value, title: score.label, text: d().points(ctx, score.value) })]),
       el("div", { class: "muted small" }, ["Bag: ", el("strong", { text: typeof seat.bag === "number" ? String(seat.bag) : "hidden" }),
         " · Food card: ", el("strong", { text: food })]),
@@ -101,7 +104,7 @@
       pile("reserve", "Reserve", view.reserve_count, view.reserve_used ? "in use" : "cards"),
       pile("discard", "Discard", (view.discard || []).length, "cards"),
     ]));
-    var players = el("div", { class: "players" });
+    var players = el("div", { class: "players seats-" + view.seats.length });
     view.seats.forEach(function (seat) { players.appendChild(player(view, seat, frame, ctx)); });
     board.appendChild(players);
   }
@@ -164,5 +167,51 @@
     });
   }
 
-  Ludus.games.evolution = { draw: draw, describe: describe, mark: mark };
+  /* One option of a decision in the game's words (docs/rules/evolution.md, "Decisions a bot sees"): species counted
+     from 1 like the board and the event log, cards by name with their food number; and what it touches on the board. */
+  var PLACES = { watering_hole: "the Watering Hole", cliff: "the Cliff", bank: "the bank" };
+  var USES = { trait: "as a trait", species: "for a new species", avian: "for a new avian species",
+    body: "for +1 body size", population: "for +1 population" };
+  function option(o, decision, ctx) {
+    var seat = decision.seat, own = "[data-seat='" + seat + "'] ";
+    var card = function (c) { return cardName(c) + " (" + cardFood(c) + " food)"; };
+    var inHand = function (c) { return own + ".tcard[data-card='" + c + "']"; };
+    var speciesOf = function (owner, i) { return "[data-seat='" + owner + "'] .species[data-index='" + i + "']"; };
+    var place = function (p) { return PLACES[p] || d().humanize(p); };
+    var pile = function (p) { return p === "watering_hole" ? [".pile.water"] : p === "cliff" ? [".pile.cliff"] : []; };
+    var said = function (text, marks) { return { text: text, marks: marks || [] }; };
+    switch (decision.kind) {
+      case "food_card": return said(card(o) + " face down as the food card", [inHand(o)]);
+      case "play":
+        if (o === "done") return said("Done playing cards");
+        if (o === "discard_trait") return said("Discard a trait from a species");
+        return Array.isArray(o) ? said("Play " + card(o[1]), [inHand(o[1])]) : null;
+      case "card_use": return said("Use it " + (USES[o] || d().humanize(o)));
+      case "species_side": return said("At the " + o + " end of the row",
+        [own + ".species-row > .species:" + (o === "left" ? "first" : "last") + "-child"]);
+      case "avian_card": return said(card(o) + " as the second card", [inHand(o)]);
+      case "intelligence_card": return said("Discard " + card(o) + " for Intelligence", [inHand(o)]);
+      case "negate_card": return said("Pay with " + card(o), [inHand(o)]);
+      case "negate_horns": return o === "keep" ? said("Keep the cards: Horns costs the attacker 1 population")
+        : said("Pay " + card(o) + " to cancel Horns", [inHand(o)]);
+      case "trait_species": case "grow_species": case "discard_trait_species": case "dive_bomb_species":
+        return said("Species " + (o + 1), [speciesOf(seat, o)]);
+      case "replace_trait": case "discard_trait": return said("Discard " + cardName(o));
+      case "trigger_order": return said("Species " + (o[0] + 1) + ": " + o[1] + " first", [speciesOf(seat, o[0])]);
+      case "nesting_source": case "dive_bomb_source": return said("From " + place(o), pile(o));
+      case "store_fat": return said("Store " + o + " fat");
+      case "attack_target": return said("Attack " + d().seatName(ctx, o[0]) + "'s species " + (o[1] + 1),
+        [speciesOf(o[0], o[1])]);
+      case "feed":
+        if (o === "pass") return said("Pass");
+        if (!Array.isArray(o)) return null;
+        if (o[0] === "seed_dispersal") return said("Seed Dispersal (" + card(o[2]) + "): food to " + place(o[1]), pile(o[1]));
+        if (o[0] === "dive_bomb") return said("Dive Bomb (" + card(o[2]) + ") " + o[1] + " feeding", [inHand(o[2])]);
+        var how = o[1] === "intelligence" ? " by Intelligence" : o[1] === "attack" ? " by attacking" : " from " + place(o[1]);
+        return said("Feed species " + (o[0] + 1) + how, [speciesOf(seat, o[0])].concat(pile(o[1])));
+      default: return null;
+    }
+  }
+
+  Ludus.games.evolution = { draw: draw, describe: describe, mark: mark, option: option };
 })();

@@ -36,12 +36,11 @@
     var width = Math.max.apply(null, xs) + pad - minX, height = Math.max.apply(null, ys) + pad - minY;
     var root = svg("svg", { viewBox: [minX, minY, width, height].map(function (v) { return v.toFixed(0); }).join(" "),
       role: "img", "aria-labelledby": "earth-title" });
-    root.style.setProperty("--earth-width", width.toFixed(0) + "px");  // its drawn size, kept on a phone (site.css)
     root.appendChild(svg("title", { id: "earth-title", text: "The earth: " + view.tiles.length + " tiles" }));
     view.tiles.forEach(function (tile) { root.appendChild(hexTile(tile, view, ctx)); });
     (view.elements || []).forEach(function (e) {
       var p = corner(e[0], e[1], e[2]), info = ELEMENT[e[3]] || [e[3].slice(0, 2), "#334155"];
-      root.appendChild(svg("g", { class: "element", "data-element": e[3] }, [
+      root.appendChild(svg("g", { class: "element", "data-element": e[3], "data-corner": e.slice(0, 3).join(",") }, [
         svg("title", { text: e[3] + " at corner " + e.slice(0, 3).join(",") }),
         svg("circle", { cx: p[0], cy: p[1], r: 11, fill: "#ffffff", stroke: info[1], "stroke-width": 3 }),
         svg("text", { x: p[0], y: p[1] + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: "#111827", text: info[0] }),
@@ -57,16 +56,21 @@
         return (view.animals[s] || "seat " + (s + 1)) + " " + n + (tile.thriving[s] ? " (thriving)" : "");
       }).join(", ") }),
       svg("polygon", { points: hexPoints(c[0], c[1]), fill: t[0], stroke: "#475569", "stroke-width": 1.5 }),
-      svg("text", { x: c[0], y: c[1] - 20, "text-anchor": "middle", "font-size": 10, fill: "#1f2937", text: t[1] }),
-      svg("text", { x: c[0], y: c[1] + 34, "text-anchor": "middle", "font-size": 9, fill: "#374151", class: "hex-label",
+      svg("text", { x: c[0], y: c[1] - 22, "text-anchor": "middle", "font-size": 10, fill: "#1f2937", class: "terrain",
+        text: t[1] }),
+      svg("text", { x: c[0], y: c[1] - 10, "text-anchor": "middle", "font-size": 10, fill: "#374151", class: "hex-label",
         text: tile.hex[0] + "," + tile.hex[1] }),
     ]);
+    // Terrain and coordinates at the top, the species discs below in rows of up to three: all clear of the element
+    // discs on the north and south corners.
     var present = [];
     tile.species.forEach(function (n, seat) { if (n > 0) present.push(seat); });
+    var perRow = present.length > 4 ? 3 : 2;
     present.forEach(function (seat, i) {
-      var x = c[0] + (i % 2 === 0 ? -12 : 12) * (present.length > 1 ? 1 : 0), y = c[1] + 2 + (i >= 2 ? 20 : 0);
+      var row = Math.floor(i / perRow), inRow = Math.min(perRow, present.length - row * perRow), k = i % perRow;
+      var x = c[0] + (k - (inRow - 1) / 2) * (perRow === 3 ? 22 : 24), y = c[1] + 6 + row * 19;
       var colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
-      group.appendChild(svg("circle", { cx: x, cy: y, r: 10, fill: colour, stroke: tile.thriving[seat] ? "#facc15" : "#ffffff",
+      group.appendChild(svg("circle", { cx: x, cy: y, r: 9, fill: colour, stroke: tile.thriving[seat] ? "#facc15" : "#ffffff",
         "stroke-width": tile.thriving[seat] ? 3 : 1.5 }));
       group.appendChild(svg("text", { x: x, y: y + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700,
         fill: "#ffffff", text: String(tile.species[seat]) }));
@@ -151,16 +155,16 @@
       width: W, "data-top": top });
     root.appendChild(svg("title", { id: "vp-title", text: "VP track: scores " + view.scores.join(", ") +
       "; target markers " + targets.map(function (t) { return t[0] + " " + t[1].target; }).join(", ") }));
-    root.appendChild(svg("rect", { x: left, y: barY, width: W - left - right, height: 14, fill: "#e2e8f0", rx: 4 }));
+    root.appendChild(svg("rect", { class: "track", x: left, y: barY, width: W - left - right, height: 14, fill: "#e2e8f0", rx: 4 }));
     var tick = top <= 50 ? 10 : top <= 100 ? 20 : top <= 300 ? 50 : 100;
     for (var v = 0; v <= top; v += tick) {
       var x = left + v * scale;
       root.appendChild(svg("line", { x1: x, x2: x, y1: barY - 2, y2: barY + 16, stroke: "#64748b" }));
-      root.appendChild(svg("text", { x: x, y: barY + 30, "text-anchor": "middle", "font-size": 12, fill: "#334155", text: String(v) }));
+      root.appendChild(svg("text", { class: "tick", x: x, y: barY + 30, "text-anchor": "middle", "font-size": 12, fill: "#334155", text: String(v) }));
     }
     view.scores.forEach(function (score, seat) {
       var x = xs[seat], colour = SEAT_COLOURS[seat % SEAT_COLOURS.length], y = barY - 6 - lane[seat] * 16;
-      root.appendChild(svg("g", { class: "vp-marker", "data-seat": seat, "data-lane": lane[seat] }, [
+      root.appendChild(svg("g", { class: "vp-marker seat-" + seat, "data-seat": seat, "data-lane": lane[seat] }, [
         svg("line", { x1: x, x2: x, y1: y, y2: barY, stroke: colour, "stroke-width": 2 }),
         svg("polygon", { points: [x, barY + 2, x - 5, barY - 6, x + 5, barY - 6].join(" "), fill: colour }),
         svg("text", { x: x + 4, y: y - 2, "font-size": 12, "font-weight": 700, fill: colour, text: "S" + (seat + 1) + " " + score }),
@@ -172,12 +176,12 @@
     var topT = Math.max(20, Math.ceil((Math.max.apply(null, [0].concat(placed.map(function (t) { return t[1].target; }))) + 1) / 5) * 5);
     topT = ctx.vpTopT = Math.max(ctx.vpTopT || 0, topT);  // grows, never shrinks: markers do not jump
     var scaleT = (W - left - right) / topT;
-    root.appendChild(svg("text", { x: left, y: 88 + shift, "font-size": 11, fill: "#334155", text: "target markers" }));
-    root.appendChild(svg("rect", { x: left, y: 94 + shift, width: W - left - right, height: 8, fill: "#e2e8f0", rx: 3 }));
+    root.appendChild(svg("text", { class: "tick", x: left, y: 88 + shift, "font-size": 11, fill: "#334155", text: "target markers" }));
+    root.appendChild(svg("rect", { class: "track", x: left, y: 94 + shift, width: W - left - right, height: 8, fill: "#e2e8f0", rx: 3 }));
     for (var tv = 0; tv <= topT; tv += 5) {
       var tx = left + tv * scaleT;
       root.appendChild(svg("line", { x1: tx, x2: tx, y1: 92 + shift, y2: 104 + shift, stroke: "#64748b" }));
-      root.appendChild(svg("text", { x: tx, y: 116 + shift, "text-anchor": "middle", "font-size": 11, fill: "#334155", text: String(tv) }));
+      root.appendChild(svg("text", { class: "tick", x: tx, y: 116 + shift, "text-anchor": "middle", "font-size": 11, fill: "#334155", text: String(tv) }));
     }
     placed.forEach(function (t, k) {
       var x = left + t[1].target * scaleT, info = ELEMENT[t[0]] || [t[0].slice(0, 2), "#334155"], y = 128 + shift + (k % 3) * 12;
@@ -186,7 +190,7 @@
         svg("line", { x1: x, x2: x, y1: 102 + shift, y2: y - 5, stroke: info[1], "stroke-width": 1 }),
         svg("rect", { x: x - 5, y: y - 5, width: 10, height: 10, transform: "rotate(45 " + x + " " + y + ")",
           fill: info[1], stroke: "#fff", "stroke-width": 1 }),
-        svg("text", { x: x + 8, y: y + 4, "font-size": 11, "font-weight": 700, fill: "#111827", text: info[0] + " " + t[1].target }),
+        svg("text", { class: "ink", x: x + 8, y: y + 4, "font-size": 11, "font-weight": 700, fill: "#111827", text: info[0] + " " + t[1].target }),
       ]));
     });
     var legend = el("ul", { class: "plain small" }, targets.map(function (t) {
@@ -202,8 +206,8 @@
     var el = d().el;
     return el("div", { class: "scores" }, view.scores.map(function (score, seat) {
       var parts = view.score_parts ? view.score_parts[seat] : null;
-      return el("div", { class: "score seat-" + seat, "data-seat": seat }, [
-        el("div", { text: d().seatName(ctx, seat) + " · " + view.animals[seat] }),
+      return el("div", { class: "score seat-" + seat, "data-seat": seat, "data-animal": view.animals[seat] }, [
+        el("div", {}, [d().seatLabel(ctx, seat), " · " + view.animals[seat]]),
         el("span", { class: "n player-score", "data-score": score, text: String(score) }), " VP",
         parts ? el("div", { class: "muted small", text: Object.keys(parts).map(function (k) { return k + " " + parts[k]; }).join(" · ") }) : null,
       ]);
@@ -221,11 +225,8 @@
       view.phase === "over" ? "game over" : d().humanize(view.phase), " · first player: " + d().seatName(ctx, view.first_player)]));
     board.appendChild(animalsLegend(view, ctx));
     board.appendChild(scoreboard(view, ctx));
-    // On a phone the earth keeps its drawn size and scrolls sideways in its frame, which keeps its place from step to
-    // step while the board is drawn anew.
-    var frameNode = el("div", { class: "earth-frame", tabindex: "0", role: "region",
-      "aria-label": "The earth (scroll sideways to see all of it)" }, [earth(view, ctx)]);
-    frameNode.addEventListener("scroll", function () { ctx.earthScroll = frameNode.scrollLeft; });
+    // The earth fits the board's width on any screen: no sideways scroll hides part of it.
+    var frameNode = el("div", { class: "earth-frame" }, [earth(view, ctx)]);
     board.appendChild(el("div", { class: "marine" }, [
       el("div", { class: "earth" }, [frameNode, el("p", { class: "note", text:
         "Circles: species per animal, in the seat's colour; a yellow ring marks thriving species. " +
@@ -234,7 +235,6 @@
       section("Action display", actionDisplay(view, ctx)),
       section("Evolution cards", slots(view)),
     ]));
-    frameNode.scrollLeft = ctx.earthScroll || 0;
   }
 
   /* Every event in plain words; hexes as (q, r), the labels drawn on the map; seats counted from 1. */
@@ -288,5 +288,32 @@
     });
   }
 
-  Ludus.games.marine = { draw: draw, describe: describe, mark: mark };
+  /* One option of a decision in the game's words (docs/rules/marine.md, "Decisions a bot sees"): hexes as (q, r) like
+     the labels on the map, slots and spaces counted from 1; and what it touches on the board. */
+  function option(o, decision, ctx) {
+    var tile = function (h) { return ".tile[data-hex='" + h[0] + "," + h[1] + "']"; };
+    var cornerMark = function (c) { return ".element[data-corner='" + c.join(",") + "']"; };
+    var said = function (text, marks) { return { text: text, marks: marks || [] }; };
+    switch (decision.kind) {
+      case "place":
+        return o[1] ? said(d().humanize(o[0]) + " " + o[1], [".space[data-space='" + o[0] + "_" + o[1] + "']"])
+          : said(d().humanize(o[0]), [".space[data-space^='" + o[0] + "_']"]);
+      case "speciate": case "wanderlust_corner": case "card_corner":
+        return said(cornerName(o), [cornerMark(o), tile(o)]);
+      case "move": return o === "done" ? said("Done moving")
+        : said("Move a species from " + hex(o[0]) + " to " + hex(o[1]), [tile(o[0]), tile(o[1])]);
+      case "wanderlust_move": return o === "done" ? said("Done moving") : said("Move a species from " + hex(o), [tile(o)]);
+      case "wanderlust_stack": return said("The top tile of stack " + (o + 1));
+      case "wanderlust_hex": return said("The new tile at " + hex(o), [tile(o)]);
+      case "evolution_tile": return said("Score the tile at " + hex(o), [tile(o)]);
+      case "card_species_tile": return said("Add species at " + hex(o), [tile(o)]);
+      case "evolution_card": return said("The card in slot " + o, [".slot[data-slot='" + o + "']"]);
+      case "wanderlust_element": case "card_element": return said(o, [".element[data-element='" + o + "']"]);
+      case "dominate": return said("Dominate " + o, [".element[data-element='" + o + "']"]);
+      case "card_remove": return said("Remove a species of the " + o, [".score[data-animal='" + o + "']"]);
+      default: return null;
+    }
+  }
+
+  Ludus.games.marine = { draw: draw, describe: describe, mark: mark, option: option };
 })();

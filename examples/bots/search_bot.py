@@ -10,41 +10,64 @@ the move's clock is nearly spent, and never computes off its turn. docs/bots.md,
 
 Upload this file as it is.
 """
+import math
 import random
+import statistics
 import time
 
 import ludus
 
 from engine.bots.greedy import SCORERS, GreedyBot
 from engine.core import Decision
+from engine.marine.board import score_tile
 
 bot = ludus.Bot()
 own = {}  # greedy's scorer for our seat, kept for the match: it remembers its plans (engine/bots/greedy.py)
-HORIZON = {"evolution": 30, "marine": 24}  # decisions greedy plays on after each tried option
+HORIZON = {"evolution": 90, "marine": 24}  # at most this many decisions greedy plays on after each tried option
+ROUND_END = {"evolution": True, "marine": False}  # a rollout stops at the end of the round
 WIDTH = 5  # the options tried: greedy's best few
 MARGIN_MS = 30  # the clock's margin: the reply's way back, a busy host's wake-up lag
 WIN = 100.0  # a finished game: winning outweighs any margin of points
+BOARD = 0.25  # Marine: the weight of the final scoring as it stands (it best predicted greedy games' winners)
 KEEP = 1.0  # greedy's own choice is kept unless another does this much better on average
+MIN_WORLDS, Z = 3, 2.0  # worlds before an option can be dropped; how many standard errors behind drop it
 
 
 def evaluate(state, seat):
-    """The position for seat: its score lead over the best other seat, plus WIN if the game is over and won."""
+    """The position for seat: its score lead over the best other seat, plus WIN if the game is over and won. In
+    Marine, before the end, plus BOARD times the lead the final scoring would give if the game ended now."""
     outcome = state.outcome()
     scores = outcome.scores if outcome is not None else state.scores()
+    if outcome is None and bot.game.name == "marine":
+        scores = [score + BOARD * final for score, final in zip(scores, final_scoring(state), strict=True)]
     lead = scores[seat] - max(s for i, s in enumerate(scores) if i != seat)
     if outcome is not None:
         lead += WIN if outcome.ranks[seat] == 1 else -WIN
     return lead
 
 
+def final_scoring(state):
+    """Marine: what each seat's tiles and control markers would score at the end (engine/marine/placement.py)."""
+    got = [0] * state.n
+    for tile in state.tile_order:
+        for seat, vp in score_tile(state.terrain[tile], state.species[tile], state.animals):
+            got[seat] += vp
+    for pawn in state.special:
+        if pawn.controller is not None:
+            got[pawn.controller] += pawn.target
+    return got
+
+
 def rollout(world, option, seed):
-    """Play option in a copy of world, then greedy for every seat up to the horizon; the position for us."""
+    """Play option in a copy of world, then greedy for every seat: in Evolution to the end of the round (its
+    extinction is when unfed species die and their points go), in Marine for HORIZON decisions; the position for us."""
     state = ludus.sim.clone(world)
     state.choose(option)
     players = [GreedyBot(bot.game.name, seed + s) for s in range(bot.hello["players"])]
+    start = world.round
     for _ in range(HORIZON[bot.game.name]):
         decision = state.decision()
-        if decision is None:
+        if decision is None or (ROUND_END[bot.game.name] and state.round != start):
             break
         state.choose(players[decision.seat].act(state.view(decision.seat), decision))
     return evaluate(state, bot.seat)
@@ -58,12 +81,15 @@ def scorer():
 
 def margin():
     """MARGIN_MS, plus twice what the clock has lately charged beyond our own count (the bank pays a move's time
-    over move_ms: on a busy host waking up and the reply's way back take longer), plus more once the bank runs low."""
+    over move_ms: on a busy host waking up and the reply's way back take longer). Once that has cost half the bank,
+    no more search (infinite margin): greedy's answer at once, so a host that stays slow cannot drain the rest."""
     bank = bot.clock.get("bank_ms", 0)
     if own["bank"] is not None:
         own["lag"] = 0.7 * own["lag"] + 0.3 * max(0, own["bank"] - bank)
     own["bank"] = bank
-    return MARGIN_MS + 2 * own["lag"] + (50 if bank < 500 else 0)
+    if bank < bot.hello.get("clock", {}).get("bank_ms", 0) / 2:
+        return math.inf
+    return MARGIN_MS + 2 * own["lag"]
 
 
 def candidates(view, decision):
@@ -83,29 +109,51 @@ def act(view, message):
 
 
 def search(view, tried, spare):
-    """The tried option with the best total lead over paired worlds and rollouts, greedy's favourite on a tie."""
+    """The best of the tried options by mean lead over paired worlds and rollouts, greedy's favourite on a tie.
+    After each world, an option clearly behind the best (by Z standard errors of their paired difference, or level
+    with it in every world so far) is dropped, so the time goes to the options still in doubt; one left, it stops."""
     rng = random.Random(len(bot.history) * 7919 + bot.seat)
-    totals = dict.fromkeys(tried, 0.0)
-    worlds, slowest = 0, 0.0
-    while bot.time_left() > spare + slowest:  # no world begun that the clock cannot see through
+    leads = {option: [] for option in tried}
+    live, slowest = list(tried), 0.0
+    while len(live) > 1 and bot.time_left() > spare + slowest:  # no world begun that the clock cannot see through
         began = time.monotonic()
         seed = rng.randrange(1 << 30)
         try:
             world = bot.determinize(view, seed)
         except ValueError:  # no context yet: a decide sent before the engine read our hello (docs/bots.md)
             break
-        leads = {}
-        for option in tried:
+        found = {}
+        for option in live:
             if bot.time_left() <= spare:
                 break
-            leads[option] = rollout(world, option, seed)
-        if len(leads) < len(tried):
-            break  # only worlds where every option was tried count: the sums stay paired
-        worlds += 1
+            found[option] = rollout(world, option, seed)
+        if len(found) < len(live):
+            break  # only worlds where every live option was tried count: the comparison stays paired
+        for option, lead in found.items():
+            leads[option].append(lead)
         slowest = max(slowest, (time.monotonic() - began) * 1000)
-        for option, lead in leads.items():
-            totals[option] += lead
-    return max(tried, key=lambda o: totals[o] + (KEEP * worlds if o == tried[0] else 0.0))
+        live = prune(live, leads, tried[0])
+    return max(live, key=lambda o: value(leads[o], o == tried[0]))
+
+
+def value(leads, favourite):
+    return (statistics.fmean(leads) if leads else 0.0) + (KEEP if favourite else 0.0)
+
+
+def prune(live, leads, favourite):
+    """The live options that could still be best: the best itself and those less than Z standard errors of their
+    paired difference behind it (one level with it in every world is not)."""
+    worlds = len(leads[live[0]])
+    if worlds < MIN_WORLDS:
+        return live
+    best = max(live, key=lambda o: value(leads[o], o == favourite))
+    kept = []
+    for option in live:
+        gaps = [b - o + (KEEP if best == favourite else 0.0) - (KEEP if option == favourite else 0.0)
+                for b, o in zip(leads[best], leads[option], strict=True)]
+        if option == best or statistics.fmean(gaps) < Z * statistics.pstdev(gaps) / worlds ** 0.5:
+            kept.append(option)
+    return kept
 
 
 if __name__ == "__main__":

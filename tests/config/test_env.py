@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_choice, env_int, env_list, env_str
+from config.env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
 
 @pytest.mark.parametrize(("raw", "value"), [("1", True), ("true", True), ("OFF", False), ("no", False)])
@@ -22,9 +22,17 @@ def test_env_bool_reads_the_usual_spellings(monkeypatch: pytest.MonkeyPatch, raw
     ("reader", "raw", "message"),
     [
         (lambda: env_bool("X_VAR", False), "maybe", "X_VAR must be a boolean"),
+        (lambda: env_bool("X_VAR", False), " yes", r"X_VAR must be a boolean \(1/0, true/false\), got ' yes'"),
         (lambda: env_int("X_VAR", 1), "ten", "X_VAR must be an integer, got 'ten'"),
-        (lambda: env_int("X_VAR", 1, minimum=1), "0", "X_VAR must be at least 1"),
+        (lambda: env_int("X_VAR", 1), "1.5", "X_VAR must be an integer, got '1.5'"),
+        (lambda: env_int("X_VAR", 1, minimum=1), "0", "X_VAR must be at least 1, got 0"),
+        (lambda: env_int("X_VAR", 1, maximum=9), "10", "X_VAR must be at most 9, got 10"),
+        (lambda: env_float("X_VAR", 1.0, minimum=0.1), "soon", "X_VAR must be a number, got 'soon'"),
+        (lambda: env_float("X_VAR", 1.0, minimum=0.1), "nan", "X_VAR must be a number, got 'nan'"),
+        (lambda: env_float("X_VAR", 1.0, minimum=0.1), "inf", "X_VAR must be a number, got 'inf'"),
+        (lambda: env_float("X_VAR", 1.0, minimum=0.1), "0.05", "X_VAR must be a number of at least 0.1, got '0.05'"),
         (lambda: env_list("X_VAR", []), "a,,b", "X_VAR has an empty item"),
+        (lambda: env_list("X_VAR", []), "a,", "X_VAR has an empty item"),
         (lambda: env_choice("X_VAR", "bwrap", ("bwrap", "none")), "docker", "X_VAR must be one of bwrap, none"),
     ],
 )
@@ -34,11 +42,23 @@ def test_bad_values_fail_loudly(monkeypatch: pytest.MonkeyPatch, reader, raw: st
         reader()
 
 
-def test_unset_values_take_their_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("X_VAR", raising=False)
-    assert (env_int("X_VAR", 5), env_list("X_VAR", ["a"]), env_str("X_VAR", "d")) == (5, ["a"], "d")
+@pytest.mark.parametrize("unset", [None, "", "  "])
+def test_unset_or_empty_values_take_their_defaults(monkeypatch: pytest.MonkeyPatch, unset: str | None) -> None:
+    if unset is None:
+        monkeypatch.delenv("X_VAR", raising=False)
+    else:
+        monkeypatch.setenv("X_VAR", unset)
+    assert (env_int("X_VAR", 5), env_float("X_VAR", 0.5, minimum=0), env_bool("X_VAR", True),
+            env_list("X_VAR", ["a"]), env_str("X_VAR", "d")) == (5, 0.5, True, ["a"], "d")
     with pytest.raises(ImproperlyConfigured, match="X_VAR is required"):
         env_str("X_VAR")
+
+
+def test_set_values_are_read_trimmed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("X_VAR", " 7 ")
+    assert (env_int("X_VAR", 1), env_float("X_VAR", 1.0, minimum=0), env_str("X_VAR")) == (7, 7.0, "7")
+    monkeypatch.setenv("X_VAR", " a , b ")
+    assert env_list("X_VAR", []) == ["a", "b"]
 
 
 @pytest.mark.parametrize(
@@ -49,6 +69,10 @@ def test_unset_values_take_their_defaults(monkeypatch: pytest.MonkeyPatch) -> No
         ({"DEBUG": "0", "SECRET_KEY": "x", "LUDUS_SANDBOX": "none"}, "refused unless DEBUG=1"),
         ({"DEBUG": "1", "CACHE_URL": "memcached://127.0.0.1"}, "CACHE_URL must be a Redis URL"),
         ({"DEBUG": "1", "LUDUS_SANDBOX_WITHOUT_CGROUPS": "maybe"}, "LUDUS_SANDBOX_WITHOUT_CGROUPS must be a boolean"),
+        ({"DEBUG": "1", "LUDUS_SANDBOX": "docker"}, "LUDUS_SANDBOX must be one of bwrap, none, got 'docker'"),
+        ({"DEBUG": "1", "LUDUS_PROVISIONAL_SIGMA": "nan"}, "LUDUS_PROVISIONAL_SIGMA must be a number, got 'nan'"),
+        ({"DEBUG": "1", "LUDUS_UPLOAD_MAX_FILES": "1000"}, "LUDUS_UPLOAD_MAX_FILES must be at most 256, got 1000"),
+        ({"DEBUG": "1", "ALLOWED_HOSTS": "a.example,"}, "ALLOWED_HOSTS has an empty item"),
     ],
 )
 def test_settings_refuse_to_start_with_bad_environment(env: dict[str, str], message: str) -> None:

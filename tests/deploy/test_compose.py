@@ -16,7 +16,7 @@ import pytest
 import yaml
 from testkit import ROOT
 
-from workers.sandbox.bwrap import RUN_LOCK_DIR
+from workers.sandbox.leases import RUN_LOCK_DIR
 
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 ONE_SHOTS = {"migrate"}  # they run to completion; the others wait for it (service_completed_successfully)

@@ -150,4 +150,6 @@ def test_faults_are_marked_in_the_log_and_the_decision(page: Any, alice: Any) ->
     fault.locator("button.step").click()
     step_shown(page, step, last)
     expect(page.locator("#decision-fault")).to_contain_text("Fault: out of range")
-    expect(page.locator("#decision .options li.chosen")).to_have_text(re.compile(r"^#0 "))  # the default
+    chosen = page.locator("#decision .options li.chosen")
+    expect(chosen).to_have_attribute("data-option", "0")  # the default, numbered from 1 on the page
+    expect(chosen).to_have_text(re.compile(r"^1\. "))

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
+from testkit import free_port, listening, wait_until
+
+from tournaments.management.commands.demo import site_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,3 +67,64 @@ def test_run_ladder_plays_the_demos_open_ladder_right_after_it(tmp_path: Path) -
     shown = manage(ROOT, env, "shell", "-c",
                    "from tournaments.models import Ladder; print(Ladder.objects.get().is_open)")
     assert shown.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_the_demos_port_is_in_every_link_printed_in_another_shell(tmp_path: Path) -> None:
+    """`make demo PORT=8391`: var/local.env records the demo's address, so `replay show` in a new shell links to it;
+    an address the environment names wins and is left alone."""
+    local_env = tmp_path / "local.env"
+    local_env.write_text("DEBUG=1\n")
+    env = {k: v for k, v in demo_env(tmp_path).items() if k != "LUDUS_SITE_URL"}
+    env["LUDUS_ENV_FILE"] = str(local_env)
+    done = manage(ROOT, env, "demo", "--no-serve", "--entrants", "2", "--players", "2", "--games", "1",
+                  "--addrport", "0.0.0.0:8391")
+    assert done.returncode == 0, done.stderr
+    assert "LUDUS_SITE_URL=http://127.0.0.1:8391\n" in local_env.read_text()
+    match_id = done.stdout.partition("replay show ")[2].split()[0]
+    shown = manage(ROOT, env, "replay", "show", match_id)
+    assert shown.returncode == 0, shown.stderr
+    assert f"viewer: http://127.0.0.1:8391/replays/{match_id}/" in shown.stdout, shown.stdout
+    assert ":8000" not in shown.stdout
+    again = manage(ROOT, {**env, "LUDUS_SITE_URL": "https://ludus.example.org"}, "demo", "--no-serve",
+                   "--entrants", "2", "--players", "2", "--games", "1", "--addrport", "127.0.0.1:8392")
+    assert again.returncode == 0, again.stderr
+    assert "LUDUS_SITE_URL=http://127.0.0.1:8391\n" in local_env.read_text()
+
+
+@pytest.mark.parametrize(("addrport", "url"), [("8391", "http://127.0.0.1:8391"), ("0:8391", "http://127.0.0.1:8391"),
+                                               ("localhost:8391", "http://localhost:8391"),
+                                               ("[::]:8391", "http://[::1]:8391")])
+def test_the_site_url_is_the_address_people_open(addrport: str, url: str) -> None:
+    assert site_url(addrport) == url
+
+
+def test_the_demos_open_ladder_plays_by_itself_while_it_serves(tmp_path: Path) -> None:
+    """No run_ladder, no beat: the demo's clock tops the ladder up, its pool plays the matches, and the ladder page
+    says when the next round comes."""
+    env = {**demo_env(tmp_path), "LUDUS_LADDER_SECONDS": "2"}
+    port = free_port()
+    log = tmp_path / "demo.log"
+    with open(log, "wb") as out:
+        demo = subprocess.Popen([sys.executable, "manage.py", "demo", "--entrants", "2", "--players", "2", "--games",
+                                 "1", "--addrport", f"127.0.0.1:{port}"], cwd=ROOT, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_until(lambda: listening(port) or demo.poll() is not None, 600, "the demo to serve")
+        assert demo.poll() is None, log.read_text()[-3000:]
+        printed = " ".join(log.read_text().split())  # the console wraps long lines
+        assert "on an open ladder, a round every 2 s while the demo serves" in printed
+        ladder_url = printed.partition("Ladder: ")[2].split()[0]
+        assert ladder_url.startswith(f"http://127.0.0.1:{port}/ladders/"), printed
+
+        def ladder_games() -> int:
+            done = manage(ROOT, env, "shell", "-c", "from tournaments.models import Match; print(Match.objects.filter("
+                          "ladder__name='demo evolution ladder', status='finished').count())")
+            return int(done.stdout.strip().splitlines()[-1])
+
+        assert wait_until(lambda: ladder_games() >= 6, 600, "the ladder to play two rounds by itself")
+        with urllib.request.urlopen(ladder_url, timeout=30) as page:
+            body = page.read().decode()
+        assert "Next round in about " in body and "every 2 s the ladder is topped up" in body
+    finally:
+        os.killpg(demo.pid, signal.SIGTERM)
+        demo.wait(timeout=60)

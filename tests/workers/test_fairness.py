@@ -23,7 +23,8 @@ from test_sandbox import BOTS, GAME, assert_contained, faults, moves
 from workers.play import PlayResult, play_game
 from workers.sandbox import pinning
 from workers.sandbox.cgroups import FROZEN_PERIOD_US
-from workers.sandbox.seat import SandboxConfig, SandboxedSeat
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.seat import SandboxedSeat
 from workers.sandbox.seat_host import cgroup_host
 from workers.seats import Clock, Reply
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 
@@ -31,11 +32,12 @@ pytestmark = pytest.mark.skipif(
     len(ALLOWED) < 2, reason="pinning needs at least two CPUs this process may use (one CPU, or no sched_setaffinity)")
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bwrap is not installed: run `make sysdeps`")
 BOT = Path(__file__).resolve().parent / "bots" / "affinity.py"
+# Another worker's leases: flocks on the same files (filelock's UnixFileLock is an flock, as in
+# workers/sandbox/pinning.py).
 HOLD = """
-import fcntl, os, sys
-fds = [os.open(os.path.join(sys.argv[1], f"cpu-{cpu}.lock"), os.O_CREAT | os.O_RDWR) for cpu in sys.argv[2:]]
-for fd in fds:
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+import os, sys
+from filelock import UnixFileLock
+held = [UnixFileLock(os.path.join(sys.argv[1], f"cpu-{cpu}.lock")).acquire(timeout=0) for cpu in sys.argv[2:]]
 print("held", flush=True)
 sys.stdin.read()
 """
@@ -95,7 +97,7 @@ def raising_after(real: Any) -> Any:
 def test_two_leases_held_at_once_get_different_cpus(locks: str) -> None:
     first, second = pinning.take_cpu(locks), pinning.take_cpu(locks)
     assert first is not None and second is not None
-    assert first.cpu != second.cpu and {first.cpu, second.cpu} <= set(ALLOWED)
+    assert first.number != second.number and {first.number, second.number} <= set(ALLOWED)
     first.release()
     second.release()
 
@@ -104,12 +106,12 @@ def test_a_lease_held_by_another_process_is_respected_and_freed_when_it_is_kille
         locks: str, held_elsewhere: Any) -> None:
     holder = held_elsewhere(ALLOWED[:-1])
     lease = pinning.take_cpu(locks)
-    assert lease is not None and lease.cpu == ALLOWED[-1]  # the one CPU the other process left
+    assert lease is not None and lease.number == ALLOWED[-1]  # the one CPU the other process left
     assert pinning.take_cpu(locks) is None  # and now none at all
     holder.kill()  # a killed worker: the kernel drops its flocks
     holder.wait()
     again = pinning.take_cpu(locks)
-    assert again is not None and again.cpu in ALLOWED[:-1]
+    assert again is not None and again.number in ALLOWED[:-1]
     again.release()
     lease.release()
 
@@ -234,15 +236,10 @@ def affinity_versions(owner: Any) -> list[BotVersion]:
 
 def descendants(pid: int) -> list[int]:
     """The processes under pid (its children's children too), as the host sees them."""
-    found: list[int] = []
     try:
-        tasks = list(os.scandir(f"/proc/{pid}/task"))
-        children = [int(c) for task in tasks for c in Path(task.path, "children").read_text().split()]
-    except OSError:
-        return found
-    for child in children:
-        found += [child, *descendants(child)]
-    return found
+        return [child.pid for child in psutil.Process(pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
 
 
 def allowed_list(pid: int) -> tuple[str, str] | None:

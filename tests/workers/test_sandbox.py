@@ -17,17 +17,19 @@ import os
 import re
 import shutil
 import threading
-import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from testkit import listening
 
 from workers.play import PlayResult, play_game
-from workers.sandbox.seat import SandboxConfig, SandboxedSeat, pids_of_uid
+from workers.sandbox.bwrap import pids_of_uid
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.seat import SandboxedSeat
 from workers.seats import Clock, InProcessSeat, Reply, SeatPlayer
 
 pytestmark = [
@@ -87,32 +89,17 @@ def assert_forfeited_last(result: PlayResult, index: int = 0) -> None:
 
 
 def _all_pids_of_uid(uid: int) -> list[int]:
-    """Every process of uid, zombies included."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                status = Path(entry.path, "status").read_text()
-            except OSError:
-                continue
-            if re.search(rf"^Uid:\t{uid}\t", status, re.M):
-                found.append(int(entry.name))
-    return found
+    """Every process of uid (its real uid), zombies included."""
+    return [process.pid for process in psutil.process_iter(["uids"])
+            if process.info["uids"] is not None and process.info["uids"].real == uid]
 
 
 def _children() -> list[int]:
-    kids = []
-    for task in os.scandir("/proc/self/task"):
-        try:
-            kids += Path(task.path, "children").read_text().split()
-        except OSError:
-            pass
-    return [int(k) for k in kids]
+    return [child.pid for child in psutil.Process().children()]
 
 
 def _rss() -> int:
-    status = Path("/proc/self/status").read_text()
-    return int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M).group(1)) * 1024  # type: ignore[union-attr]
+    return int(psutil.Process().memory_info().rss)
 
 
 @contextlib.contextmanager
@@ -146,12 +133,11 @@ def _log_lines(log: str, prefix: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def unharmed(max_seconds: float) -> Iterator[None]:
+def unharmed() -> Iterator[None]:
     """The worker (this process) comes out as it went in: no child, fd, thread or seat dir more, memory flat."""
     fds = set(os.listdir("/proc/self/fd"))
     threads = threading.active_count()
     rss = _rss()
-    t0 = time.monotonic()
     with temp_dirs_made() as made:
         yield
     assert _children() == [], "the worker has child processes (or zombies) left"
@@ -159,12 +145,11 @@ def unharmed(max_seconds: float) -> Iterator[None]:
     assert threading.active_count() == threads, "a stderr reader thread is still running"
     assert _rss() - rss < 64 << 20, "the worker's memory grew"
     assert not [path for path in made if os.path.exists(path)], "a seat's temp dir was left behind"
-    assert time.monotonic() - t0 < max_seconds, "the match took too long"
 
 
 @pytest.fixture(autouse=True)
 def worker_unharmed() -> Iterator[None]:
-    with unharmed(max_seconds=20):
+    with unharmed():
         yield
 
 
@@ -228,12 +213,11 @@ def test_it_times_out_a_bot_that_loops_mid_game() -> None:
 
 def test_it_times_out_and_kills_a_bot_that_sleeps_past_its_bank() -> None:
     seat = bot("sleeper.py")
-    t0 = time.monotonic()
     result = play(seat)
-    assert time.monotonic() - t0 < 5
     timed_out = moves(result)[2]
     assert timed_out["fault"] == "timeout"
-    assert CLOCK.move_ms + CLOCK.bank_ms <= timed_out["ms"] < CLOCK.move_ms + CLOCK.bank_ms + 500
+    assert timed_out["ms"] >= CLOCK.move_ms + CLOCK.bank_ms  # charged its whole limit (how soon after: benchmarks)
+    assert f"no reply within {CLOCK.move_ms + CLOCK.bank_ms} ms; killed" in result.logs[0]
     assert faults(result) == ["timeout", "died"]
     assert_forfeited_last(result)
     assert_contained(result, seat)

@@ -15,7 +15,10 @@ import pytest
 
 from engine.registry import load_game
 from workers.play import play_game
-from workers.sandbox.seat import POOL, SandboxConfig, SandboxedSeat, make_sandboxed_seat
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.seat import SandboxedSeat
+from workers.sandbox.warm_pool import POOL
+from workers.sandbox_settings import make_sandboxed_seat
 from workers.seats import Clock, InProcessSeat
 
 pytestmark = [

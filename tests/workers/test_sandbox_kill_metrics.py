@@ -13,7 +13,8 @@ import pytest
 from prometheus_client import REGISTRY
 
 from workers.play import play_game
-from workers.sandbox.seat import SandboxConfig, SandboxedSeat
+from workers.sandbox.config import SandboxConfig
+from workers.sandbox.seat import SandboxedSeat
 from workers.seats import Clock, InProcessSeat
 
 pytestmark = [

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine import load_game, protocol
-from workers.sandbox.seat import encode_line
+from workers.sandbox.pipes import encode_line
 
 
 @pytest.mark.parametrize("game", ["evolution", "marine"])

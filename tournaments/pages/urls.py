@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tournaments.pages import rules, version_tests, views
+from tournaments.pages import rules, signup, version_tests, views
 
 app_name = "pages"
 
@@ -15,7 +15,9 @@ urlpatterns = [
     path("bots/<int:pk>/", views.bot_detail, name="bot"),
     path("versions/<int:pk>/", views.version_detail, name="version"),
     path("upload/", views.upload, name="upload"),
+    path("accounts/signup/", signup.signup, name="signup"),
     path("rules/<str:game>/", rules.rules, name="rules"),
+    path("rules/<str:game>/spec/", rules.rules_spec, name="rules_spec"),
     path("tests/", version_tests.test_list, name="tests"),
     path("tests/<int:pk>/", version_tests.test_detail, name="test"),
     path("versions/<int:pk>/test/", version_tests.start_from_version, name="version_test"),

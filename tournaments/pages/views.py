@@ -10,15 +10,17 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from engine import list_games
-from tournaments import upload_rule, visibility
+from tournaments import ladder_clock, upload_rule, visibility
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.ladder_entries import EntryRefused, enter_ladder, withdraw_from_ladder
 from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Tournament
-from tournaments.pages import queries, version_tests
+from tournaments.pages import brackets, queries, unrated, version_tests
 from tournaments.pages.charts import rating_chart
+from tournaments.pages.validation_log import read_log
 from tournaments.rating_rule import provisional_sigma
 
 MATCHES_PER_PAGE = 25
@@ -35,8 +37,9 @@ def choose(field: Any, choices: list[tuple[str, str]]) -> None:
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    recent = queries.with_seats(Match.objects.filter(status=Match.Status.FINISHED).order_by("-finished_at", "-id"))
-    live = queries.with_seats(Match.objects.filter(status=Match.Status.RUNNING).order_by("-started_at", "-id"))
+    public = unrated.public_matches()  # unrated work is one click away (tournaments/pages/unrated.py)
+    recent = queries.with_seats(public.filter(status=Match.Status.FINISHED).order_by("-finished_at", "-id"))
+    live = queries.with_seats(public.filter(status=Match.Status.RUNNING).order_by("-started_at", "-id"))
     return render(request, "pages/home.html", {
         "games": list_games(),
         "ladders": Ladder.objects.filter(paused=False).order_by("name"),
@@ -49,6 +52,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def ladder_detail(request: HttpRequest, pk: int) -> HttpResponse:
     ladder = get_object_or_404(Ladder, pk=pk)
+    if unrated.is_internal(ladder):
+        return internal_ladder(request, ladder)
     page = Paginator(queries.ladder_rows(ladder), LADDER_ROWS_PER_PAGE).get_page(request.GET.get("page"))
     matches = Match.objects.filter(ladder=ladder)
     return render(request, "pages/ladder.html", {
@@ -60,17 +65,40 @@ def ladder_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "game_seat_rates": queries.game_seat_rates(ladder.game, ladder.players_per_match),
         "recent_matches": queries.with_seats(matches.order_by("-id"))[:10],
         "provisional_sigma": provisional_sigma(),
+        **next_round(),
     })
+
+
+def next_round() -> dict[str, Any]:
+    """When the ladders' clock tops the ladders up next (tournaments/ladder_clock.py), if one ran lately."""
+    at, every = ladder_clock.next_round(), ladder_clock.period()
+    seconds = (at - timezone.now()).total_seconds() if at else None
+    if seconds is not None and seconds < -every:  # a round overdue by a whole period: the clock stopped
+        at = seconds = None
+    return {"next_round": at, "next_round_seconds": None if seconds is None else max(0, round(seconds)),
+            "round_seconds": round(every)}
+
+
+def internal_ladder(request: HttpRequest, ladder: Ladder) -> HttpResponse:
+    """A system ladder of unrated work: no standings, only the games this user may see."""
+    matches = unrated.unrated_matches(request.user).filter(ladder=ladder).order_by("-id")
+    page = Paginator(queries.with_seats(matches), MATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "pages/internal_ladder.html", {"ladder": ladder, "page": page})
 
 
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=pk)
+    rows = queries.shown_rows(request.user, queries.competition_rows(tournament))
+    rounds = queries.rounds(tournament, request.user)
+    round_robin = tournament.format == Tournament.Format.ROUND_ROBIN
     return render(request, "pages/tournament.html", {
         "tournament": tournament,
-        "rows": queries.shown_rows(request.user, queries.competition_rows(tournament)),
+        "rows": rows,
         "seat_rates": queries.seat_rates(tournament),
         "game_seat_rates": queries.game_seat_rates(tournament.game, tournament.players_per_table),
-        "rounds": queries.rounds(tournament, request.user),
+        "rounds": brackets.round_views(tournament, rounds, rows),
+        "games": sum(len(table.games) for round_ in rounds for table in round_.tables),
+        "cross_table": brackets.cross_table(tournament, rows, rounds) if round_robin and len(rows) > 1 else None,
         "champion": queries.champion(tournament, request.user),
         "provisional_sigma": provisional_sigma(),
     })
@@ -81,17 +109,19 @@ class MatchFilter(forms.Form):
     bot = forms.CharField(required=False, max_length=64, label="Bot name")
     status = forms.ChoiceField(required=False, choices=[("", "any")] + list(Match.Status.choices))
     competition = forms.ChoiceField(required=False)
+    kind = forms.ChoiceField(required=False, choices=unrated.KINDS, label="Games")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         choose(self.fields["game"], [("", "any"), *game_choices()])
-        choose(self.fields["competition"], [("", "any"), *queries.competition_choices()])
+        choose(self.fields["competition"], [("", "any"), *unrated.public_competitions(queries.competition_choices())])
 
 
 def match_list(request: HttpRequest) -> HttpResponse:
     form = MatchFilter(request.GET or None)
     params = form.cleaned_data if form.is_valid() else {}
-    page = Paginator(queries.filter_matches(params, request.user), MATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    matches = unrated.of_kind(queries.filter_matches(params, request.user), params.get("kind", ""), request.user)
+    page = Paginator(matches, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "pages/matches.html", {"form": form, "page": page, "query": query.urlencode()})
@@ -102,14 +132,16 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     bot = Bot.objects.filter(visibility.visible_bots(request.user)).select_related("owner").filter(pk=pk).first()
     if bot is None:
         return render(request, "pages/not_found.html", {"what": "bot"}, status=404)
-    record = queries.bot_record(bot)
+    record = unrated.rated_record(bot)
     versions = [(v, record.by_version.get(v.pk, [0, 0])) for v in bot.versions.order_by("-number")]
-    matches = queries.with_seats(Match.objects.filter(seats__bot_version__bot=bot).distinct().order_by("-id"))
+    played = unrated.public_matches().filter(seats__bot_version__bot=bot)
+    matches = queries.with_seats(played.distinct().order_by("-id"))
     is_owner = _is_owner(request, bot)
     return render(request, "pages/bot.html", {
         "bot": bot, "record": record, "versions": versions, "is_owner": is_owner,
         "chart": rating_chart(queries.rating_history(bot), f"Rating history of {bot.name}"),
         "recent_matches": matches[:10],
+        "sees_unrated": unrated.can_see_unrated(request.user, bot),
         "open_ladders": open_ladders(bot) if is_owner else [],
         "tests": version_tests.bot_tests(request.user, bot),
     })
@@ -149,6 +181,7 @@ def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
     is_owner = _is_owner(request, version.bot)
     return render(request, "pages/version.html", {
         "version": version, "is_owner": is_owner, "validation_match": queries.validation_match_id(version.pk),
+        "log": read_log(version.validation_log) if is_owner else None,
         "is_settling": version.status in (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING),
         "test_form": version_tests.test_form_for(request.user, version) if request.user.is_authenticated else None,
     })

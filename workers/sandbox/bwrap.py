@@ -13,7 +13,6 @@ docs/bots.md for what was verified on which host.
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import json
 import os
@@ -22,14 +21,15 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 import time
-import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from workers.sandbox.cgroups import Host, remove_seat, seat_slots
+from workers.sandbox.leases import make_lock_dir, take_lease
 
 BOT_DIR = "/bot"
 SDK_DIR = "/ludus"
@@ -93,14 +93,9 @@ def is_world_usable(path: str) -> bool:
 
 
 def interpreter_candidates(preferred: str | None) -> list[str]:
-    """Where to look for the sandbox's python, best first: the setting, the system python, the worker's base."""
-    import sys
-
-    from django.conf import settings  # here: the sandbox also runs where no project is configured
-
-    configured = settings.LUDUS_SANDBOX_PYTHON if settings.configured else None
-    found = [preferred, configured, "/usr/bin/python3",
-             getattr(sys, "_base_executable", None), sys.executable]
+    """Where to look for the sandbox's python, best first: preferred (SandboxConfig.python, which the worker sets from
+    LUDUS_SANDBOX_PYTHON), the system python, the worker's base."""
+    found = [preferred, "/usr/bin/python3", getattr(sys, "_base_executable", None), sys.executable]
     return [p for p in found if p]
 
 
@@ -157,13 +152,15 @@ def bwrap_path() -> str:
 
 def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: int,
                   program: tuple[str, ...] = (f"{BOT_DIR}/main.py",), seccomp: bool = False,
-                  shm_bytes: int = SHM_BYTES, engine_dir: str | None = None) -> list[str]:
+                  shm_bytes: int = SHM_BYTES, engine_dir: str | None = None,
+                  flags: tuple[str, ...] = PYTHON_FLAGS) -> list[str]:
     """The full argv: bwrap and its options, then the interpreter running /bot/main.py (or `program`).
 
     With engine_dir, that engine package is bound read-only at /ludus/engine (sdk_dir must hold an empty
     `engine` dir for it).
 
-    With seccomp, bwrap loads the filter from fd 5 (the gate opens it there, see `spawn`).
+    With seccomp, bwrap loads the filter from fd 5 (the gate opens it there, see `spawn`). Another language's runtime
+    (workers/sandbox/languages.py) comes as an Interpreter too, with its own flags.
     """
     cmd = [bwrap_path(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
            "--new-session", "--as-pid-1", "--hostname", "ludus", "--clearenv"]
@@ -179,7 +176,7 @@ def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: in
     cmd += ["--size", str(tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
             "--size", str(shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", BOT_DIR, *(["--seccomp", "5"] if seccomp else []),
-            "--", SHELL, "-c", INNER, interp.executable, *PYTHON_FLAGS, *program]
+            "--", SHELL, "-c", INNER, interp.executable, *flags, *program]
     return cmd
 
 
@@ -243,34 +240,6 @@ def reap(proc: subprocess.Popen[bytes]) -> None:
 # --- uids and processes: one unprivileged uid per live seat -----------------------------------------------------
 
 
-class FileLock:
-    """An exclusive flock on one lock file (`try_lock`), held until `release()`, the object's collection or the
-    process's end: the kernel drops a flock with the last fd of its file, so a lock never outlives its process, and
-    one dropped by an exception (a signal's, say) is given back without waiting for a long-lived process to end."""
-
-    def __init__(self, fd: int) -> None:
-        self._close = weakref.finalize(self, os.close, fd)
-        # Not at interpreter exit: finalizers run newest first there, so a lock taken after its seat was made would
-        # be dropped before the seat's finalizer kills its processes, and another worker could lease the uid while
-        # they still run. The kernel drops the flock when the process ends, after everything else.
-        self._close.atexit = False
-
-    def release(self) -> None:
-        self._close()  # a finalizer runs once: releasing twice is harmless
-
-
-def try_lock(path: Path) -> FileLock | None:
-    """The lock on path (the file created if need be), or None at once if another open file holds it."""
-    fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
-    lock = FileLock(fd)  # from here on, the fd is closed with the lock, whatever is raised
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.release()
-        return None
-    return lock
-
-
 class UidLease:
     """An exclusive uid for one seat, held by an flock on a lock file so that concurrent workers never share one.
 
@@ -282,21 +251,18 @@ class UidLease:
         locks = make_lock_dir(lock_dir)
         sweep_once(range(uid_base, uid_base + uid_count), locks, groups)
         start = (os.getpid() * 31 + time.monotonic_ns()) % uid_count
-        for i in range(uid_count):
-            uid = uid_base + (start + i) % uid_count
-            if (lock := try_lock(locks / f"uid-{uid}.lock")) is None:
-                continue
-            self.uid, self._lock = uid, lock
-            # A worker that died freed its seats' leases with it, leaving them running (frozen ones do not act on
-            # the parent-death signal), with their groups and dirs: whoever leases the uid next removes them first.
-            # With groups, a leftover has its group (a few stats to look); without, the uid's processes are killed.
-            if groups is None or any(path.exists() for path in groups.dirs(f"seat-{uid}").values()):
-                clear_uid(uid, groups)
-            return
-        raise RuntimeError(f"all {uid_count} sandbox uids from {uid_base} are in use")
+        lease = take_lease(locks, "uid", (uid_base + (start + i) % uid_count for i in range(uid_count)))
+        if lease is None:
+            raise RuntimeError(f"all {uid_count} sandbox uids from {uid_base} are in use")
+        self.uid, self._lease = lease.number, lease
+        # A worker that died freed its seats' leases with it, leaving them running (frozen ones do not act on the
+        # parent-death signal), with their groups and dirs: whoever leases the uid next removes them first. With
+        # groups, a leftover has its group (a few stats to look); without, the uid's processes are killed.
+        if groups is None or any(path.exists() for path in groups.dirs(f"seat-{self.uid}").values()):
+            clear_uid(self.uid, groups)
 
     def release(self) -> None:
-        self._lock.release()
+        self._lease.release()
 
 
 _swept: set[tuple[int, int, str]] = set()
@@ -320,12 +286,12 @@ def sweep_orphans(uids: range, locks: Path, groups: Host | None = None) -> None:
     dirs = _seat_dirs_by_owner(uids)
     slots = {s for s in seat_slots(groups) if s in uids} if groups is not None else set()
     for uid in sorted({u for u in _uids_in_use() if u in uids} | set(dirs) | slots):
-        if (lock := try_lock(locks / f"uid-{uid}.lock")) is None:
+        if (lease := take_lease(locks, "uid", [uid])) is None:
             continue  # a live seat holds it
         try:
             clear_uid(uid, groups, dirs.get(uid, []))
         finally:
-            lock.release()
+            lease.release()
 
 
 def clear_uid(uid: int, groups: Host | None, dirs: list[str] | None = None) -> None:
@@ -350,24 +316,6 @@ def _seat_dirs_by_owner(uids: range) -> dict[int, list[str]]:
 
 def _uids_in_use() -> set[int]:
     return {uid for uid, state in processes().values() if state != "Z"}
-
-
-RUN_LOCK_DIR = "/run/ludus-sandbox"  # one per host; docker-compose.yml shares it between the worker's replicas
-
-
-def default_lock_dir() -> str:
-    return RUN_LOCK_DIR if os.access("/run", os.W_OK) else os.path.join(tempfile.gettempdir(), "ludus-uids")
-
-
-def make_lock_dir(lock_dir: str = "") -> Path:
-    """The lock dir (lock_dir, or the default), made if need be, and mode 0700 even when it was there before: a
-    Kubernetes hostPath of type DirectoryOrCreate is made 0755, and mkdir(exist_ok=True) leaves an existing dir's
-    mode alone. Every place that makes it goes through here (uid leases, CPU leases, the seccomp filter's file)."""
-    locks = Path(lock_dir or default_lock_dir())
-    locks.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if stat.S_IMODE(locks.stat().st_mode) != 0o700:
-        locks.chmod(0o700)
-    return locks
 
 
 def processes() -> dict[int, tuple[int, str]]:

@@ -9,13 +9,13 @@ groups have no cpuset controller, whose attach would reset it), and the match's 
 Built-in bots alone hand nothing over, and a pinned thread cannot leave a CPU that other work keeps busy: such a
 match, and verification, stay unpinned.
 
-Which CPU: a lease per CPU, a non-blocking flock on `cpu-N.lock` in the worker lock dir (beside the seats' uid
-leases, workers/sandbox/bwrap.py), so matches played at once on one machine (Celery prefork children, the embedded pool,
-several workers) take different CPUs instead of piling onto one while another idles. A process prefers the CPU of
-its last match: its warm seats (workers/sandbox/seat.py) were spawned there and keep that affinity. When every allowed
-CPU is leased, the match waits until one is given back (`wait_for_cpu`): played unpinned, its seats would run on the
-CPUs other matches leased, a hog's busy processes beside another match's deciding seat (docs/operations.md, "One CPU
-a match"). A thread allowed one CPU only leases that one, so that two matches never share it. Only where the platform
+Which CPU: a lease per CPU, a non-blocking flock on `cpu-N.lock` in the worker lock dir (beside the seats' uid leases;
+workers/sandbox/leases.py), so matches played at once on one machine (Celery prefork children, the embedded pool,
+several workers) take different CPUs instead of piling onto one while another idles. A process prefers the CPU of its
+last match: its warm seats (workers/sandbox/seat.py) were spawned there and keep that affinity. When every allowed CPU
+is leased, the match waits until one is given back (`wait_for_cpu`): played unpinned, its seats would run on the CPUs
+other matches leased, a hog's busy processes beside another match's deciding seat (docs/operations.md, "One CPU a
+match"). A thread allowed one CPU only leases that one, so that two matches never share it. Only where the platform
 cannot pin, or the lock dir cannot be written (logged), does a match run unpinned. The kernel drops the flock of a
 killed worker, so a lease never outlives its process.
 """
@@ -29,7 +29,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 
-from workers.sandbox.bwrap import FileLock, default_lock_dir, make_lock_dir, try_lock
+from workers.sandbox.leases import Lease, default_lock_dir, make_lock_dir, take_lease
 
 logger = logging.getLogger(__name__)
 
@@ -37,23 +37,12 @@ _last_cpu: int | None = None  # the CPU this process's last pinned match used
 WAIT_S = 0.02  # how often a match that waits for a CPU looks again: a fiftieth of a second, against matches of seconds
 
 
-class CpuLease:
-    """One CPU held for one match: an exclusive flock on its lock file, until `release()` (or the lease's collection,
-    workers/sandbox/bwrap.FileLock: a pool child lives for many matches)."""
-
-    def __init__(self, cpu: int, lock: FileLock) -> None:
-        self.cpu, self._lock = cpu, lock
-
-    def release(self) -> None:
-        self._lock.release()
-
-
 def can_pin() -> bool:
     """Whether this platform lets a thread choose its CPUs (Linux does; macOS and Windows do not)."""
     return hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
 
 
-def take_cpu(lock_dir: str = "") -> CpuLease | None:
+def take_cpu(lock_dir: str = "") -> Lease | None:
     """A lease on a free CPU among the calling thread's allowed ones, the last one this process used first; None when
     none is free, when the lock dir cannot be written (logged), or when the platform cannot pin."""
     if not can_pin():
@@ -66,17 +55,13 @@ def take_cpu(lock_dir: str = "") -> CpuLease | None:
     return None
 
 
-def _try_lease(allowed: list[int], lock_dir: str) -> CpuLease | None:
+def _try_lease(allowed: list[int], lock_dir: str) -> Lease | None:
     """A lease on the first free CPU of allowed, in order of preference; None when every one is leased. Raises
     OSError when the lock dir cannot be made or written."""
-    locks = make_lock_dir(lock_dir)
-    for cpu in _in_order_of_preference(allowed):
-        if (lock := try_lock(locks / f"cpu-{cpu}.lock")) is not None:
-            return CpuLease(cpu, lock)
-    return None
+    return take_lease(make_lock_dir(lock_dir), "cpu", _in_order_of_preference(allowed))
 
 
-def wait_for_cpu(lock_dir: str = "", check: Callable[[], None] | None = None) -> CpuLease | None:
+def wait_for_cpu(lock_dir: str = "", check: Callable[[], None] | None = None) -> Lease | None:
     """take_cpu, waiting while every allowed CPU is leased (looking every WAIT_S; check, if given, is called as often
     and may raise to give up). None only where take_cpu cannot lease at all: no pinning, or no lock dir."""
     if not can_pin():
@@ -139,17 +124,17 @@ def one_cpu(enabled: bool = True, lock_dir: str = "", check: Callable[[], None] 
             lease.release()
 
 
-def _pin(lease: CpuLease) -> int | None:
+def _pin(lease: Lease) -> int | None:
     """Pin the calling thread to the lease's CPU and return it (None: not pinned, the lease dropped)."""
     global _last_cpu
     try:
-        os.sched_setaffinity(0, {lease.cpu})
+        os.sched_setaffinity(0, {lease.number})
     except OSError:  # the CPU went offline or out of the worker's cpuset meanwhile
         lease.release()
-        logger.warning("cannot pin to CPU %s; the match runs unpinned", lease.cpu, exc_info=True)
+        logger.warning("cannot pin to CPU %s; the match runs unpinned", lease.number, exc_info=True)
         return None
-    _last_cpu = lease.cpu
-    return lease.cpu
+    _last_cpu = lease.number
+    return lease.number
 
 
 def _restore(previous: set[int]) -> None:

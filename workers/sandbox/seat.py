@@ -1,7 +1,8 @@
 """Uploaded bots as sandboxed processes: one bubblewrap sandbox per seat, spoken to in JSON lines
 (docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
-`make_sandboxed_seat(bot_version, match_id)` is what the match runner calls. It returns a `SandboxedSeat`, a
+`seat_for(bot_version, match_id, kind, config)` is what the match runner calls (through
+workers/sandbox_settings.py, which reads the settings). It returns a `SandboxedSeat`, a
 `workers.seats.SeatPlayer`: the bot's files are unpacked into a private temp dir, the process starts under `bwrap`
 (with a seccomp filter) as an unprivileged uid of its own (when the worker runs as root), in a control group of its
 own (cgroups.py) and with rlimits, and every decision is a `decide` line answered by one reply line within
@@ -19,21 +20,16 @@ from __future__ import annotations
 
 import array
 import fcntl
-import functools
-import hashlib
-import math
 import os
 import resource
 import select
-import shutil
-import stat
 import subprocess
 import tempfile
 import termios
 import threading
 import time
 import weakref
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -41,56 +37,32 @@ import orjson
 
 from engine import protocol
 from engine.core import Decision
-from workers.bot_files import BadBotSource, unpack_bot, write_file
+from tournaments.languages import PYTHON, Manifest
 from workers.metrics import count_sandbox_kill
+from workers.sandbox.build import manifest_for, unpack_artifact
 from workers.sandbox.bwrap import (
+    BOT_DIR,
     SANDBOX_ENV,
-    SDK_DIR,
     SandboxUnavailable,
     UidLease,
     bwrap_command,
-    default_lock_dir,
     find_interpreter,
-    pids_of_uid,
     self_test,
     spawn,
 )
-from workers.sandbox.cgroups import Limits
-from workers.sandbox.seat_host import CGROUP_MODES, CgroupMode, SeatHost, cgroup_host, prepare_worker
+from workers.sandbox.config import SANDBOX_KINDS, SandboxConfig
+from workers.sandbox.freezer import Freezer
+from workers.sandbox.languages import RUN_LIMITS, RunLimits, runtime_for
+from workers.sandbox.leases import default_lock_dir
+from workers.sandbox.pipes import CHUNK, LineBuffer, encode_line, wait_fd
+from workers.sandbox.seat_host import CGROUP_MODES, SeatHost, cgroup_host
 from workers.sandbox.seat_log import StderrLog
 from workers.sandbox.seccomp import SeccompUnavailable, bpf_path
+from workers.sandbox.unpacking import SDK_SOURCE, BadBotSource, engine_copy, sdk_bytecode, unpack_bot, write_file
 from workers.sandbox.warm_pool import POOL, idle_seconds, warm_seats
-from workers.seats import Reply, SeatDied, Waiter, check_waiting, waiting
+from workers.seats import Reply, SeatDied, check_waiting
 
-__all__ = [
-    "BadBotSource", "SandboxConfig", "SandboxUnavailable", "SandboxedSeat", "make_sandboxed_seat",
-    "pids_of_uid", "prepare_worker", "sandbox_kind", "unpack_bot",
-]
-
-SANDBOX_KINDS = ("bwrap", "none")
-SDK_SOURCE = Path(__file__).resolve().parents[2] / "engine" / "sdk.py"
-_CHUNK = 1 << 16
 MAX_PATCH_OPS = 64  # a patch with more operations than this is sent as the whole view
-MiB = 1 << 20
-# A seat that waits unfrozen and whose group used more CPU than this since its wait began computes off its turn. An
-# honest bot, asleep on its stdin, uses none; see docs/bots.md, "The freezer".
-OFF_TURN_NS = 1_000_000
-# While the worker waits for one seat's reply (or to write its decide line), the seats that wait unfrozen are looked at
-# this often (_watch_until): a seat computing off its turn takes about this much of another's long move (plus
-# OFF_TURN_NS and the counter's lag) before it is frozen. Over two ticks (4 ms at 250 Hz), so that a look sees a
-# spinning seat's counter move. A wake-up costs the worker 50 to 80 us of CPU on the 2-core VM (a timed-out poll, and a
-# counter read per waiting seat): under 1 % of a long move at 10 ms, against 3 % at 1 ms. A reply within 10 ms (nearly
-# all of them) costs nothing more: the same one poll as before.
-WATCH_MS = 10
-# At most this much of the time the looks take in one decide is the worker's (the seat's deadline moves on by it, its ms
-# leaves it out); the rest is the deciding seat's. Ordinary looks take microseconds (a counter read per waiting seat, 2
-# to 5 us; freezing a caught one, a freezer write), a look delayed on a busy host some milliseconds: 50 ms covers them
-# many times over, so an honest seat keeps the credit of every ordinary look. A slow look is rare and can be made on
-# purpose: a waiting accomplice caught and found killed for its memory takes up to 1.1 s to reap (_death_cause,
-# seat_host._await_monitor), which, uncapped, it lent to the deciding seat, once per accomplice. Capped, the gift is 50
-# ms a decide whatever the accomplices do; the cost, when a waiting seat is really killed during an honest seat's move,
-# is the rest of that one look taken from the honest seat's bank.
-LOOKS_CREDIT_S = 0.050
 # The CPU a seat's group used off its turn is added to its next move's ms; more than this in one wait is an `off_turn`
 # fault as well. Frozen, a group keeps 1 ms of CPU a second, and may overrun it by a scheduler tick at each freeze
 # (cgroups.py, freeze); a thief caught by a look takes some 15 ms of CPU, more when the worker is woken late on
@@ -98,78 +70,29 @@ LOOKS_CREDIT_S = 0.050
 OFF_TURN_FAULT_MS = 100
 
 
-@dataclass(frozen=True)
-class SandboxConfig:
-    """Limits of one seat's sandbox. The defaults suit a ladder match; tournaments may tighten them."""
-
-    cpu_seconds: int = 120  # RLIMIT_CPU per process: a backstop, the clock kills a slow bot long before
-    memory_bytes: int = 512 * MiB  # RLIMIT_AS per process
-    max_processes: int = 16  # RLIMIT_NPROC: tasks (processes and threads) of the seat's uid
-    max_open_files: int = 64  # RLIMIT_NOFILE
-    max_file_bytes: int = 16 * MiB  # RLIMIT_FSIZE: the largest file a bot may write
-    tmp_bytes: int = 64 * MiB  # size of the private tmpfs at /tmp
-    shm_bytes: int = 1 * MiB  # size of the private tmpfs at /dev/shm (POSIX shared memory, multiprocessing)
-    stderr_bytes: int = 64 * 1024  # the seat's log keeps this much: its first and its last half
-    startup_ms: int = 2000  # extra allowance on the first decision for starting the interpreter; never charged
-    finish_ms: int = 200  # how long a bot may take to exit on its own after `result`
-    uid_base: int = 20000  # when the worker runs as root, each live seat gets its own uid in
-    uid_count: int = 1000  # [uid_base, uid_base + uid_count)
-    lock_dir: str = ""  # where the uid leases are held ("" picks /run/ludus-sandbox or the temp dir)
-    python: str | None = None  # the interpreter (default: LUDUS_SANDBOX_PYTHON, then /usr/bin/python3)
-    # The seat's control group: all its processes together.
-    # Anonymous, shared, tmpfs and kernel memory; over it the seat is killed. Above one process's address space plus
-    # /tmp, so that a single process that allocates too much gets a MemoryError (a traceback for its author) first.
-    group_memory_bytes: int = 640 * MiB
-    group_processes: int = 32  # pids.max: processes and threads (bwrap's two included)
-    cpu_cores: float = 1.0  # CPU quota while the seat computes
-    cgroups: CgroupMode = "required"  # "optional": use them where the host has them; "off": never (benchmarks)
-    seccomp: bool = True
-
-    def rlimits(self) -> list[tuple[int, int]]:
-        return [
-            (resource.RLIMIT_CPU, self.cpu_seconds),
-            (resource.RLIMIT_AS, self.memory_bytes),
-            (resource.RLIMIT_NPROC, self.max_processes),
-            (resource.RLIMIT_NOFILE, self.max_open_files),
-            (resource.RLIMIT_FSIZE, self.max_file_bytes),
-            (resource.RLIMIT_CORE, 0),
-        ]
-
-    def group_limits(self) -> Limits:
-        return Limits(self.group_memory_bytes, self.group_processes, self.cpu_cores)
-
-
-def encode_line(message: dict[str, Any]) -> bytes:
-    """protocol.encode, by orjson: the same bytes for the plain JSON of views, in a tenth of the time (20 us a
-    decide in the standard library). Anything orjson refuses (a key that is not a string, an integer over 64 bits)
-    or a line over MAX_LINE goes to protocol.encode, which converts it or words the error. Views never hold NaN,
-    which orjson would write as null where protocol.encode refuses it."""
-    try:
-        data = orjson.dumps(message)
-    except TypeError:
-        return protocol.encode(message)
-    if len(data) > protocol.MAX_LINE:
-        return protocol.encode(message)
-    return data + b"\n"
-
-
 # --- the seat -----------------------------------------------------------------------------------------------------
 
 
-class SandboxedSeat:
+class SandboxedSeat(Freezer):
     """An uploaded bot in its own sandboxed process: a SeatPlayer (workers/seats.py)."""
 
     needs_view = True
     has_process = True  # settled, paused and sent its result (workers.seats)
-    caught = ""  # what the freezer first caught it at, computing off its turn ("" while it never was)
+    unbuilt = ""  # why a compiled bot has no artifact (workers/sandbox_settings.py): its start dies saying so
 
     def __init__(self, source: bytes, filename: str, config: SandboxConfig | None = None,
-                 sandbox: str = "bwrap") -> None:
+                 sandbox: str = "bwrap", manifest: Manifest = PYTHON, artifact: bytes = b"") -> None:
         if sandbox not in SANDBOX_KINDS:
             raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_KINDS)}, got {sandbox!r}")
-        self.config = config or SandboxConfig()
+        # Another language's runtime may start slower and reserve more address space (workers/sandbox/languages.py).
+        limits = RUN_LIMITS.get(manifest.language, RunLimits())
+        config = config or SandboxConfig()
+        self.config = replace(config, startup_ms=config.startup_ms + limits.startup_ms,
+                              memory_bytes=max(config.memory_bytes, limits.address_space or 0))
+        self.manifest, self.artifact = manifest, artifact
         if self.config.cgroups not in CGROUP_MODES:
             raise ValueError(f"cgroups must be one of {', '.join(CGROUP_MODES)}, got {self.config.cgroups!r}")
+        super().__init__()
         self.sandbox = sandbox
         self.source, self.filename = source, filename
         # Named at random and by nothing else: a seat reads its dir's host path in /proc/self/mountinfo, so a name
@@ -177,23 +100,15 @@ class SandboxedSeat:
         self._res = SeatHost(Path(tempfile.mkdtemp(prefix="ludus-")))
         self._finalizer = weakref.finalize(self, self._res.close)
         self._log = StderrLog(self.config.stderr_bytes)
-        self._buf = bytearray()
-        self._scanned = 0  # bytes of _buf already searched for a newline
-        self._discarding = False  # inside a line that was too long: drop bytes up to its newline
+        self._lines = LineBuffer()  # its stdout, not read yet
         self._poller: select.poll | None = None  # stdout readable, or stdin's readers gone (_wait_reply)
         self._write_poller: select.poll | None = None  # stdin writable (_send, when a decide line fills the pipe)
         self._dead: str | None = None  # why the process is gone, in words: a died fault's detail
         self._dead_code = "died"
         self._first = True
-        self._cpu_ns = 0  # the group's CPU time at the end of the seat's last move
-        self._frozen = False
-        self._replied: int | None = None  # the seq of its last reply (None: it has not replied since it booted)
-        self._reply_ns = 0  # the group's CPU ns read as its last reply came in (_cpu_ms): where its next wait begins
-        self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
-        self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
+        # Its runtime works by itself after a reply (RunLimits): frozen whenever it waits, from its first reply on.
+        self._strict = limits.frozen_when_waiting
         self._finish_deadline: float | None = None
-        self._next_look = 0.0  # when the seats that wait unfrozen are next looked at during this seat's move
-        self._looks_s = 0.0  # the time those looks took during this seat's move: the worker's (up to LOOKS_CREDIT_S)
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
         self._views = "full"  # what the bot asked for in its hello (protocol 2): "patch", or whole views
         self._sent: dict[str, Any] | None = None  # the view of the last decide, the base of the next patch
@@ -262,8 +177,7 @@ class SandboxedSeat:
         settle to that decision, so the cut is exact)."""
         self._parked = self._parking = False
         self._log.reset()
-        self._buf.clear()
-        self._scanned, self._discarding = 0, False
+        self._lines.clear()
         self._sent, self._first, self._finish_deadline = None, False, None
         self._replied = None  # it boots on its hello first: frozen at settle, as a new seat is
         self._history, self._events = None, []
@@ -312,66 +226,6 @@ class SandboxedSeat:
             time.sleep(0.002)
         self.pause()
 
-    def pause(self) -> None:
-        """Another seat holds the decision now (workers.seats.hand_turn). A seat that replied waits unfrozen, asleep on
-        its stdin, and is checked at decisions (check_waiting); one that has not replied yet (booting), or that
-        computed off its turn, is frozen. A seat whose processes went over the memory limit is killed here (v1 has
-        no oom.group: the kernel killed one process only); one that waits, and does not compute, allocates nothing."""
-        group = self._res.group
-        if group is None or group.removed or self._frozen or self._dead is not None or self._watched is not None:
-            return
-        if self._strict or self._replied is None:
-            self._freeze()
-            return
-        self._watched = waiting()
-        self._watched.add(self)
-        if group.oom_kills():
-            self._died("")
-
-    def check_waiting(self) -> None:
-        """At a decision of another seat (workers.seats.check_waiting: at most every CHECK_S)."""
-        self._check_cpu()
-
-    def _off_turn_ms(self) -> int:
-        """The CPU milliseconds the seat's group used since its last reply: while it waited, watched or frozen (a
-        frozen task inside a kernel call runs on until the call returns). 0 before its first reply of a match."""
-        group = self._res.group
-        if group is None or group.removed or self._replied is None:
-            return 0
-        return max(0, group.cpu_ns() - self._reply_ns) // 1_000_000
-
-    def _check_cpu(self) -> None:
-        """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
-        off its turn. It is frozen at once and at every hand-off for the rest of its process; its log says so, and
-        what it used is charged to its next move's cpu_ms."""
-        group = self._res.group
-        if group is None or group.removed or self._dead is not None or self._watched is None:
-            self._stop_waiting()
-            return
-        used = group.cpu_ns() - self._reply_ns  # its wait began at its reply
-        if used > OFF_TURN_NS:
-            self._strict = True
-            self._freeze()
-            what = (f"used {used // 1_000_000} ms of CPU after its reply to decision {self._replied}, while another "
-                    "seat held the decision")
-            self.caught = self.caught or what
-            self._log.note(f"{what}: frozen whenever it waits, from now on")
-
-    def _stop_waiting(self) -> None:
-        if self._watched is not None:
-            self._watched.discard(self)
-            self._watched = None
-
-    def _freeze(self) -> None:
-        group = self._res.group
-        if group is None or group.removed or self._frozen:
-            return
-        self._stop_waiting()
-        group.freeze()
-        self._frozen = True
-        if self._dead is None and group.oom_kills():
-            self._died("")
-
     def decide(self, seq: int, view: dict[str, Any] | None, decision: Decision, bank_ms: int) -> Reply:
         """Send decide seq and wait for one reply line until move_ms + bank_ms. Raises SeatDied if the bot is gone."""
         self._hear_answer(time.monotonic() + self.config.startup_ms / 1000)  # a woken seat that did not settle
@@ -390,10 +244,10 @@ class SandboxedSeat:
         self._resume()  # before the line: writing it into a frozen seat's pipe, then thawing, measured 1.4x slower
         t0 = time.monotonic()
         deadline = t0 + (allowance + clock["move_ms"] + bank_ms) / 1000
-        self._next_look, self._looks_s = t0 + WATCH_MS / 1000, 0.0  # the look at its start was check_waiting() above
+        self._start_looks(t0)  # the look at its start was check_waiting() above
         sent = self._send(line_out, deadline, watch=True)
         line = self._reply_line(deadline) if sent else None
-        ms = max(0, int((time.monotonic() - t0 - min(self._looks_s, LOOKS_CREDIT_S)) * 1000) - allowance)
+        ms = max(0, int((time.monotonic() - t0 - self._looks_credit()) * 1000) - allowance)
         ms += off_ms  # the CPU its group used off its turn is its own time (docs/bots.md, "The freezer")
         cpu_ms = self._cpu_ms()
         self._replied = seq
@@ -447,20 +301,19 @@ class SandboxedSeat:
         """Before its first reply: take the bot's hello now if it is written already (the SDK writes it as it reads
         the engine's), so that this decide carries the events it asks for. Any other line is left for the reply."""
         proc = self._res.proc
-        if proc is None or proc.stdout is None or self._discarding:
+        if proc is None or proc.stdout is None or self._lines.discarding:
             return
         try:
-            self._buf += os.read(proc.stdout.fileno(), _CHUNK)  # an end of file is seen again by the reply's read
+            self._lines.add(os.read(proc.stdout.fileno(), CHUNK))  # an end of file is seen again by the reply's read
         except (BlockingIOError, OSError):
             return
-        newline = self._buf.find(b"\n")
+        line = self._lines.first_line()
         try:
-            asked = protocol.bot_hello(bytes(self._buf[:newline])) if newline >= 0 else None
+            asked = protocol.bot_hello(line) if line is not None else None
         except protocol.ProtocolFault:
             return  # the reply's read finds it again, and words the fault
         if asked is not None:
-            del self._buf[: newline + 1]
-            self._scanned = 0
+            self._lines.take()  # that hello
             self._take_hello(asked)
 
     def _take_hello(self, asked: dict[str, Any]) -> None:
@@ -554,7 +407,12 @@ class SandboxedSeat:
     # --- process -----------------------------------------------------------------------------------------------
 
     def _spawn(self) -> None:
-        unpack_bot(self.source, self.filename, self.seat_dir / "bot")
+        if self.manifest.compiled:  # the built files, never the compiler (workers/sandbox/build.py)
+            if not self.artifact:
+                raise BadBotSource(self.unbuilt or "it was never built")
+            unpack_artifact(self.artifact, self.seat_dir / "bot", self.config.upload_limits)
+        else:
+            unpack_bot(self.source, self.filename, self.seat_dir / "bot", self.config.upload_limits)
         sdk_dir = self.seat_dir / "ludus"
         sdk_dir.mkdir(mode=0o755)
         write_file(sdk_dir / "ludus.py", SDK_SOURCE.read_bytes())
@@ -587,19 +445,23 @@ class SandboxedSeat:
 
     def _command(self, interp: Any, sdk_dir: Path, uid: int | None) -> tuple[list[str], dict[str, str], str, str]:
         """The sandbox's argv, environment, working dir and seccomp file."""
+        runtime = runtime_for(self.manifest, self.config.python)
         if self.sandbox == "none":
-            argv = [interp.executable, "-S", str(self.seat_dir / "bot" / "main.py")]
+            program = runtime.interp.executable.replace(f"{BOT_DIR}/", f"{self.seat_dir / 'bot'}/", 1)
+            argv = [program, "-S", str(self.seat_dir / "bot" / "main.py")] if runtime.language == "python" else [
+                program, *runtime.flags, *runtime.args]
             env = {**SANDBOX_ENV, "PYTHONPATH": str(sdk_dir), "HOME": str(self.seat_dir)}
             return argv, env, str(self.seat_dir / "bot"), "/dev/null"
         try:
             seccomp_file = bpf_path(self.config.lock_dir or default_lock_dir()) if self.config.seccomp else "/dev/null"
         except SeccompUnavailable as exc:
             raise SandboxUnavailable(str(exc)) from None
-        argv = bwrap_command(interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes,
-                             seccomp=self.config.seccomp, shm_bytes=self.config.shm_bytes,
-                             engine_dir=str(engine_copy(interp.executable)))
-        self_test(argv, uid, seccomp_file)
-        return argv, dict(SANDBOX_ENV), "/", seccomp_file
+        argvs = [bwrap_command(used.interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes,
+                               program=used.args, seccomp=self.config.seccomp, shm_bytes=self.config.shm_bytes,
+                               engine_dir=str(engine_copy(interp.executable)), flags=used.flags)
+                 for used in (runtime_for(PYTHON, self.config.python), runtime)]
+        self_test(argvs[0], uid, seccomp_file)  # the host's sandbox, probed with Python whatever the bot's language
+        return argvs[1], dict(SANDBOX_ENV), "/", seccomp_file
 
     def _start_log_thread(self) -> None:
         proc = self._res.proc
@@ -610,23 +472,6 @@ class SandboxedSeat:
                                   name=f"ludus-stderr-{proc.pid}", daemon=True)
         thread.start()
         self._res.stderr_thread = thread
-
-    def _resume(self) -> None:
-        group = self._res.group
-        if self._frozen and group is not None and not group.removed:
-            group.thaw()
-        self._frozen = False
-
-    def _cpu_ms(self) -> int | None:
-        """The CPU milliseconds all the seat's processes used since the last reading: its own time, and what it
-        used off its turn before it was caught (check_waiting)."""
-        group = self._res.group
-        if group is None or group.removed:
-            return None
-        used = self._reply_ns = group.cpu_ns()
-        ms = (used - self._cpu_ns) // 1_000_000
-        self._cpu_ns += ms * 1_000_000  # the part of a millisecond left counts toward the next move: sums are exact
-        return int(ms)
 
     def _die(self, note: str, kill: str, cause: str | None = None, code: str = "died") -> None:
         """Kill the sandbox, counted by kill (workers/metrics.py); note goes to the log, cause (default: note) is what
@@ -673,7 +518,7 @@ class SandboxedSeat:
             return
         pidfd = os.pidfd_open(proc.pid)
         try:
-            if _wait(pidfd, select.POLLIN, deadline):
+            if wait_fd(pidfd, select.POLLIN, deadline):
                 proc.wait()
         finally:
             os.close(pidfd)
@@ -699,7 +544,7 @@ class SandboxedSeat:
             except BrokenPipeError:
                 raise self._died("closed its stdin") from None
             if not watch:
-                if not _wait(fd, select.POLLOUT, deadline):
+                if not wait_fd(fd, select.POLLOUT, deadline):
                     return False
                 continue
             if self._write_poller is None:
@@ -715,19 +560,19 @@ class SandboxedSeat:
         assert proc is not None and proc.stdout is not None
         fd = proc.stdout.fileno()
         while True:
-            if self._buf:  # an empty buffer holds no line: straight to the wait
-                found = self._take_line()
+            if self._lines:  # an empty buffer holds no line: straight to the wait
+                found = self._lines.take()
                 if found is not None:
                     return found
             if not self._wait_reply(fd, deadline):
                 return None
             try:
-                chunk = os.read(fd, _CHUNK)
+                chunk = os.read(fd, CHUNK)
             except BlockingIOError:
                 continue
             if not chunk:
                 raise self._died("closed its stdout")
-            self._buf += chunk
+            self._lines.add(chunk)
 
     def _wait_reply(self, fd: int, deadline: float) -> bool:
         """Wait for stdout to be readable (True) or the deadline (False); a stdin closed meanwhile is a death."""
@@ -745,62 +590,6 @@ class SandboxedSeat:
                 return True
         raise self._died("closed its stdin")
 
-    def _watch_until(self, poller: select.poll, deadline: float) -> list[tuple[int, int]]:
-        """Poll until an event (returned) or the deadline (an empty list), looking at the waiting seats meanwhile:
-        every wait of a decide goes through here, the write of its line (_send) and the wait for its reply.
-
-        While other seats of the match wait unfrozen, they are looked at every WATCH_MS of this seat's move, not only
-        at the next decision. The looks go by time (_next_look, kept across the waits of one decide), not by quiet
-        polls: a deciding seat that writes a byte now and then wakes the worker and ends a wait each time, and must
-        not keep the look from coming due while an accomplice computes off its turn; nor may one that reads its decide
-        line late, holding the worker in the write.
-
-        The time the looks take (freezing a caught seat, or killing one that ran out of memory and waiting for bwrap)
-        is the worker's, up to LOOKS_CREDIT_S a decide: the seat's deadline moves on by it, and its move's ms leaves
-        it out (decide). A waiting accomplice that makes its own look slow lends the deciding seat that much at most."""
-        while True:
-            now = time.monotonic()
-            watched = waiting()  # seats of this match that wait unfrozen (not this one: its wait ended at its decide)
-            if watched and now >= self._next_look:
-                check_waiting()  # a seat that computes meanwhile is frozen (and leaves watched)
-                self._looks_s += time.monotonic() - now
-                now = time.monotonic()
-                self._next_look = now + WATCH_MS / 1000
-            end = deadline + min(self._looks_s, LOOKS_CREDIT_S)
-            # Nobody to look at: one poll to the deadline, as without the watch; else until the look or the deadline.
-            # Past the deadline still one poll (of 0 ms): a reply that came while the worker looked or woke late counts.
-            until = min(end, self._next_look) if watched else end
-            if events := poller.poll(max(0, math.ceil((until - now) * 1000))):
-                return events
-            if time.monotonic() >= end:
-                return []
-
-    def _take_line(self) -> bytes | protocol.ProtocolFault | None:
-        """Cut one complete line off the buffer, keeping at most MAX_LINE bytes of an unfinished one."""
-        newline = self._buf.find(b"\n", self._scanned)
-        if self._discarding:
-            if newline < 0:
-                self._buf.clear()
-                self._scanned = 0
-                return None
-            del self._buf[: newline + 1]
-            self._scanned, self._discarding = 0, False
-            return self._take_line()
-        if newline >= 0:
-            line = bytes(self._buf[:newline])
-            del self._buf[: newline + 1]
-            self._scanned = 0
-            if len(line) > protocol.MAX_LINE:
-                return protocol.ProtocolFault("too_long", f"a line of {len(line)} bytes exceeds {protocol.MAX_LINE}")
-            return line
-        self._scanned = len(self._buf)
-        if len(self._buf) > protocol.MAX_LINE:
-            self._buf.clear()
-            self._scanned, self._discarding = 0, True
-            return protocol.ProtocolFault("too_long", f"a line exceeds {protocol.MAX_LINE} bytes")
-        return None
-
-
 def _answers(line: bytes, epoch: int) -> bool:
     """Whether line is a warm seat's answer to its next match's hello: a bot hello that names this epoch, or names
     none (a raw bot written before epochs: the lines before its hello are still dropped)."""
@@ -815,98 +604,6 @@ def _hello_wishes(line: bytes) -> dict[str, Any]:
     wishes = protocol.bot_hello(line)
     assert wishes is not None
     return wishes
-
-
-def _wait(fd: int, event: int, deadline: float) -> bool:
-    """Wait until fd is ready for event (or hung up) or the deadline passes; True when ready."""
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        return False
-    poller = select.poll()
-    poller.register(fd, event)
-    return bool(poller.poll(math.ceil(remaining * 1000)))
-
-
-_COMPILE = """
-import py_compile, sys
-py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile="/ludus/ludus.py", doraise=True,
-                   invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-print(sys.implementation.cache_tag)
-"""
-
-
-@functools.lru_cache(maxsize=4)
-def sdk_bytecode(executable: str) -> tuple[str, bytes]:
-    """The SDK compiled once per worker process by the sandbox's interpreter: its `__pycache__` file name and bytes.
-
-    A seat's /ludus is read-only and its bots run with PYTHONDONTWRITEBYTECODE, so without this every seat compiled
-    the SDK from source as it booted. An unchecked-hash .pyc is used as it is: the source beside it never changes.
-    """
-    with tempfile.TemporaryDirectory(prefix="ludus-sdk-") as tmp:
-        target = Path(tmp) / "ludus.pyc"
-        done = subprocess.run([executable, "-S", "-c", _COMPILE, str(SDK_SOURCE), str(target)], capture_output=True,
-                              text=True, check=True, timeout=30, env=dict(SANDBOX_ENV), cwd="/")
-        return f"ludus.{done.stdout.strip()}.pyc", target.read_bytes()
-
-
-ENGINE_SOURCE = SDK_SOURCE.parent
-
-
-@functools.lru_cache(maxsize=4)
-def engine_copy(executable: str) -> Path:
-    """The engine package that plays the match, copied and compiled by the sandbox's interpreter: bound read-only
-    at /ludus/engine in every seat, so that a bot's `import engine` and the SDK's `sim` load exactly these rules
-    (docs/bots.md, "Search bots"). Without the bytecode every seat that imports it would compile it as it boots (its
-    /ludus is read-only). Named by its content and the interpreter, made whole and renamed into place, so the
-    workers of a machine share it (as the seccomp filter's file); only a copy this uid owns and alone may write is
-    used. World-readable: seats run as their own uids."""
-    digest = hashlib.sha256(executable.encode())
-    for path in sorted(ENGINE_SOURCE.rglob("*.py")):
-        digest.update(str(path.relative_to(ENGINE_SOURCE)).encode() + b"\0" + path.read_bytes())
-    root = Path(tempfile.gettempdir()) / f"ludus-engine-{os.geteuid()}-{digest.hexdigest()[:16]}"
-    if not _is_own_dir(root):
-        build = Path(tempfile.mkdtemp(prefix=".ludus-engine-"))
-        shutil.copytree(ENGINE_SOURCE, build / "engine", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        subprocess.run([executable, "-S", "-m", "compileall", "-q", "-d", f"{SDK_DIR}/engine", "--invalidation-mode",
-                        "unchecked-hash", str(build / "engine")], capture_output=True, check=True, timeout=120,
-                       env=dict(SANDBOX_ENV), cwd="/")
-        for path in (build, *build.rglob("*")):
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        try:
-            build.rename(root)
-        except OSError:  # another worker made it first
-            shutil.rmtree(build, ignore_errors=True)
-        if not _is_own_dir(root):
-            raise SandboxUnavailable(f"{root} is not a directory this worker's user alone may write")
-    return root / "engine"
-
-
-def _is_own_dir(path: Path) -> bool:
-    try:
-        found = path.lstat()
-    except FileNotFoundError:
-        return False
-    return stat.S_ISDIR(found.st_mode) and found.st_uid == os.geteuid() and not found.st_mode & 0o022
-
-
-def sandbox_kind(sandbox: str | None) -> str:
-    """The sandbox to use: the argument, else settings.LUDUS_SANDBOX. Raises ValueError for anything else."""
-    from django.conf import settings  # here, as in cgroup_mode: the sandbox also runs without a configured project
-
-    configured = settings.LUDUS_SANDBOX if settings.configured else "bwrap"
-    kind = sandbox if sandbox is not None else configured
-    if kind not in SANDBOX_KINDS:
-        raise ValueError(f"LUDUS_SANDBOX must be one of {', '.join(SANDBOX_KINDS)}, got {kind!r}")
-    return kind
-
-
-def cgroup_mode() -> CgroupMode:
-    """required, or optional when the operator opted out (LUDUS_SANDBOX_WITHOUT_CGROUPS, read by the settings)."""
-    from django.conf import settings
-
-    if settings.configured and getattr(settings, "LUDUS_SANDBOX_WITHOUT_CGROUPS", False):
-        return "optional"
-    return "required"
 
 
 def _affinity() -> frozenset[int] | None:
@@ -930,12 +627,10 @@ class BotFiles(Protocol):
     def sha256(self) -> str: ...
 
 
-def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None = None,
-                        config: SandboxConfig | None = None) -> SandboxedSeat:
+def seat_for(bot: BotFiles, match_id: int | None, kind: str, config: SandboxConfig) -> SandboxedSeat:
     """The SeatPlayer for an uploaded bot version in a match (None: a validation's smoke match); with warm seats on,
-    a parked seat of the same version when there is one (never for a validation)."""
-    kind = sandbox_kind(sandbox)
-    config = config or replace(SandboxConfig(), cgroups=cgroup_mode())
+    a parked seat of the same version when there is one (never for a validation). The worker's settings choose kind
+    and config (workers/sandbox_settings.py)."""
     key = None
     if warm_seats():
         idle_seconds()  # a bad setting is refused here, at the match, not later in the pool's sweeper
@@ -943,7 +638,12 @@ def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None
         if match_id is not None and (parked := POOL.take(key)) is not None:
             assert isinstance(parked, SandboxedSeat)
             return parked
-    player = SandboxedSeat(bytes(bot.source), bot.filename, config, kind)
+    source = bytes(bot.source)
+    try:
+        manifest = manifest_for(source, bot.filename, config.upload_limits)
+    except BadBotSource:
+        manifest = PYTHON  # start() unpacks it again, and the seat dies saying why it cannot (bad_upload)
+    player = SandboxedSeat(source, bot.filename, config, kind, manifest, bytes(getattr(bot, "artifact", b"") or b""))
     player.pool_key = key
     # A validation's seat is offered reuse as a match's is (its hello must read the same), but never parked: its
     # version's matches are played by fresh processes, so none of them remembers its validation.

@@ -22,11 +22,11 @@ from workers.sandbox.bwrap import (
     kill_pid,
     kill_uid,
     killpg,
-    make_lock_dir,
     reap,
     sweep_once,
 )
 from workers.sandbox.cgroups import CgroupsUnavailable, Host, Limits, SeatGroup, find_host
+from workers.sandbox.leases import make_lock_dir
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ import os
 import subprocess
 import tempfile
 
-from workers.sandbox.bwrap import make_lock_dir
+from workers.sandbox.leases import make_lock_dir
 
 # Refused families: each is a test in tests/workers/test_sandbox_groups.py (seccomp).
 DENIED: dict[str, tuple[str, ...]] = {

@@ -50,7 +50,23 @@
     }
     return JSON.stringify(value);
   }
-  Ludus.dom = { el: el, svg: svg, seatName: seatName, humanize: humanize, short: short, points: points };
+  /* The seat's name as a node: the bot's label kept whole ("greedy-2@1" never breaks at its hyphen). */
+  function seatLabel(ctx, seat) {
+    var info = ctx.seats[seat];
+    return el("span", { class: "seat-name" }, ["Seat " + (seat + 1) + (info ? " " : ""),
+      info ? el("span", { class: "bot-name", text: "(" + info.label + ")" }) : null]);
+  }
+  Ludus.dom = { el: el, svg: svg, seatName: seatName, seatLabel: seatLabel, humanize: humanize, short: short,
+    points: points };
+
+  /* One option of a decision in the game's own words, and what it touches on the board (CSS selectors inside the
+     board): the game's option(option, decision, ctx) when it has one, else the raw value. */
+  function describeOption(option, decision, ctx) {
+    var game = Ludus.games[ctx.game];
+    var custom = game && game.option ? game.option(option, decision, ctx) : null;
+    return custom || { text: short(option), marks: [] };
+  }
+  Ludus.describeOption = describeOption;
 
   /* ---- the generic event description; games may override describe(event, ctx) ---- */
   function describeEvent(event, ctx) {
@@ -83,7 +99,36 @@
     this.shownStep = -1;
     this.finished = false;
     this.follow = config.status === "running";
+    this.maxFaults = config.max_faults || 3;
+    this.revealed = this.watched();
   }
+
+  /* No spoilers (docs/architecture.md#replays): a finished match not yet watched to its end keeps its result, the
+     scores after the shown step and the header's final ranks out of sight until the reader ticks "Show result". The
+     browser remembers a match watched to its end. */
+  Viewer.prototype.watched = function () {
+    try { return window.localStorage.getItem("ludus:watched:" + this.cfg.match) === "1"; } catch (e) { return false; }
+  };
+
+  Viewer.prototype.reveal = function (shown) {
+    if (shown === this.revealed) return;
+    this.revealed = shown;
+    try {
+      if (shown) window.localStorage.setItem("ludus:watched:" + this.cfg.match, "1");
+      else window.localStorage.removeItem("ludus:watched:" + this.cfg.match);
+    } catch (e) { /* private browsing: remembered for this page only */ }
+    this.showSpoilers();
+    this.drawScores();
+  };
+
+  Viewer.prototype.spoilerFree = function () { return this.finished && !this.revealed; };
+
+  Viewer.prototype.showSpoilers = function () {
+    var box = this.$("show-result-box"), hide = this.spoilerFree();
+    box.hidden = !this.finished;
+    this.$("show-result").checked = !hide;
+    this.$("seat-list").classList.toggle("spoiler-hidden", hide);
+  };
 
   Viewer.prototype.$ = function (id) { return document.getElementById(id); };
 
@@ -145,6 +190,8 @@
     }).then(function (body) {
       body.log.forEach(function (entry) { self.logEntries[entry.step - 1] = entry; });
       self.steps = Math.max(body.steps, self.logEntries.length + 1);
+      // Once over, a view's frames carry every seat's choice: those read while it ran are read again.
+      if (body.finished && !self.finished && self.shownStep >= 0) { self.frames = {}; self.pending = {}; }
       self.finished = body.finished;
       self.outcome = body.outcome || null;
       self.forfeited = body.forfeited || null;
@@ -155,7 +202,10 @@
         self.fillViews();
         if (self.view !== before && self.shownStep >= 0) self.go(self.step);
       }
+      if (body.finished && body.outcome) self.showOutcome();
+      self.showSpoilers();
       self.renderLogEntries();
+      self.findFaults();
       self.updateRange();
       if (self.shownStep >= 0) self.drawFinal();  // the end may arrive after the last step was drawn
       if (body.status === "running") self.schedulePoll();
@@ -180,6 +230,48 @@
     badge.textContent = status;
     badge.className = "status status-" + status;
     this.$("live-badge").hidden = status !== "running";
+  };
+
+  /* The header once the match is over (also when it ends while the page is open): each seat's rank and score, and
+     the replay file's link. */
+  Viewer.prototype.showOutcome = function () {
+    var ctx = this.ctx, outcome = this.outcome;
+    Array.prototype.forEach.call(document.querySelectorAll("#seat-list li[data-seat]"), function (item) {
+      var seat = Number(item.getAttribute("data-seat")), result = item.querySelector(".result");
+      if (!result || outcome.scores[seat] === undefined) return;
+      result.textContent = "#" + outcome.ranks[seat] + ", " + points(ctx, outcome.scores[seat]);
+      result.hidden = false;
+    });
+    this.$("download").hidden = false;
+  };
+
+  /* Faults from the event log: each seat's faulty steps, and the step from which it forfeited: a process that died
+     (died, oom) forfeits at once, any other fault counts, and max_faults of them forfeit (docs/bots.md). A seat that
+     never started has no fault step: the outcome says it forfeited from the start. */
+  Viewer.prototype.findFaults = function () {
+    var self = this, faults = [], forfeitAt = {}, counts = {};
+    this.logEntries.forEach(function (entry) {
+      if (!entry || !entry.fault) return;
+      faults.push(entry);
+      counts[entry.seat] = (counts[entry.seat] || 0) + 1;
+      if (forfeitAt[entry.seat] === undefined &&
+          (/^(died|oom)$/.test(entry.fault) || counts[entry.seat] >= self.maxFaults)) forfeitAt[entry.seat] = entry.step;
+    });
+    (this.forfeited || []).forEach(function (lost, seat) {
+      if (lost && forfeitAt[seat] === undefined) forfeitAt[seat] = 0;
+    });
+    this.faults = faults;
+    this.forfeitAt = forfeitAt;
+    this.$("btn-next-fault").hidden = !faults.length;
+  };
+
+  Viewer.prototype.nextFault = function () {
+    var step = this.step, faults = this.faults || [];
+    var next = faults.filter(function (entry) { return entry.step > step; })[0] || faults[0];
+    if (!next) return;
+    this.pause();
+    this.follow = false;
+    this.go(next.step);
   };
 
   Viewer.prototype.fetchChunk = function (view, index) {
@@ -242,13 +334,14 @@
     else board.appendChild(el("pre", { text: JSON.stringify(frame.view, null, 1) }));
     this.markSeats(board, frame);
     this.loadScores();
-    this.markScores();
+    this.drawScores();
     var before = (this.frames[this.view] || {})[frame.step - 1];
     if (game && game.mark && before) game.mark(board, before.view, frame.view);
     board.setAttribute("aria-busy", "false");
     board.setAttribute("data-step", frame.step);
     board.setAttribute("data-view", this.view);
     this.shownStep = frame.step;
+    if (this.finished && frame.step === this.steps - 1 && !this.revealed) this.reveal(true);  // watched to the end
     this.drawDecision(frame);
     this.drawBranchForm(frame);
     this.drawStderr(frame.step);
@@ -258,7 +351,7 @@
 
   /* The board marks the seat whose decision the panel shows (it just acted) and tags the seat to act next. */
   Viewer.prototype.markSeats = function (board, frame) {
-    var acted = frame.decided ? frame.decided.seat : null, next = frame.decision ? frame.decision.seat : null;
+    var self = this, acted = frame.decided ? frame.decided.seat : null, next = frame.decision ? frame.decision.seat : null;
     Array.prototype.forEach.call(board.querySelectorAll(".player[data-seat], .score[data-seat]"), function (node) {
       var seat = Number(node.getAttribute("data-seat"));
       node.classList.toggle("active", seat === acted);
@@ -267,13 +360,31 @@
       heading = heading && (heading.firstElementChild || heading);
       if (heading && seat === acted) heading.appendChild(el("span", { class: "seat-tag", text: "just played" }));
       if (heading && seat === next) heading.appendChild(el("span", { class: "seat-tag next", text: "to play" }));
+      var fault = self.faultTag(seat, frame.step);
+      node.classList.toggle("forfeited", !!fault && fault.forfeited);
+      if (fault) node.setAttribute("data-fault", fault.forfeited ? "forfeited" : "faulty");
+      if (heading && fault) heading.appendChild(el("span", { class: "seat-tag fault", text: fault.text }));
     });
   };
 
+  /* A seat's faults up to a step, as its card says them: "forfeited at step 12 (died)" or "2 faults". */
+  Viewer.prototype.faultTag = function (seat, step) {
+    var mine = (this.faults || []).filter(function (entry) { return entry.seat === seat && entry.step <= step; });
+    var at = (this.forfeitAt || {})[seat];
+    if (at !== undefined && at <= step) {
+      var cause = mine.length ? mine[mine.length - 1].fault : "did not start";
+      return { forfeited: true, text: "forfeited " + (at ? "at step " + at : "from the start") + " (" + humanize(cause) +
+        "): plays the default" };
+    }
+    if (!mine.length) return null;
+    return { forfeited: false, text: mine.length + " fault" + (mine.length === 1 ? "" : "s") + " (" +
+      humanize(mine[mine.length - 1].fault) + ")" };
+  };
+
   /* The score chart under the scrubber: each seat's score after every step in the current view; a click goes there.
-     Fetched once per view (again when a live match ends). */
+     Fetched once per view of a finished match; while it runs, again every ten steps and when it ends. */
   Viewer.prototype.loadScores = function () {
-    var self = this, view = this.view, key = view + ":" + this.finished;
+    var self = this, view = this.view, key = view + ":" + (this.finished ? "end" : Math.floor(this.steps / 10));
     if (!view || this.scoresKey === key) return;
     this.scoresKey = key;
     fetch(this.cfg.urls.scores + "?view=" + encodeURIComponent(view), { headers: { Accept: "application/json" } })
@@ -282,41 +393,90 @@
       .catch(function () { self.scoresKey = null; });
   };
 
-  var CHART_W = 1000, CHART_H = 90, CHART_PAD = 4;
+  /* The chart: axes with round ticks, each seat's line in its colour, a legend with the scores at the shown step, a
+     dashed line at that step, and a tooltip under the pointer. Drawn at the box's own width, so its text keeps its
+     size. While a finished match is not watched to its end (spoilerFree) the lines stop at the shown step. */
+  var CHART_H = 160, CHART_M = { left: 40, right: 12, top: 20, bottom: 30 };
+  function niceStep(span, count) {
+    var raw = span / count, power = Math.pow(10, Math.floor(Math.log10(raw)));
+    return [1, 2, 5, 10].map(function (k) { return k * power; }).filter(function (k) { return k >= raw; })[0];
+  }
+
   Viewer.prototype.drawScores = function () {
-    var box = this.$("score-chart-svg"), data = this.scores || [], self = this;
-    this.$("score-chart").hidden = data.length < 2;
-    if (data.length < 2) return;
-    var top = Math.max.apply(null, [1].concat(data.map(function (row) { return Math.max.apply(null, row); })));
-    var x = function (step) { return CHART_PAD + step * (CHART_W - 2 * CHART_PAD) / (data.length - 1); };
-    var y = function (v) { return CHART_H - CHART_PAD - Math.max(0, v) * (CHART_H - 2 * CHART_PAD) / top; };
-    var root = svg("svg", { viewBox: "0 0 " + CHART_W + " " + CHART_H, preserveAspectRatio: "none", role: "img",
-      "aria-label": "Scores after each step: " + data[data.length - 1].map(function (v, s) {
-        return seatName(self.ctx, s) + " ends at " + v; }).join(", ") });
+    var box = this.$("score-chart-svg"), all = this.scores || [], self = this, ctx = this.ctx;
+    if (this.scores) this.$("score-chart").hidden = all.length < 2;  // its room is kept while it loads: nothing jumps
+    if (all.length < 2) return;
+    var shownTo = this.spoilerFree() ? Math.min(this.step, all.length - 1) : all.length - 1;
+    var data = all.slice(0, shownTo + 1), last = all.length - 1;
+    var width = Math.max(280, box.clientWidth || 600), left = CHART_M.left, right = width - CHART_M.right;
+    var top = CHART_M.top, bottom = CHART_H - CHART_M.bottom;
+    var high = Math.max.apply(null, [5].concat(data.map(function (row) { return Math.max.apply(null, row); })));
+    var yStep = niceStep(high, 4), yTop = Math.ceil(high / yStep) * yStep;
+    var x = function (step) { return left + step * (right - left) / last; };
+    var y = function (v) { return bottom - Math.max(0, v) * (bottom - top) / yTop; };
+    var root = svg("svg", { width: width, height: CHART_H, viewBox: "0 0 " + width + " " + CHART_H, role: "img",
+      "aria-label": "Scores after each step up to step " + shownTo + ": " + data[shownTo].map(function (v, s) {
+        return seatName(ctx, s) + " " + v; }).join(", ") });
+    for (var v = 0; v <= yTop; v += yStep) {
+      root.appendChild(svg("line", { class: "grid", x1: left, x2: right, y1: y(v), y2: y(v) }));
+      root.appendChild(svg("text", { class: "tick", x: left - 6, y: y(v) + 4, "text-anchor": "end", text: String(v) }));
+    }
+    var xStep = niceStep(last, Math.max(2, Math.floor((right - left) / 70)));
+    for (var t = 0; t <= last; t += xStep) {
+      root.appendChild(svg("line", { class: "axis", x1: x(t), x2: x(t), y1: bottom, y2: bottom + 4 }));
+      root.appendChild(svg("text", { class: "tick", x: x(t), y: bottom + 16, "text-anchor": "middle", text: String(t) }));
+    }
+    root.appendChild(svg("line", { class: "axis", x1: left, x2: right, y1: bottom, y2: bottom }));
+    root.appendChild(svg("line", { class: "axis", x1: left, x2: left, y1: top, y2: bottom }));
+    root.appendChild(svg("text", { class: "axis-label", x: right, y: CHART_H - 2, "text-anchor": "end", text: "step" }));
+    root.appendChild(svg("text", { class: "axis-label", x: 2, y: 11, text: ctx.units[1] }));
     data[0].forEach(function (_, seat) {
       root.appendChild(svg("polyline", { class: "score-line seat-" + seat, "data-seat": seat, fill: "none",
-        "vector-effect": "non-scaling-stroke", points: data.map(function (row, step) {
-          return x(step).toFixed(1) + "," + y(row[seat]).toFixed(1); }).join(" ") }));
+        points: data.map(function (row, step) { return x(step).toFixed(1) + "," + y(row[seat]).toFixed(1); }).join(" ") }));
     });
-    root.appendChild(svg("line", { id: "score-chart-now", y1: 0, y2: CHART_H, "vector-effect": "non-scaling-stroke" }));
-    root.addEventListener("click", function (e) {
+    var now = Math.min(this.step, last);
+    root.appendChild(svg("line", { id: "score-chart-now", x1: x(now), x2: x(now), y1: top, y2: bottom }));
+    var hover = svg("line", { class: "hover", y1: top, y2: bottom, visibility: "hidden" });
+    root.appendChild(hover);
+    var stepAt = function (e) {
       var rect = root.getBoundingClientRect();
-      var step = Math.round((e.clientX - rect.left) / rect.width * (data.length - 1));
+      return Math.max(0, Math.min(last, Math.round((e.clientX - rect.left - left) / (right - left) * last)));
+    };
+    var tip = this.$("score-tip");
+    root.addEventListener("mousemove", function (e) {
+      var step = stepAt(e), row = data[step];
+      hover.setAttribute("x1", x(step));
+      hover.setAttribute("x2", x(step));
+      hover.setAttribute("visibility", "visible");
+      tip.textContent = "";
+      tip.appendChild(el("strong", { text: "Step " + step }));
+      if (row) row.forEach(function (value, seat) {
+        tip.appendChild(el("div", { class: "seat-" + seat }, [el("span", { class: "dot", "aria-hidden": "true" }),
+          "Seat " + (seat + 1) + ": " + points(ctx, value)]));
+      }); else tip.appendChild(el("div", { class: "muted", text: "not shown yet (Show result)" }));
+      var rect = root.getBoundingClientRect();
+      tip.style.left = Math.min(e.clientX - rect.left + 12, rect.width - 150) + "px";
+      tip.hidden = false;
+    });
+    root.addEventListener("mouseleave", function () { hover.setAttribute("visibility", "hidden"); tip.hidden = true; });
+    root.addEventListener("click", function (e) {
       self.pause();
       self.follow = false;
-      self.go(step);
+      self.go(stepAt(e));
     });
     box.textContent = "";
     box.appendChild(root);
-    this.markScores();
+    this.drawLegend(data);
   };
 
-  Viewer.prototype.markScores = function () {
-    var line = document.getElementById("score-chart-now"), n = (this.scores || []).length;
-    if (!line || n < 2) return;
-    var at = CHART_PAD + this.step * (CHART_W - 2 * CHART_PAD) / (n - 1);
-    line.setAttribute("x1", at);
-    line.setAttribute("x2", at);
+  Viewer.prototype.drawLegend = function (data) {
+    var list = this.$("score-legend"), ctx = this.ctx, row = data[Math.min(this.step, data.length - 1)];
+    list.textContent = "";
+    row.forEach(function (value, seat) {
+      list.appendChild(el("li", { class: "seat-" + seat, "data-seat": seat }, [
+        el("span", { class: "swatch-line", "aria-hidden": "true" }), seatLabel(ctx, seat), ": ",
+        el("strong", { text: points(ctx, value) })]));
+    });
   };
 
   Viewer.prototype.drawWithoutView = function (step) {
@@ -329,39 +489,82 @@
     board.setAttribute("data-step", step);
     this.shownStep = step;
     this.$("decision").textContent = "";
+    this.$("score-chart").hidden = true;
+    var entry = this.logEntries[step - 1];
+    this.$("decision-line").textContent = entry ? "Seat " + (entry.seat + 1) + " " + humanize(entry.kind || "") : "";
     this.syncLog();
     this.drawFinal();
   };
 
+  /* The decision that led to the shown step: who, what kind, how long, any fault, and its options in the game's words
+     (the chosen one highlighted); then who decides next, with the options when this view may see them. Pointing at
+     or focusing an option marks what it touches on the board. */
   Viewer.prototype.drawDecision = function (frame) {
-    var box = this.$("decision"), ctx = this.ctx;
+    var box = this.$("decision"), ctx = this.ctx, d = frame.decided, line = this.$("decision-line");
     box.textContent = "";
-    var d = frame.decided;
+    line.textContent = "";
     if (!d) {
       box.appendChild(el("p", { class: "muted", text: "The start of the game: no decision yet." }));
+      line.appendChild(document.createTextNode("The start of the game"));
     } else {
-      var head = el("p", { class: "seat-" + d.seat }, [
-        el("span", { class: "dot", "aria-hidden": "true" }),
-        el("strong", { text: seatName(ctx, d.seat) }), " — " + humanize(d.kind || "decision"),
+      var chosen = d.options && d.choice !== undefined ? describeOption(d.options[d.choice], d, ctx).text : null;
+      box.appendChild(el("p", { class: "seat-" + d.seat }, [
+        el("span", { class: "dot", "aria-hidden": "true" }), el("strong", {}, [seatLabel(ctx, d.seat)]),
+        " — " + humanize(d.kind || "decision"),
         d.ms !== undefined && d.ms !== null ? el("span", { class: "muted", text: " · " + d.ms + " ms" }) : null,
-      ]);
-      box.appendChild(head);
+      ]));
       if (d.prompt) box.appendChild(el("p", { class: "muted", text: d.prompt }));
       if (d.fault) box.appendChild(el("p", { class: "fault", id: "decision-fault", text: "Fault: " + humanize(d.fault) + " — the default (first option) was played" }));
-      if (d.options) {
-        var list = el("ol", { class: "options", start: 0, "aria-label": "Options", tabindex: 0 });
-        d.options.forEach(function (option, i) {
-          list.appendChild(el("li", { class: i === d.choice ? "chosen" : null, "aria-current": i === d.choice ? "true" : null,
-            text: "#" + i + " " + short(option) + (i === d.choice ? "  ← chosen" : "") }));
-        });
-        box.appendChild(list);
-      } else {
-        box.appendChild(el("p", { class: "muted", text: "Chose option #" + d.choice + "; the options are hidden from this view." }));
-      }
+      if (d.options) box.appendChild(this.optionList(d, d.choice, "Options"));
+      else box.appendChild(el("p", { class: "muted", id: "decision-hidden", text: this.hiddenChoice(d) }));
+      line.appendChild(el("span", { class: "seat-" + d.seat }, [el("span", { class: "dot", "aria-hidden": "true" }),
+        el("strong", { text: "Seat " + (d.seat + 1) })]));
+      line.appendChild(document.createTextNode(" " + (chosen || humanize(d.kind || "decision")) +
+        (d.fault ? " · fault: " + humanize(d.fault) : "")));
     }
     var next = frame.decision;
-    box.appendChild(el("p", { class: "next" }, next ? ["Next: ", el("strong", { text: seatName(ctx, next.seat) }),
+    box.appendChild(el("p", { class: "next" }, next ? ["Next: ", el("strong", {}, [seatLabel(ctx, next.seat)]),
       " — " + humanize(next.kind)] : [el("strong", { text: "Game over." })]));
+    if (next && next.options) {
+      box.appendChild(el("details", { class: "next-options" }, [
+        el("summary", { text: next.options.length + " option" + (next.options.length === 1 ? "" : "s") + " to choose from" }),
+        this.optionList(next, null, "Next options")]));
+    }
+  };
+
+  /* What a view without the options can truly say about the choice. */
+  Viewer.prototype.hiddenChoice = function (d) {
+    var everything = this.views.indexOf("omniscient") >= 0 && this.view !== "omniscient";
+    if (d.choice === undefined) {
+      return "Its options and its choice stay hidden from this view while the match runs (they could tell its hand); " +
+        "the events in the log say what it did.";
+    }
+    return "It chose option " + (d.choice + 1) + " of a list this view does not show (it could tell its hand)" +
+      (everything ? "; the view “Everything” shows them." : ".");
+  };
+
+  Viewer.prototype.optionList = function (decision, choice, label) {
+    var ctx = this.ctx, board = this.$("board");
+    var list = el("ol", { class: "options", "aria-label": label });
+    decision.options.forEach(function (option, i) {
+      var said = describeOption(option, decision, ctx), chosen = i === choice;
+      var item = el("li", { class: chosen ? "chosen" : null, "aria-current": chosen ? "true" : null, tabindex: 0,
+        "data-option": i }, [el("span", { class: "n", text: (i + 1) + "." }), " " + said.text,
+        chosen ? el("span", { class: "chosen-tag", text: " ← chosen" }) : null]);
+      var mark = function (on) {
+        (said.marks || []).forEach(function (selector) {
+          Array.prototype.forEach.call(board.querySelectorAll(selector), function (node) {
+            node.classList.toggle("option-mark", on);
+          });
+        });
+      };
+      item.addEventListener("mouseenter", function () { mark(true); });
+      item.addEventListener("mouseleave", function () { mark(false); });
+      item.addEventListener("focus", function () { mark(true); });
+      item.addEventListener("blur", function () { mark(false); });
+      list.appendChild(item);
+    });
+    return list;
   };
 
   /* "Branch from here" (docs/branches.md): the form branches at the shown step; its move may be replaced by any
@@ -372,9 +575,11 @@
     step.value = frame.step;
     force.textContent = "";
     var d = frame.decided;
-    force.appendChild(el("option", { value: "", text: d ? "as played (#" + d.choice + ")" : "as played" }));
+    var ctx = this.ctx, said = function (i) { return (i + 1) + ". " + describeOption(d.options[i], d, ctx).text; };
+    force.appendChild(el("option", { value: "", text: d && d.options && d.choice !== undefined ?
+      "as played (" + said(d.choice) + ")" : "as played" }));
     (d && d.options ? d.options : []).forEach(function (option, i) {
-      force.appendChild(el("option", { value: String(i), text: "#" + i + " " + short(option) }));
+      force.appendChild(el("option", { value: String(i), text: said(i) }));
     });
     force.disabled = !(d && d.options);
     this.$("branch-what").textContent = "Keeps steps 1 to " + frame.step + " (or replaces step " + frame.step +
@@ -454,12 +659,14 @@
     panel.hidden = !atEnd;
     if (!atEnd) return;
     box.textContent = "";
-    this.outcome.scores.forEach(function (score, seat) {
-      var lost = self.forfeited && self.forfeited[seat];
-      box.appendChild(el("div", { class: "score seat-" + seat, "data-seat": seat, "data-score": score, "data-rank": self.outcome.ranks[seat] }, [
-        el("div", { text: seatName(ctx, seat) }),
-        el("span", { class: "n", text: String(score) }), " " + points(ctx, score).split(" ")[1] + " · ",
-        el("strong", { text: "#" + self.outcome.ranks[seat] }), lost ? " (forfeited)" : null,
+    var ranks = this.outcome.ranks, order = ranks.map(function (_, seat) { return seat; });
+    order.sort(function (a, b) { return ranks[a] - ranks[b] || a - b; });  // the winner first, on any screen
+    order.forEach(function (seat) {
+      var score = self.outcome.scores[seat], lost = self.forfeited && self.forfeited[seat];
+      box.appendChild(el("div", { class: "score seat-" + seat, "data-seat": seat, "data-score": score, "data-rank": ranks[seat] }, [
+        el("div", {}, [el("strong", { class: "rank", text: "#" + ranks[seat] + " " }), seatLabel(ctx, seat)]),
+        el("span", { class: "n", text: String(score) }), " " + points(ctx, score).split(" ")[1],
+        lost ? " (forfeited)" : null,
       ]));
     });
   };
@@ -472,6 +679,30 @@
     this.$("jump").max = last;
     if (document.activeElement !== this.$("jump")) this.$("jump").value = this.step;
     this.$("step-counter").textContent = this.step + " / " + last;
+    this.drawStepMarks(last);
+  };
+
+  /* The faults on the step bar, in the faulty seat's colour: a forfeit as a bar to the end, a fault as a tick. */
+  Viewer.prototype.drawStepMarks = function (last) {
+    var box = this.$("step-marks"), self = this, key = last + ":" + (this.faults || []).length;
+    if (this.marksKey === key) return;
+    this.marksKey = key;
+    box.textContent = "";
+    var at = function (step) { return (last ? step / last * 100 : 0).toFixed(2) + "%"; };
+    Object.keys(this.forfeitAt || {}).forEach(function (seat) {
+      var step = self.forfeitAt[seat], bar = el("span", { class: "forfeit-bar seat-" + seat, "data-seat": seat,
+        title: "Seat " + (Number(seat) + 1) + " plays the default from step " + step });
+      bar.style.left = at(step);
+      bar.style.right = "0";
+      box.appendChild(bar);
+    });
+    (this.faults || []).forEach(function (entry) {
+      var mark = el("span", { class: "fault-mark seat-" + entry.seat, "data-step": entry.step,
+        title: "Step " + entry.step + ": Seat " + (entry.seat + 1) + ", " + humanize(entry.fault) });
+      mark.style.left = at(entry.step);
+      mark.addEventListener("click", function () { self.pause(); self.follow = false; self.go(entry.step); });
+      box.appendChild(mark);
+    });
   };
 
   Viewer.prototype.play = function () {
@@ -517,6 +748,14 @@
     this.$("btn-next").addEventListener("click", function () { self.stepBy(1); });
     this.$("btn-last").addEventListener("click", function () { self.pause(); self.follow = true; self.go(self.steps - 1); });
     this.$("btn-play").addEventListener("click", function () { self.toggle(); });
+    this.$("btn-next-fault").addEventListener("click", function () { self.nextFault(); });
+    this.$("show-result").addEventListener("change", function (e) { self.reveal(e.target.checked); });
+    var width = window.innerWidth;
+    window.addEventListener("resize", function () {
+      if (window.innerWidth === width) return;  // a phone's toolbar sliding away changes only the height
+      width = window.innerWidth;
+      self.drawScores();
+    });
     this.$("scrub").addEventListener("input", function (e) {
       self.pause();
       self.follow = Number(e.target.value) >= self.steps - 1;
@@ -546,6 +785,7 @@
       else if (e.key === "ArrowLeft") { self.stepBy(-1); }
       else if (e.key === "Home") { self.pause(); self.follow = false; self.go(0); }
       else if (e.key === "End") { self.pause(); self.follow = true; self.go(self.steps - 1); }
+      else if (e.key === "f" || e.key === "F") { self.nextFault(); }
       else return;
       e.preventDefault();
     });

@@ -134,3 +134,16 @@ def test_it_gives_nobody_an_avian_species_without_flight() -> None:
         assert d.kind != "avian_card"
         assert s.cliff == 0
         do(s, d.options[rng.randrange(len(d.options))])
+
+
+def test_view_scores_follow_one_rule_for_every_seat_of_a_view() -> None:
+    # A seat's own view shows its bag only: its score there leaves the bag out like its rivals', so a chart never
+    # shows it leading by food nobody else's line counts. The omniscient view shows every bag and counts them all.
+    s = GAME.new_state(3, 4)
+    while s.decision() is not None and not any(s.bags):
+        s.choose(0)
+    assert any(s.bags), "no food in any bag before the end"
+    public = [s.view(None)["seats"][n]["public_score"] for n in range(3)]
+    for n in range(3):
+        assert GAME.view_scores(s.view(n)) == public
+    assert GAME.view_scores(s.view(None)) == [public[n] + s.bags[n] for n in range(3)]

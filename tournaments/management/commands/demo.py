@@ -4,21 +4,46 @@ serve."""
 from __future__ import annotations
 
 import itertools
+import os
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
+from dotenv import set_key
 
 from engine.bots import bot_names
 from engine.registry import default_game, game_names
 from tournaments.cli import Entrant, create_and_start, make_console, print_standings, run_to_end
 from tournaments.dispatch import runner
+from tournaments.ladder_clock import period, start_clock
 from tournaments.ladders import join_ladder
 from tournaments.models import Ladder, Tournament
 
 ADMIN_USER = "admin"
+ANY_HOST = {"": "127.0.0.1", "0": "127.0.0.1", "0.0.0.0": "127.0.0.1", "[::]": "[::1]"}  # runserver's "all addresses"
+
+
+def site_url(addrport: str) -> str:
+    """The address people open for runserver's addrport ("8131", "0:8131", "127.0.0.1:8131", "[::]:8131")."""
+    host, _, port = addrport.rpartition(":")
+    return f"http://{ANY_HOST.get(host, host)}:{port}"
+
+
+def use_site_url(addrport: str) -> str:
+    """LUDUS_SITE_URL from the demo's address, unless the environment names one: in this process, in the runner's
+    pool (spawned with this environment) and, through var/local.env, in every manage.py run in another shell
+    (try_bot, replay show, branch: their links point at this demo, docs/architecture.md#configuration)."""
+    if settings.LUDUS_SITE_URL_FROM_ENVIRONMENT:
+        return str(settings.LUDUS_SITE_URL)
+    url = site_url(addrport)
+    os.environ["LUDUS_SITE_URL"] = settings.LUDUS_SITE_URL = url
+    local_env = settings.LUDUS_LOCAL_ENV_FILE  # var/local.env, which `make demo` wrote (None: no file, as in tests)
+    if local_env is not None and local_env.is_file():
+        set_key(local_env, "LUDUS_SITE_URL", url, quote_mode="never")
+    return url
 
 
 def demo_entrants(count: int) -> list[Entrant]:
@@ -40,8 +65,8 @@ def unused_name(base: str) -> str:
 
 
 def demo_ladder(tournament: Tournament) -> Ladder:
-    """The demo's bots on an open ladder of two-player matches (authors enter theirs from the bot page), made only
-    when asked (`run_ladder`, or beat)."""
+    """The demo's bots on an open ladder of two-player matches (authors enter theirs from the bot page); it plays
+    while the demo serves (the ladders' clock), or when asked (`run_ladder`)."""
     ladder, _ = Ladder.objects.get_or_create(name=f"demo {tournament.game} ladder",
                                              defaults={"game": tournament.game, "players_per_match": 2,
                                                        "is_open": True})
@@ -63,6 +88,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         console = make_console(self.stdout._out)
+        site = use_site_url(opts["addrport"])
         console.print("[bold]Ludus demo[/bold]: migrating the database…")
         call_command("migrate", interactive=False, verbosity=0)
         entrants = demo_entrants(opts["entrants"])
@@ -77,15 +103,18 @@ class Command(BaseCommand):
         print_standings(tournament, console)
         console.print(f"Replays: .venv/bin/python manage.py replay show {matches[0].pk}  (verify: replay verify --all)")
         ladder = demo_ladder(tournament)
-        console.print(f"The same bots are on the ladder {ladder.name!r} (id {ladder.pk}): "
-                      ".venv/bin/python manage.py run_ladder --rounds 10 plays it")
-        runner().stop_embedded()  # idle while serving; an admin requeue starts it again
+        runner().stop_embedded()  # started again by the next match: the ladder's, a requeue, an upload's validation
         if opts["no_serve"]:
+            console.print(f"The same bots are on the ladder {ladder.name!r} (id {ladder.pk}): "
+                          ".venv/bin/python manage.py run_ladder --rounds 10 plays it")
             return
+        start_clock()  # beat's part for the ladders: no beat runs without a broker (tournaments/ladder_clock.py)
+        console.print(f"Ladder: {site}/ladders/{ladder.pk}/ : the same bots on an open ladder, a round every "
+                      f"{period():.0f} s while the demo serves")
         password = self.reset_admin()
-        console.print(f"Open http://{opts['addrport']}/ : standings, matches and replays "
-                      f"(this tournament: http://{opts['addrport']}/tournaments/{tournament.pk}/)")
-        console.print(f"Admin: http://{opts['addrport']}/admin/  user [bold]{ADMIN_USER}[/bold]  "
+        console.print(f"Open {site}/ : standings, matches and replays "
+                      f"(this tournament: {site}/tournaments/{tournament.pk}/)")
+        console.print(f"Admin: {site}/admin/  user [bold]{ADMIN_USER}[/bold]  "
                       f"password [bold]{password}[/bold] (also logs in to the pages, to upload bots)")
         call_command("runserver", opts["addrport"], use_reloader=False)
 
