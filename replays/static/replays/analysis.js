@@ -175,21 +175,27 @@
     }, this);
   };
 
-  /* Marks on the viewer's score chart: a line at each marked step, coloured by severity. */
+  /* Marks on the viewer's score chart: a line at each marked step, coloured by severity, placed by the chart's own
+     axes (the horizontal axis line spans steps 0 to the last; the vertical one, the plot's height). */
   Strip.prototype.markChart = function () {
     var chart = document.querySelector("#score-chart-svg svg");
     if (!chart) return;
     Array.prototype.forEach.call(chart.querySelectorAll(".analysis-chart-mark"), function (n) { n.remove(); });
     var n = (window.Ludus && Ludus.viewer && Ludus.viewer.scores) ? Ludus.viewer.scores.length : 0;
-    if (n < 2) return;
-    var box = chart.viewBox.baseVal, width = box.width, height = box.height;
+    var axes = Array.prototype.slice.call(chart.querySelectorAll("line.axis"));
+    var across = axes.filter(function (l) { return l.getAttribute("y1") === l.getAttribute("y2"); }).pop();
+    var up = axes.filter(function (l) { return l.getAttribute("x1") === l.getAttribute("x2"); }).pop();
+    if (n < 2 || !across || !up) return;
+    var left = Number(across.getAttribute("x1")), right = Number(across.getAttribute("x2"));
+    var top = Number(up.getAttribute("y1")), bottom = Number(up.getAttribute("y2"));
     this.marked().forEach(function (d) {
-      var x = 4 + d.step * (width - 8) / (n - 1);
+      var x = left + d.step * (right - left) / (n - 1);
       var line = document.createElementNS("http://www.w3.org/2000/svg", "line");
       line.setAttribute("class", "analysis-chart-mark mark-" + d.mark);
       line.setAttribute("x1", x); line.setAttribute("x2", x);
-      line.setAttribute("y1", 0); line.setAttribute("y2", height);
-      line.setAttribute("vector-effect", "non-scaling-stroke");
+      line.setAttribute("y1", top); line.setAttribute("y2", bottom);
+      line.appendChild(document.createElementNS("http://www.w3.org/2000/svg", "title")).textContent =
+        "Step " + d.step + ": " + d.mark;
       chart.appendChild(line);
     });
   };
