@@ -114,19 +114,24 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def moves_in_words(user: Any, branch: Match, sources: dict[str, live.Source | None]) -> dict[str, Any] | None:
-    """The step where the branch first moved otherwise than its parent (the forced step, when one was forced), with
-    both moves' log entries as the viewer's event log writes them (compare.js words them with the game's script)."""
+    """The forced step (parent's move beside the forced one), or, without one, the first step where the branch moved
+    otherwise than its parent, with both moves' log entries as the viewer's event log writes them (compare.js words
+    them with the game's script). `same`: the forced option is the one played; `later`: where the games then part."""
     if not all(sources.values()):
         return None
     logs = {kind: live.event_log(src.document, max(0, (branch.branch_step or 1) - 1))
             for kind, src in sources.items() if src is not None}
-    pairs = zip(logs["parent"], logs["branch"], strict=False)
-    step = next(((old, new) for old, new in pairs if old["events"] != new["events"]), None)
-    if step is None:
+    pairs = list(zip(logs["parent"], logs["branch"], strict=False))
+    parted = next((pair for pair in pairs if pair[0]["events"] != pair[1]["events"]), None)
+    forced = branch.branch_force is not None and bool(pairs)
+    shown = pairs[0] if forced else parted
+    if shown is None:
         return None
     seats = list(branch.seats.select_related("bot_version__bot").order_by("number"))
-    forced = branch.branch_force is not None and step[0]["step"] == branch.branch_step
-    return {"step": step[0]["step"], "forced": forced, "parent": step[0], "branch": step[1], "game": branch.game,
+    parent_doc = sources["parent"].document if sources["parent"] else {"actions": []}
+    same = forced and parent_doc["actions"][shown[0]["step"] - 1]["choice"] == branch.branch_force
+    return {"step": shown[0]["step"], "forced": forced, "parent": shown[0], "branch": shown[1], "same": same,
+            "later": parted[0]["step"] if same and parted else None, "game": branch.game,
             "players": branch.num_players, "units": viewer_of(branch.game)["score_units"],
             "seats": [{"seat": s.number, "label": visibility.seat_label(user, s.bot_version)} for s in seats],
             "script": viewer_of(branch.game)["script"] is not None}

@@ -206,3 +206,16 @@ def test_students_t_quantiles_match_the_tables(p: float, df: int, t: float) -> N
     from replays.branch_batches import t_quantile
 
     assert t_quantile(p, df) == pytest.approx(t, abs=1e-3)
+
+
+def test_forcing_the_played_move_says_so_and_where_the_games_then_part(parent: Match, bob: Any) -> None:
+    from replays.models import Replay
+
+    played = Replay.objects.get(match=parent).action_log()[19]["choice"]
+    client = client_of(bob)
+    client.post(f"/replays/{parent.pk}/branch/", {"step": "20", "force": str(played), "seat_1": "random"})
+    child = Match.objects.get(parent=parent)
+    assert run_match(child.pk) == "finished"
+    page = client.get(f"/replays/{child.pk}/compare/").content.decode()
+    assert "The forced move at step 20" in page
+    assert "The option forced is the one the parent played; the games first move differently at step " in page
