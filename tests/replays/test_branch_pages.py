@@ -219,3 +219,17 @@ def test_forcing_the_played_move_says_so_and_where_the_games_then_part(parent: M
     page = client.get(f"/replays/{child.pk}/compare/").content.decode()
     assert "The forced move at step 20" in page
     assert "The option forced is the one the parent played; the games first move differently at step " in page
+
+
+def test_a_branch_of_a_match_not_over_words_its_moves_without_the_choices(parent: Match, bob: Any,
+                                                                          admin_user: Any) -> None:
+    """The options chosen are a seat's secret until the match is over: the page's moves carry none for bob."""
+    from replays.branches import BranchRequest, create_branches
+
+    [child] = create_branches(parent, admin_user, BranchRequest(step=20, force=0))
+    assert run_match(child.pk) == "finished"
+    create_match(parent.ladder, list(parent.seats.values_list("bot_version", flat=True)), parent.seed)  # its set
+    hidden = client_of(bob).get(f"/replays/{child.pk}/compare/").content.decode()
+    shown = client_of(admin_user).get(f"/replays/{child.pk}/compare/").content.decode()
+    assert '"choices": null' in hidden and '"options": null' in hidden
+    assert '"choices": [' in shown
