@@ -21,7 +21,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--decisions", type=int, default=0, help="stop after this many decisions (0: all)")
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
     from replays.analysis import Plan, analyse  # after django.setup: it reads the tournaments app's seeds
 

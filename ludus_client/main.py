@@ -128,7 +128,26 @@ def branch(args: argparse.Namespace) -> int:
         statuses.append(follow(client, child["id"], err, args.timeout))
         out.print(result_table(client.get(f"/api/matches/{child['id']}/")))
         out.print(f"beside its parent: {client.url}/replays/{child['id']}/compare/")
+    ours = {child["id"] for child in branches}
+    for batch in client.get(f"/api/matches/{args.match}/branches/").get("batches", []):
+        if ours & set(batch["branches"]):
+            out.print(batch_summary(batch), markup=False)
     return 0 if all(status == "finished" for status in statuses) else 1
+
+
+def batch_summary(batch: dict[str, Any]) -> str:
+    """A resampled batch against its parent (docs/branches.md#batches): per seat, wins and mean score with their 95 %
+    intervals, then the server's verdict line."""
+    lines = [f"batch of {batch['games']} re-dealt games at step {batch['step']} ({batch['finished']} finished), "
+             "against the parent's outcome:"]
+    for seat in batch["seats"]:
+        won = "won" if seat["parent_won"] else "did not win"
+        rate, score = seat["win_rate"], seat["score"]
+        detail = "no game yet" if not seat["games"] else (
+            f"wins {seat['wins']} of {seat['games']} (95 % {rate['low']:.0%} to {rate['high']:.0%}), mean score "
+            f"{score['mean']:.1f} (95 % {score['low']:.1f} to {score['high']:.1f})")
+        lines.append(f"  seat {seat['seat']}: parent {seat['parent_score']}, {won}; batch {detail}")
+    return "\n".join(lines + [batch["said"]])
 
 
 def test(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ MARKS = ("inaccuracy", "mistake", "blunder")
 # (docs/analysis.md#marks): win rate lost, in absolute terms; expected score lost, as a share of the best's.
 WIN_THRESHOLDS = (0.10, 0.20, 0.30)
 SCORE_THRESHOLDS = (0.05, 0.10, 0.20)
+MIN_GAMES_TO_MARK = 3  # with fewer paired games there is no standard error to tell a loss from luck: estimates only
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def judge(results: dict[int, list[tuple[int, int]]], played: int, games: int) ->
         losses[measure] = {"best": best, "loss": _mean(diffs), "se": _se(diffs),
                            "of": _mean([r[at] for r in results[best]])}
     best = max(full, key=lambda o: (_mean([r[0] for r in results[o]]), _mean([r[1] for r in results[o]]), -o))
-    return {"best": best, "loss": losses, "mark": mark(losses)}
+    return {"best": best, "loss": losses, "mark": mark(losses) if games >= MIN_GAMES_TO_MARK else None}
 
 
 def mark(losses: dict[str, dict[str, float]]) -> str | None:

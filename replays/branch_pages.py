@@ -22,7 +22,15 @@ from rest_framework.throttling import ScopedRateThrottle
 from engine.registry import viewer_of
 from replays import live
 from replays.branch_batches import batch_of
-from replays.branches import MAX_GAMES, BranchForbidden, BranchRefused, BranchRequest, create_branches, describe
+from replays.branches import (
+    MAX_GAMES,
+    BranchForbidden,
+    BranchRefused,
+    BranchRequest,
+    create_branches,
+    decision_of_step,
+    describe,
+)
 from replays.scores import score_series
 from tournaments import visibility
 from tournaments.models import BotVersion, Match
@@ -108,25 +116,36 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
     context = {"match": match, "parent": parent, "view": view, "kept": match.branch_step, "rows": rows,
                "sentence": outcome_sentence(rows, match.status == Match.Status.FINISHED),
                "chart": chart(series, match.branch_step or 0, match.num_players), "siblings": siblings,
-               "said": describe(user, match), "moves": moves_in_words(user, match, sources),
+               "said": describe(user, match), "moves": moves_in_words(user, match, sources, view == "omniscient"),
                "batch": batch_of(match)}
     return render(request, "replays/compare.html", context)
 
 
-def moves_in_words(user: Any, branch: Match, sources: dict[str, live.Source | None]) -> dict[str, Any] | None:
-    """The step where the branch first moved otherwise than its parent (the forced step, when one was forced), with
-    both moves' log entries as the viewer's event log writes them (compare.js words them with the game's script)."""
+def moves_in_words(user: Any, branch: Match, sources: dict[str, live.Source | None],
+                   secrets: bool) -> dict[str, Any] | None:
+    """The forced step (parent's move beside the forced one), or, without one, the first step where the branch moved
+    otherwise than its parent, with both moves' log entries as the viewer's event log writes them (compare.js words
+    them with the game's script). `same`: the forced option is the one played; `later`: where the games then part.
+    The options chosen (for a move without public events) only for who may see every seat's choices (`secrets`)."""
     if not all(sources.values()):
         return None
     logs = {kind: live.event_log(src.document, max(0, (branch.branch_step or 1) - 1))
             for kind, src in sources.items() if src is not None}
-    pairs = zip(logs["parent"], logs["branch"], strict=False)
-    step = next(((old, new) for old, new in pairs if old["events"] != new["events"]), None)
-    if step is None:
+    pairs = list(zip(logs["parent"], logs["branch"], strict=False))
+    parted = next((pair for pair in pairs if pair[0]["events"] != pair[1]["events"]), None)
+    forced = branch.branch_force is not None and bool(pairs)
+    shown = pairs[0] if forced else parted
+    if shown is None:
         return None
     seats = list(branch.seats.select_related("bot_version__bot").order_by("number"))
-    forced = branch.branch_force is not None and step[0]["step"] == branch.branch_step
-    return {"step": step[0]["step"], "forced": forced, "parent": step[0], "branch": step[1], "game": branch.game,
+    parent_doc = sources["parent"].document if sources["parent"] else {"actions": []}
+    choices = [doc.document["actions"][shown[0]["step"] - 1]["choice"] for doc in sources.values() if doc]
+    decision = decision_of_step(parent_doc, shown[0]["step"])
+    same = forced and choices[0] == branch.branch_force
+    return {"step": shown[0]["step"], "forced": forced, "parent": shown[0], "branch": shown[1], "same": same,
+            "kind": decision.kind, "choices": choices if secrets else None,
+            "options": [decision.options[c] for c in choices] if secrets else None,
+            "later": parted[0]["step"] if same and parted else None, "game": branch.game,
             "players": branch.num_players, "units": viewer_of(branch.game)["score_units"],
             "seats": [{"seat": s.number, "label": visibility.seat_label(user, s.bot_version)} for s in seats],
             "script": viewer_of(branch.game)["script"] is not None}

@@ -3,7 +3,8 @@
 - `POST /api/matches/{id}/analysis/` `{"seat": N, "bot": "greedy", "games": G}`: the analysis of seat N (counted from
   1) by that built-in bot, G playouts per option: the cached one (200), or a new one queued on the workers (202).
   Throttled with the match requests. One 400 per bad input, naming the field; 403 while the match is not over.
-- `GET /api/matches/{id}/analysis/`: the match's analyses, newest first, each with its decisions so far.
+- `GET /api/matches/{id}/analysis/`: the match's analyses, newest first, each with its decisions so far (an empty
+  list for a match that has not finished; 403 while it is not over).
 """
 
 from __future__ import annotations
@@ -40,19 +41,19 @@ class AnalysisRequestSerializer(StrictSerializer):
                                      help_text=f"playouts per option, 1 to {analysis.MAX_GAMES}")
 
 
-class LossSerializer(serializers.Serializer):
+class AnalysisLossSerializer(serializers.Serializer):
     best = serializers.IntegerField(help_text="the option best by this measure")
     loss = serializers.FloatField(help_text="what the played option gave up against it (mean of paired games)")
     se = serializers.FloatField(help_text="the standard error of that mean")
     of = serializers.FloatField(help_text="the best option's mean")
 
 
-class LossesSerializer(serializers.Serializer):
-    score = LossSerializer(help_text="expected final score")
-    wins = LossSerializer(help_text="win rate (first place, ties included)")
+class AnalysisLossesSerializer(serializers.Serializer):
+    score = AnalysisLossSerializer(help_text="expected final score")
+    wins = AnalysisLossSerializer(help_text="win rate (first place, ties included)")
 
 
-class OptionSerializer(serializers.Serializer):
+class AnalysisOptionSerializer(serializers.Serializer):
     option = serializers.IntegerField(help_text="the option's index in the decision")
     games = serializers.IntegerField(help_text="playouts (1: left after the cheap first pass)")
     score = serializers.FloatField(help_text="mean final score of the seat")
@@ -60,21 +61,21 @@ class OptionSerializer(serializers.Serializer):
     events = serializers.ListField(child=serializers.JSONField(), help_text="the public events the option causes")
 
 
-class DecisionSerializer(serializers.Serializer):
+class AnalysisDecisionSerializer(serializers.Serializer):
     step = serializers.IntegerField(help_text="the step the decision made (the viewer's step)")
     seat = serializers.SerializerMethodField(help_text="counted from 1")
     kind = serializers.CharField()
     played = serializers.IntegerField(help_text="the option played in the match")
     best = serializers.IntegerField(help_text="the best option by expected score")
     mark = serializers.CharField(allow_null=True, help_text="inaccuracy, mistake, blunder, or null")
-    loss = LossesSerializer()
-    options = OptionSerializer(many=True)
+    loss = AnalysisLossesSerializer()
+    options = AnalysisOptionSerializer(many=True)
 
     def get_seat(self, entry: dict[str, Any]) -> int:
         return int(entry["seat"]) + 1
 
 
-class MarksSerializer(serializers.Serializer):
+class AnalysisMarksSerializer(serializers.Serializer):
     inaccuracy = serializers.IntegerField()
     mistake = serializers.IntegerField()
     blunder = serializers.IntegerField()
@@ -89,11 +90,11 @@ class AnalysisSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Analysis.Status.choices)
     total = serializers.IntegerField(help_text="decisions to analyse")
     done = serializers.IntegerField(help_text="decisions analysed so far")
-    marks = MarksSerializer()
+    marks = AnalysisMarksSerializer()
     seconds = serializers.FloatField(help_text="worker time spent")
     decisions_per_minute = serializers.FloatField(allow_null=True, help_text="decisions analysed per worker minute")
     error = serializers.CharField()
-    decisions = DecisionSerializer(many=True, source="steps")
+    decisions = AnalysisDecisionSerializer(many=True, source="steps")
 
     def get_seat(self, row: Analysis) -> int:
         return row.seat + 1
@@ -113,14 +114,14 @@ class AnalysisView(APIView):
     throttle_classes = [MatchCreateThrottle]
     throttle_scope = "matches"
 
-    @extend_schema(tags=["matches"], summary="A match's analyses, newest first",
-                   responses={200: AnalysisListSerializer, **errors(400, 403, 404)})
+    @extend_schema(tags=["matches"], summary="A match's analyses, newest first (none before it finishes)",
+                   responses={200: AnalysisListSerializer, **errors(403, 404)})
     def get(self, request: Request, pk: int) -> Response:
         match = get_object_or_404(Match, pk=pk)
         try:
             rows = visible_analyses(request.user, match)
-        except AnalysisRefused as exc:
-            raise exceptions.ValidationError({exc.field: [str(exc)]}) from exc
+        except AnalysisRefused:  # a match that is not finished has none (only a finished one can be analysed)
+            rows = []
         except AnalysisForbidden as exc:
             raise exceptions.PermissionDenied(str(exc)) from exc
         return Response(AnalysisListSerializer({"analyses": rows}).data)

@@ -47,14 +47,14 @@ class BranchRequestSerializer(StrictSerializer):
         return numbers
 
 
-class IntervalSerializer(serializers.Serializer):
+class BatchIntervalSerializer(serializers.Serializer):
     mean = serializers.FloatField()
     low = serializers.FloatField(help_text="95 % interval")
     high = serializers.FloatField()
     n = serializers.IntegerField()
 
 
-class RangeSerializer(serializers.Serializer):
+class BatchRangeSerializer(serializers.Serializer):
     low = serializers.FloatField()
     high = serializers.FloatField()
 
@@ -65,9 +65,9 @@ class BatchSeatSerializer(serializers.Serializer):
     parent_won = serializers.BooleanField()
     games = serializers.IntegerField(help_text="finished games of the batch")
     wins = serializers.IntegerField(help_text="games of the batch the seat won (first place, ties included)")
-    win_rate = IntervalSerializer(allow_null=True, help_text="Wilson 95 % interval")
-    score = IntervalSerializer(allow_null=True, help_text="mean score, normal 95 % interval")
-    usual = RangeSerializer(allow_null=True, help_text="where 95 % of the batch's games score (all seats at once)")
+    win_rate = BatchIntervalSerializer(allow_null=True, help_text="Wilson 95 % interval")
+    score = BatchIntervalSerializer(allow_null=True, help_text="mean score, normal 95 % interval")
+    usual = BatchRangeSerializer(allow_null=True, help_text="where 95 % of the batch's games score (all seats at once)")
 
 
 class BatchSerializer(serializers.Serializer):

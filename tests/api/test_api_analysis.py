@@ -78,6 +78,7 @@ def test_a_running_match_cannot_be_analysed_even_by_staff(world: World) -> None:
         assert answer.status_code == 400, answer.content
         assert answer.json() == {"match": [f"match {world.running.pk} is running: only a finished match can be "
                                            "analysed"]}
+    assert read(world, "owner", match=world.running).json() == {"analyses": []}
     assert not Analysis.objects.exists()
 
 

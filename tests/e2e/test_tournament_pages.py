@@ -14,6 +14,8 @@ import pytest
 from e2e_matches import entrants
 from playwright.sync_api import expect
 
+from replays.frames import frames
+from replays.models import Replay
 from tournaments import ladder_clock
 from tournaments.ladders import join_ladder, schedule_ladder
 from tournaments.models import Bot, BotVersion, Ladder, Match, Tournament
@@ -34,6 +36,12 @@ def play_out(tournament: Tournament) -> None:
     start_tournament(tournament, enqueue=False)
     while (match := Match.objects.filter(tournament=tournament, status=Match.Status.QUEUED).order_by("pk").first()):
         assert run_match(match.pk) == "finished"
+
+
+def final_parts(replay: Replay) -> list[dict[str, int]]:
+    """Each seat's score parts in the last frame's view (the engine's own breakdown)."""
+    parts: list[dict[str, int]] = frames(replay.document())[-1]["view"]["score_parts"]
+    return parts
 
 
 def fits(page: Any, size: str) -> None:
@@ -174,3 +182,20 @@ def test_a_rejected_versions_log_says_what_next(sized: tuple[str, Any], alice: A
     fits(page, size)
     check_a11y(page)
     screenshot(page, f"validation-log-{size}")
+
+
+def test_evolutions_final_result_says_what_each_score_is_made_of(sized: tuple[str, Any], play: Any,
+                                                                  check_a11y: Any, screenshot: Any) -> None:
+    size, page = sized
+    match = play("evolution", 3)
+    last = len(Replay.objects.get(match=match).action_log())
+    page.goto(f"/replays/{match.pk}/#step={last}")
+    expect(page.locator("#final-panel")).to_be_visible()
+    parts = final_parts(Replay.objects.get(match=match))
+    for seat in match.seats.order_by("number"):
+        breakdown = page.locator(f"#final-scores [data-seat='{seat.number}'] .score-parts")
+        expect(breakdown).to_have_text(" + ".join(f"{k} {v}" for k, v in parts[seat.number].items()))
+        assert sum(parts[seat.number].values()) == seat.score
+    fits(page, size)
+    check_a11y(page)
+    screenshot(page, f"evolution-final-{size}")

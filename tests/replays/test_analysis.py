@@ -55,9 +55,12 @@ def test_the_seat_that_gave_stones_away_is_marked_and_the_greedy_seat_is_not(db:
     """Taking one stone where three were there gives points away (the playouts' random takers win some back): every
     such decision is marked (fails if the marks or the playouts do not follow the options)."""
     match = finished_match(alice, tinynim, meek=0)
-    meek = request_analysis(match, STAFF, AnalysisRequest(seat=1, games=1))
-    bold = request_analysis(match, STAFF, AnalysisRequest(seat=2, games=1))
-    assert run_to_end(meek.pk) == run_to_end(bold.pk) == "finished"
+    meek = request_analysis(match, STAFF, AnalysisRequest(seat=1, games=3))
+    bold = request_analysis(match, STAFF, AnalysisRequest(seat=2, games=3))
+    once = request_analysis(match, STAFF, AnalysisRequest(seat=1, games=2))
+    assert run_to_end(meek.pk) == run_to_end(bold.pk) == run_to_end(once.pk) == "finished"
+    once.refresh_from_db()
+    assert [entry["mark"] for entry in once.steps] == [None] * len(once.steps)  # 2 games: estimates only
     meek.refresh_from_db()
     bold.refresh_from_db()
     assert meek.total == len(meek.steps) > 3

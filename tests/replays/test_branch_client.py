@@ -38,6 +38,9 @@ def test_ludus_branch_resample_follows_each_re_dealt_game_to_its_end(
     children = list(Match.objects.filter(parent=parent).order_by("pk"))
     assert len(children) == 2 and all(child.status == Match.Status.FINISHED for child in children)
     assert all(f"{live_server.url}/replays/{child.pk}/compare/" in done.stdout for child in children)
+    assert "batch of 2 re-dealt games at step 6 (2 finished), against the parent's outcome:" in done.stdout
+    assert "  seat 1: parent" in done.stdout and "mean score" in done.stdout
+    assert "the batch can see" in done.stdout  # the verdict, one way or the other
 
 
 @pytest.mark.django_db(transaction=False)

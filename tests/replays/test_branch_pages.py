@@ -206,3 +206,30 @@ def test_students_t_quantiles_match_the_tables(p: float, df: int, t: float) -> N
     from replays.branch_batches import t_quantile
 
     assert t_quantile(p, df) == pytest.approx(t, abs=1e-3)
+
+
+def test_forcing_the_played_move_says_so_and_where_the_games_then_part(parent: Match, bob: Any) -> None:
+    from replays.models import Replay
+
+    played = Replay.objects.get(match=parent).action_log()[19]["choice"]
+    client = client_of(bob)
+    client.post(f"/replays/{parent.pk}/branch/", {"step": "20", "force": str(played), "seat_1": "random"})
+    child = Match.objects.get(parent=parent)
+    assert run_match(child.pk) == "finished"
+    page = client.get(f"/replays/{child.pk}/compare/").content.decode()
+    assert "The forced move at step 20" in page
+    assert "The option forced is the one the parent played; the games first move differently at step " in page
+
+
+def test_a_branch_of_a_match_not_over_words_its_moves_without_the_choices(parent: Match, bob: Any,
+                                                                          admin_user: Any) -> None:
+    """The options chosen are a seat's secret until the match is over: the page's moves carry none for bob."""
+    from replays.branches import BranchRequest, create_branches
+
+    [child] = create_branches(parent, admin_user, BranchRequest(step=20, force=0))
+    assert run_match(child.pk) == "finished"
+    create_match(parent.ladder, list(parent.seats.values_list("bot_version", flat=True)), parent.seed)  # its set
+    hidden = client_of(bob).get(f"/replays/{child.pk}/compare/").content.decode()
+    shown = client_of(admin_user).get(f"/replays/{child.pk}/compare/").content.decode()
+    assert '"choices": null' in hidden and '"options": null' in hidden
+    assert '"choices": [' in shown

@@ -71,12 +71,9 @@ def ladder_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def next_round() -> dict[str, Any]:
     """When the ladders' clock tops the ladders up next (tournaments/ladder_clock.py), if one ran lately."""
-    at, every = ladder_clock.next_round(), ladder_clock.period()
-    seconds = (at - timezone.now()).total_seconds() if at else None
-    if seconds is not None and seconds < -every:  # a round overdue by a whole period: the clock stopped
-        at = seconds = None
-    return {"next_round": at, "next_round_seconds": None if seconds is None else max(0, round(seconds)),
-            "round_seconds": round(every)}
+    at = ladder_clock.next_round()  # None once a clock missed a few rounds (the record expires)
+    seconds = max(0, round((at - timezone.now()).total_seconds())) if at else None
+    return {"next_round": at, "next_round_seconds": seconds, "round_seconds": round(ladder_clock.period())}
 
 
 def internal_ladder(request: HttpRequest, ladder: Ladder) -> HttpResponse:

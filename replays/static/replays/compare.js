@@ -9,14 +9,19 @@
     var moves = JSON.parse(node.textContent);
     var ctx = { game: moves.game, seats: {}, players: moves.players, units: moves.units };
     moves.seats.forEach(function (seat) { ctx.seats[seat.seat] = seat; });
-    [["move-parent", moves.parent], ["move-branch", moves.branch]].forEach(function (pair) {
+    var dom = window.Ludus.dom;
+    [["move-parent", moves.parent, 0], ["move-branch", moves.branch, 1]].forEach(function (pair) {
       var list = document.getElementById(pair[0]);
       if (!list) return;
       list.textContent = "";
       var events = pair[1].events.length ? pair[1].events : [null];
       events.forEach(function (event) {
         var item = document.createElement("li");
-        item.textContent = event ? window.Ludus.describeEvent(event, ctx) : "no public event";
+        // A move with no public event (a card chosen face down) is named by its option, as the decision panel does.
+        item.textContent = event ? window.Ludus.describeEvent(event, ctx) : !moves.options
+          ? dom.seatName(ctx, pair[1].seat) + ": a " + dom.humanize(moves.kind) + " no one else sees until the match is over"
+          : dom.seatName(ctx, pair[1].seat) + ": " + dom.humanize(moves.kind) + " " + dom.short(moves.options[pair[2]]) +
+            " (option #" + moves.choices[pair[2]] + ", no public event)";
         list.appendChild(item);
       });
     });

@@ -660,6 +660,8 @@
     if (!atEnd) return;
     box.textContent = "";
     var ranks = this.outcome.ranks, order = ranks.map(function (_, seat) { return seat; });
+    // The final score's parts, where the game's view gives them (Evolution: food, population, traits).
+    var last = (this.frames[this.view] || {})[this.shownStep], parts = last && last.view && last.view.score_parts;
     order.sort(function (a, b) { return ranks[a] - ranks[b] || a - b; });  // the winner first, on any screen
     order.forEach(function (seat) {
       var score = self.outcome.scores[seat], lost = self.forfeited && self.forfeited[seat];
@@ -667,6 +669,8 @@
         el("div", {}, [el("strong", { class: "rank", text: "#" + ranks[seat] + " " }), seatLabel(ctx, seat)]),
         el("span", { class: "n", text: String(score) }), " " + points(ctx, score).split(" ")[1],
         lost ? " (forfeited)" : null,
+        parts && parts[seat] ? el("div", { class: "muted small score-parts", text: Object.keys(parts[seat]).map(function (k) {
+          return k.replace(/_/g, " ") + " " + parts[seat][k]; }).join(" + ") }) : null,
       ]));
     });
   };

@@ -1,0 +1,84 @@
+"""A player studying a lost game with the viewer's analysis strip (docs/analysis.md): ask for a seat's analysis,
+see its marks on the steps and the score chart, follow a loss to its step and read each option's estimate there.
+Desktop and phone, axe clean."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from e2e_pages import log_in
+from playwright.sync_api import expect
+
+from tournaments.builtins import ensure_builtin
+from tournaments.dispatch import runner
+from tournaments.models import Ladder, Match
+from tournaments.new_matches import create_match
+from workers.runner import run_match
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.fixture(autouse=True)
+def embedded_runner_stopped(settings: Any) -> Iterator[None]:
+    """The live server's embedded runner runs the analysis (no broker here, as in the demo); its processes go with
+    the test."""
+    settings.CELERY_BROKER_URL = ""
+    yield
+    runner().stop_embedded()
+
+
+def short_game(charlie: Any) -> Match:
+    ladder = Ladder.objects.create(name="short evolution", game="evolution", players_per_match=2, created_by=charlie,
+                                   options={"deck": "short"})
+    match = create_match(ladder, [ensure_builtin("greedy"), ensure_builtin("random")], 8)
+    assert run_match(match.pk) == "finished"
+    return match
+
+
+def test_a_player_analyses_a_seat_and_follows_its_biggest_loss_on_a_desktop_and_a_phone(
+    browser: Any, live_server: Any, problems: Any, charlie: Any, check_a11y: Any, screenshot: Any
+) -> None:
+    """One analysis (3 games per option: the fewest that mark), then the same strip on a phone."""
+    match = short_game(charlie)
+    context = browser.new_context(base_url=live_server.url, viewport=SIZES["desktop"])
+    page = context.new_page()
+    problems.watch(page)
+    page.goto(f"/replays/{match.pk}/")
+    expect(page.locator("#analysis-status")).to_contain_text("has not been analysed yet. Log in to ask for it.")
+    expect(page.locator("#analysis-ask")).to_have_count(0)
+    log_in(page, "charlie", "charlie-password-1")
+    page.goto(f"/replays/{match.pk}/")
+    page.select_option("#analysis-seat", "2")
+    page.fill("#analysis-games", "3")
+    page.click("#analysis-ask")
+    expect(page.locator("#analysis-status")).to_contain_text("Seat 2 by greedy, 3 games per option")
+    expect(page.locator("#analysis-status")).to_contain_text("(finished)", timeout=400_000)
+    for size in ("desktop", "phone"):
+        if size == "phone":
+            context.close()
+            context = browser.new_context(base_url=live_server.url, viewport=SIZES[size])
+            page = context.new_page()
+            problems.watch(page)
+            page.goto(f"/replays/{match.pk}/")
+            page.select_option("#analysis-seat", "2")
+        marks = page.locator("#analysis-marks .analysis-mark")
+        losses = page.locator("#analysis-losses li a")
+        expect(losses.first).to_be_visible()
+        assert marks.count() >= losses.count() > 0
+        expect(page.locator("#score-chart-svg .analysis-chart-mark")).to_have_count(marks.count())
+        expect(page.locator("#analysis-summary")).to_contain_text("The biggest losses:")
+        step = (losses.first.text_content() or "").split()[-1]
+        losses.first.click()
+        expect(page.locator("#board")).to_have_attribute("data-step", step)
+        table = page.locator("#analysis-options-table")
+        expect(table).to_contain_text(f"Step {step}: each option played out")
+        expect(table.locator("tr.played")).to_have_count(1)
+        expect(table.locator("tbody tr")).not_to_have_count(0)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "it scrolls sideways"
+        check_a11y(page)
+        screenshot(page, f"analysis-strip-{size}")
+    context.close()
