@@ -93,3 +93,16 @@ def test_it_filters_tournaments_by_state(world: World) -> None:
     rows = world.client("anonymous").get("/api/tournaments/", {"state": "draft"}).json()["results"]
     assert [row["id"] for row in rows] == [world.tournament.pk]
     assert world.client("anonymous").get("/api/tournaments/", {"state": "running"}).json()["count"] == 0
+
+
+@pytest.mark.parametrize("role", ["anonymous", "owner", "organiser"])
+def test_the_systems_internal_ladders_are_not_on_the_public_ladder_list(world: World, role: str) -> None:
+    # Try-outs, validations and branches live in the system's paused ladders (docs/tournaments.md, "Unrated games"):
+    # the list of ladders is the public one, and leaves them out for everyone but staff.
+    from tournaments.system_ladders import TRYOUT_LADDER, system_ladder
+
+    internal = system_ladder(TRYOUT_LADDER, "evolution", 2, "try-outs")
+    listed = [row["id"] for row in world.client(role).get("/api/ladders/").json()["results"]]
+    assert world.ladder.pk in listed and internal.pk not in listed
+    staff = [row["id"] for row in world.client("admin").get("/api/ladders/").json()["results"]]
+    assert internal.pk in staff and world.ladder.pk in staff

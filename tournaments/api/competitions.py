@@ -40,7 +40,8 @@ from tournaments.api.common import (
 )
 from tournaments.models import BotVersion, Ladder, Tournament
 from tournaments.scheduling import create_tournament, start_tournament
-from tournaments.visibility import can_see_tournament_seed, hidden_versions, new_seed, visible_versions
+from tournaments.system_ladders import internal_ladders
+from tournaments.visibility import can_see_tournament_seed, hidden_versions, is_staff, new_seed, visible_versions
 
 CLOCK_FIELDS = ["move_ms", "bank_ms", "max_faults"]
 
@@ -186,7 +187,10 @@ class LadderViewSet(CompetitionViewSet):
     filterset_class = LadderFilter
 
     def get_queryset(self) -> QuerySet[Ladder]:
-        return Ladder.objects.select_related("created_by").order_by("pk")
+        ladders = Ladder.objects.select_related("created_by").order_by("pk")
+        if self.action == "list" and not is_staff(self.request.user):  # the public list: no unrated work
+            return ladders.exclude(internal_ladders())  # (docs/tournaments.md, "Unrated games")
+        return ladders
 
     @extend_schema(tags=["ladders"], summary="Pause your ladder: no new matches are made", request=None,
                    responses={200: LadderSerializer, **errors(401, 403, 404)})
