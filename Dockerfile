@@ -5,8 +5,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=config.s
 # bubblewrap sandboxes uploaded bots (LUDUS_SANDBOX=bwrap); the worker container needs user namespaces.
 # python3-seccomp compiles the sandbox's seccomp filter (and brings /usr/bin/python3, the bots' interpreter);
 # setpriv (util-linux, already in the base image) starts each seat as its own uid.
+# nodejs, g++, rustc and default-jdk-headless build and run bots in the other languages (docs/bots.md, "Languages").
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends bubblewrap python3-seccomp \
+    && apt-get install -y --no-install-recommends bubblewrap python3-seccomp nodejs g++ rustc default-jdk-headless \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

@@ -123,6 +123,12 @@ def fill() -> None:
     Seat.objects.bulk_create([Seat(match=m, number=n, bot_version=v, score=5, rank=rng.choice([1, 2]))
                               for m, pair in zip(matches, pairs, strict=True) for n, v in enumerate(pair)])
     Rating.objects.bulk_create([Rating(tournament=tournament, bot_version=v, mu=25, sigma=5) for v in entrants])
+    # The results were inserted, not recorded: their standings rows as record_result would have kept them
+    # (docs/architecture.md#standings-rows).
+    from tournaments.standings import rebuild_standings
+
+    rebuild_standings(tournament)
+    rebuild_standings(ladder)
     from django.db import connection
 
     with connection.cursor() as cursor:

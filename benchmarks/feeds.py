@@ -9,7 +9,7 @@ times them again while the feeds stay open. A request that gets no answer within
     python -m benchmarks.feeds                          # this checkout: p50/p95 idle and loaded, their ratio
     python -m benchmarks.feeds --baseline /tmp/old      # and another checkout, requests alternating between them
 
-The issue's target: the loaded p95 under 10x the idle p95.
+The target: the loaded p95 under 10x the idle p95.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ and, apart, the engine's cost of building and encoding each decide line, which t
     python -m benchmarks.sandbox                                   # table
     python -m benchmarks.sandbox --json                            # one JSON object
     python -m benchmarks.sandbox --baseline /tmp/main --passes 7   # and another checkout, side by side
+    python -m benchmarks.sandbox --language cpp --language java      # per-language seats, against Python's
+                                                                   # (benchmarks/languages.py)
 """
 
 from __future__ import annotations
@@ -33,9 +35,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.languages import print_languages, run_languages
 from benchmarks.seat_driver import capture
 from engine import protocol
 from engine.core import Decision
+from tournaments.languages import LANGUAGES
 from workers.sandbox.bwrap import SANDBOX_ENV, UidLease, bwrap_command, find_interpreter, spawn
 from workers.sandbox.config import SandboxConfig
 from workers.sandbox.unpacking import SDK_SOURCE
@@ -264,7 +268,14 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, action="append", default=[],
                         help="a checkout of another commit whose seat is measured side by side (repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--language", action="append", default=[], choices=list(LANGUAGES),
+                        help="a language's starter kit against Python's (repeatable; benchmarks/languages.py)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the --language measurement (default 5)")
     args = parser.parse_args()
+    if args.language:
+        found = run_languages(args.language, args.rounds)
+        print(json.dumps(found, indent=2)) if args.json else print_languages(found)
+        return
     report = run(args.passes, args.starts, [path.resolve() for path in args.baseline])
     if args.json:
         print(json.dumps(report, indent=2))

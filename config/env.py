@@ -2,7 +2,8 @@
 
 environs parses the values (docs/architecture.md#configuration); these readers add Ludus' rules around it: an empty
 value counts as unset, a bad one raises ImproperlyConfigured naming the variable and the value, numbers have their
-ranges, and a list has no empty item.
+ranges, and a list has no empty item. environs rather than django-environ, which reads an unknown boolean as false;
+its marshmallow costs a new process about 60 ms of CPU (`python -m benchmarks.startup`, docs/scaling.md).
 """
 
 from __future__ import annotations

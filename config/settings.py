@@ -280,12 +280,13 @@ LUDUS_VALIDATION_LEASE_SECONDS = env_int("LUDUS_VALIDATION_LEASE_SECONDS", 600, 
 LUDUS_FLAG_WINDOW = env_int("LUDUS_FLAG_WINDOW", 10, minimum=1)  # a bot's last N finished matches...
 LUDUS_FLAG_FAULT_PERCENT = env_int("LUDUS_FLAG_FAULT_PERCENT", 50, minimum=1, maximum=100)  # ...this many faulty
 LUDUS_FLAG_FORFEITS = env_int("LUDUS_FLAG_FORFEITS", 3, minimum=1)  # or this many forfeits in a row
-# A match with sandboxed seats is played on one CPU with them, leased among a machine's runners (workers/pinning.py).
+# A match with sandboxed seats is played on one CPU with them, leased among a machine's runners
+# (workers/sandbox/pinning.py).
 LUDUS_PIN_MATCHES = env_bool("LUDUS_PIN_MATCHES", True)
 LUDUS_WORKER_CONCURRENCY = env_int("LUDUS_WORKER_CONCURRENCY", os.cpu_count() or 1, minimum=1)
 LUDUS_MATCH_ATTEMPTS = env_int("LUDUS_MATCH_ATTEMPTS", 3, minimum=1)
-# Ratings: a bot is provisional while its OpenSkill sigma is above this (the prior is 25/3, about 8.33).
-LUDUS_PROVISIONAL_SIGMA = env_float("LUDUS_PROVISIONAL_SIGMA", 2.5, minimum=0.0)
+# Ratings: provisional while sigma is above this (the prior is 25/3, about 8.33; docs/tournaments.md#ratings).
+LUDUS_PROVISIONAL_SIGMA = env_float("LUDUS_PROVISIONAL_SIGMA", 5.5, minimum=0.0)
 LUDUS_MATCH_TIME_LIMIT = env_int("LUDUS_MATCH_TIME_LIMIT", 900, minimum=10)  # seconds, the hard kill of one match
 # A runner renews its lease every heartbeat while it holds a match (workers/runner.py), so the lease only has to
 # outlive a few missed heartbeats: a stopped or vanished worker's match goes back to the queue within a minute or two.

@@ -9,6 +9,9 @@ from replays.verify import Resimulation
 
 PUBLIC = "public"
 HIDDEN = "?"
+# Frames per request, for every reader of frames: the API's /api/matches/ID/frames/ and the viewer's
+# /replays/ID/frames.json (docs/api.md, "Frames").
+MAX_FRAMES = 100
 
 
 def frames(

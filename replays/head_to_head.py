@@ -1,4 +1,4 @@
-"""The bot page's head-to-head (docs/version-tests.md#head-to-head): for each opponent the bot has met, games, score
+"""The bot page's head-to-head (docs/version-tests.md#the-pages): for each opponent the bot has met, games, score
 share and win rate with 95 % intervals, by seat; per version of the bot, fault and timeout rates and time per move.
 
 Served as an HTML fragment the bot page fetches (tournaments may not read replays). Only matches of ladders and

@@ -1,5 +1,5 @@
 """A seat's stderr split by step, for its owner in the viewer: the sandbox stamps `[ludus] step N` before the output
-that follows decision N (workers/seat_log.py); what comes before the first mark was written at start-up."""
+that follows decision N (workers/sandbox/seat_log.py); what comes before the first mark was written at start-up."""
 
 from __future__ import annotations
 

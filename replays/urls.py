@@ -1,4 +1,4 @@
-"""Routes of the replay viewer, included under /replays/ by tournaments/urls.py."""
+"""Routes of the replay viewer, included under /replays/ by config/urls.py."""
 
 from django.urls import path
 

@@ -3,9 +3,9 @@
 - `GET /replays/<match>/`: the viewer.
 - `GET /replays/<match>/log.json?since=N`: status, step count, views allowed now, and the log after step N. While
   the match runs, the viewer polls it for progress.
-- `GET /replays/<match>/frames.json?start=A&stop=B&view=0|omniscient`: frames A..B-1 (at most FRAMES_PER_CHUNK),
-  each with the view, the events, the pending decision, and the decision just taken with its options when the
-  view may see them. The omniscient view is refused until the match is over (admins excepted).
+- `GET /replays/<match>/frames.json?start=A&stop=B&view=0|omniscient`: frames A..B-1 (at most MAX_FRAMES, the
+  API's cap too), each with the view, the events, the pending decision, and the decision just taken with its
+  options when the view may see them. The omniscient view is refused until the match is over (admins excepted).
 - `GET /replays/<match>/export/`: the self-contained replay file.
 - `GET /replays/games/<game>.js`: the script that draws a game's board, from beside the game's module.
 """
@@ -27,12 +27,11 @@ from engine.core import InvalidOptions
 from engine.registry import viewer_of
 from replays import live
 from replays.format import encode_replay
-from replays.frames import frames, seat_of
+from replays.frames import MAX_FRAMES, frames, seat_of
 from replays.verify import ReplayMismatch
 from tournaments import visibility
 from tournaments.models import Match
 
-FRAMES_PER_CHUNK = 40
 Response = TypeVar("Response", bound=HttpResponse)
 
 
@@ -50,7 +49,7 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
         "seats": [{"seat": s.number, "label": visibility.seat_label(request.user, s.bot_version), "score": s.score,
                    "rank": s.rank} for s in seats],
         "views": views, "view": "omniscient" if "omniscient" in views else (views[0] if views else None),
-        "chunk": FRAMES_PER_CHUNK, "score_units": game_viewer["score_units"], "max_faults": match.max_faults,
+        "chunk": MAX_FRAMES, "score_units": game_viewer["score_units"], "max_faults": match.max_faults,
         "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk]),
                  "scores": reverse("replays:scores", args=[match.pk])},
         "seat_logs": {str(s.number): reverse("replays:seat_log", args=[match.pk, s.number]) for s in seats
@@ -128,7 +127,7 @@ def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
     if src is None:
         raise Http404("this match has nothing to show yet")
     start = max(0, _int(request.GET.get("start"), 0))
-    stop = min(_int(request.GET.get("stop"), start + FRAMES_PER_CHUNK), start + FRAMES_PER_CHUNK, src.steps)
+    stop = min(_int(request.GET.get("stop"), start + MAX_FRAMES), start + MAX_FRAMES, src.steps)
     seat = seat_of(view)
     try:
         found = frames(src.document, max(0, start - 1), stop, seat) if stop > start else []

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 import socket
 import subprocess
 import sys
 import time
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -102,3 +104,12 @@ def listening(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def zipped(files: dict[str, bytes]) -> bytes:
+    """A zip holding files (path -> bytes), as an author's upload."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return out.getvalue()

@@ -1,5 +1,5 @@
 """The bot lifecycle: upload a version, have it validated, flag bots that keep faulting
-(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox, §5).
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
 - `upload_bot_version` stores an immutable version. A malformed upload raises `BadUpload` and stores nothing; an
   upload that does not compile is kept as a `rejected` version whose log shows each error, so its author can read
@@ -74,6 +74,7 @@ def upload_bot_version(owner: Any, bot_name: str, game: str, filename: str, data
             bot.save(update_fields=["description"])
         version = BotVersion.objects.create(
             bot=bot, number=next_number(bot), source=checked.data, filename=checked.filename,
+            language=checked.manifest.language,
             status=BotVersion.Status.PENDING if checked.compiles() else BotVersion.Status.REJECTED,
             validation_log="" if checked.compiles() else checked.rejection_log(),
         )

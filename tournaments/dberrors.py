@@ -1,6 +1,6 @@
 """Database errors told apart: a lost connection (a restarted or cut server: reconnect and repeat the statement) from
 a statement the server refused (a statement timeout, a full disk), which no reconnect cures and which a match's
-error and the logs must name as it is (docs/operations.md#faults).
+error and the logs must name as it is (docs/operations.md#recovery-what-happens-when-a-store-or-a-worker-fails).
 
 Django wraps the driver's error; its SQLSTATE is on the wrapped psycopg error. Class 08 is a connection exception;
 57P01-57P03 are a server shutting down or starting; a client-side failure (the socket gone) has none.

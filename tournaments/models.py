@@ -100,6 +100,12 @@ class BotVersion(models.Model):
     validating_since = models.DateTimeField(null=True, blank=True, editable=False)
     builtin = models.CharField(max_length=32, blank=True, help_text="the engine bot name for trusted built-ins")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Its language (its ludus.toml, tournaments/languages.py) and, once validation built it, the toolchain that did
+    # and the built files: matches run the artifact, never the compiler (workers/sandbox/build.py).
+    language = models.CharField(max_length=16, default="python", editable=False)
+    toolchain = models.CharField(max_length=200, blank=True, editable=False)
+    artifact = models.BinaryField(blank=True, default=b"", editable=False)
+    artifact_sha256 = models.CharField(max_length=64, blank=True, editable=False)
 
     class Meta:
         constraints = [
@@ -147,6 +153,9 @@ class Competition(Clocked):
     # The last rating sequence number handed out: record_result takes the next one under a lock on this row, so
     # rating updates have one serial order that recompute_ratings replays (tournaments/ratings.py).
     rating_seq = models.PositiveIntegerField(default=0, editable=False)
+    # The finished matches its StandingsRow lines count: record_result adds one under the same lock; a reader that
+    # finds another number of finished matches rebuilds the lines first (tournaments/standings.py).
+    standings_matches = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         abstract = True
@@ -344,7 +353,7 @@ class Match(Clocked):
         return self.status in (self.Status.FINISHED, self.Status.FAILED, self.Status.CANCELLED)
 
     def branch_point(self) -> dict[str, Any] | None:
-        """The replay header's "branch" entry (replays/branchpoint.py), or None for a match that is no branch."""
+        """The replay header's "branch" entry (docs/branches.md), or None for a match that is no branch."""
         if self.parent_id is None:
             return None
         return {"parent": self.parent_id, "step": self.branch_step, "force": self.branch_force,
@@ -417,6 +426,43 @@ class Rating(models.Model):
     def conservative(self) -> float:
         """The rating shown on tables (tournaments.rating_rule)."""
         return conservative(self.mu, self.sigma)
+
+
+class StandingsRow(models.Model):
+    """A bot version's line in the standings of one ladder or one tournament, from every finished match it played
+    there: kept by record_result in the result's transaction, so a table reads one row an entrant
+    (tournaments/standings.py, docs/architecture.md#tournaments-ladders-and-ratings)."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, null=True, blank=True, related_name="standings_rows")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, null=True, blank=True, related_name="standings_rows"
+    )
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="standings_rows")
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    points = models.FloatField(default=0.0)
+    score_total = models.IntegerField(default=0)
+    forfeits = models.PositiveIntegerField(default=0)
+    seats = models.JSONField(default=list, blank=True, help_text="[games, wins, points] by seat number")
+    rounds = models.JSONField(default=dict, blank=True, help_text="points by round number")
+    head_to_head = models.JSONField(default=dict, blank=True,
+                                    help_text="by opponent version id: [games ahead, level, behind]")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(ladder__isnull=False, tournament__isnull=True)
+                           | Q(ladder__isnull=True, tournament__isnull=False)),
+                name="standings_row_in_exactly_one_competition",
+            ),
+            models.UniqueConstraint(fields=["ladder", "bot_version"], condition=Q(ladder__isnull=False),
+                                    name="standings_row_unique_per_ladder"),
+            models.UniqueConstraint(fields=["tournament", "bot_version"], condition=Q(tournament__isnull=False),
+                                    name="standings_row_unique_per_tournament"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_version}: {self.points:g} points in {self.games} games"
 
 
 class VersionTest(models.Model):

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import Field, Model, Q
+from django.db.models import F, Field, Model, Q
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -33,18 +33,23 @@ def add_seat(record: list[list[int]], number: int, won: bool) -> list[list[int]]
     return padded
 
 
-def lock_competition(match: Match) -> int | None:
+def lock_competition(match: Match, finishing: bool = False) -> int | None:
     """Lock the row of the match's ladder or tournament until the transaction ends, in one statement. For a rated
-    match the lock is the update that takes the competition's next `rating_seq`, returned (None when unrated)."""
+    match the lock is the update that takes the competition's next `rating_seq`, returned (None when unrated).
+    finishing: the match's result is being recorded, so the competition's standings rows count one more finished
+    match (`standings_matches`, tournaments/standings.py): in the same update when rated, one more when not."""
     model: type[Ladder] | type[Tournament] = Ladder if match.ladder_id else Tournament
     pk = match.ladder_id or match.tournament_id
     if pk is None:
         raise ValueError(f"match {match.pk} belongs to no ladder or tournament")
     if not match.rated:
         list(model.objects.select_for_update().filter(pk=pk).values_list("pk"))
+        if finishing:
+            model.objects.filter(pk=pk).update(standings_matches=F("standings_matches") + 1)
         return None
+    counted = ', "standings_matches" = "standings_matches" + 1' if finishing else ""
     with connection.cursor() as cursor:
-        cursor.execute(f'UPDATE "{model._meta.db_table}" SET "rating_seq" = "rating_seq" + 1 WHERE "id" = %s '
+        cursor.execute(f'UPDATE "{model._meta.db_table}" SET "rating_seq" = "rating_seq" + 1{counted} WHERE "id" = %s '
                        'RETURNING "rating_seq"', [pk])
         row = cursor.fetchone()
     if row is None:

@@ -26,6 +26,7 @@ from tournaments.dispatch import send_matches
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
 from tournaments.ratings import lock_competition, locked_ratings, rate_seats, update_rows
 from tournaments.rows import columns, instances, width
+from tournaments.standings import count_result
 
 logger = logging.getLogger(__name__)
 
@@ -141,8 +142,8 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     match as the runner loaded them (else read here); store writes the replay, called with the finished match and
     the document inside the transaction (the runner passes replays.store.store_replay: replays imports tournaments,
     never the reverse). Raises ResultRefused unless this runner holds the running
-    match; a second replay for the match raises IntegrityError (and writes nothing). Seven statements for a rated
-    match once its seats have ratings (six with seats given), one lock on the competition row.
+    match; a second replay for the match raises IntegrityError (and writes nothing). Nine statements for a rated
+    match once its seats have ratings and standings rows (eight with seats given), one lock on the competition row.
     """
     now = timezone.now()
     # The seats with their match: what is read here (the seat numbers and versions, the match's competition, player
@@ -156,7 +157,7 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
         # The competition row first: it serializes rating updates and round changes, in one lock order. On
         # PostgreSQL the statements go in a pipeline: the lock with BEGIN, then the compare-and-set with the rating
         # rows' lock, then the writes, then COMMIT: four round trips instead of one a statement.
-        seq = lock_competition(match)
+        seq = lock_competition(match, finishing=True)
         finished = _send_finish(match_id, owner, now, seq)
         ratings = locked_ratings(match, [seat.bot_version_id for seat in seats]) if match.rated else None
         if finished() != 1:
@@ -164,6 +165,7 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
         match.status, match.finished_at, match.lease_expires, match.error = Status.FINISHED, now, None, ""
         match.rating_seq = seq
         apply_outcome(match, seats, document, logs or [])
+        count_result(match, seats)
         if match.rated:
             rate_seats(match, seats, seq, ratings)
         update_rows(Seat, seats, SEAT_RESULT_FIELDS)

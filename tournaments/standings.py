@@ -21,15 +21,16 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
+from django.db import transaction
 from django.db.models import Count, IntegerField, Q, QuerySet, Sum
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 from rich.table import Table
 
 from tournaments.formats.sets import game_points
-from tournaments.models import Entry, Ladder, LadderEntry, Match, Rating, Seat, Tournament
+from tournaments.models import Entry, Ladder, LadderEntry, Match, Rating, Seat, StandingsRow, Tournament
 from tournaments.rating_rule import conservative, is_provisional, provisional_sigma
-from tournaments.ratings import MODEL
+from tournaments.ratings import MODEL, update_rows
 
 Competition = Tournament | Ladder
 
@@ -106,9 +107,14 @@ class SeatRow(NamedTuple):
 def finished_seats(competition: Competition) -> list[SeatRow]:
     where = {"match__tournament": competition} if isinstance(competition, Tournament) else {
         "match__ladder": competition}
-    rows = (Seat.objects.filter(**where, match__status=Match.Status.FINISHED).order_by("match_id", "number")
+    rows = (Seat.objects.filter(**where, match__status=Match.Status.FINISHED)
+            .order_by("match_id", "number")
             .values_list("match_id", "number", "bot_version_id", "score", "rank", "forfeited", "match__round"))
     return [SeatRow(*row) for row in rows]
+
+
+def _owner(competition: Competition) -> dict[str, int]:
+    return {"tournament_id": competition.pk} if isinstance(competition, Tournament) else {"ladder_id": competition.pk}
 
 
 def _entries(competition: Competition) -> Iterable[Entry | LadderEntry]:
@@ -116,23 +122,156 @@ def _entries(competition: Competition) -> Iterable[Entry | LadderEntry]:
             .defer("bot_version__source", "bot_version__validation_log"))
 
 
-def competition_standings(competition: Competition) -> list[Standing]:
-    """Every entrant's line, best first."""
-    table = {e.bot_version_id: _standing(e) for e in _entries(competition)}
+# --- the rows: kept by every result, recounted from the seats to check or rebuild them ------------------------------
+
+ROW_FIELDS = ["games", "wins", "points", "score_total", "forfeits", "seats", "rounds", "head_to_head"]
+
+
+def count_result(match: Match, seats: list[Seat]) -> None:
+    """Add a finished match's seats to its competition's standings rows (created on a version's first game). Call in
+    the result's transaction, under the competition's row lock (tournaments.ratings.lock_competition), which
+    serializes the rows' writers; two or three statements."""
+    owner = {"ladder_id": match.ladder_id} if match.ladder_id else {"tournament_id": match.tournament_id}
+    table = [SeatRow(match.pk, s.number, s.bot_version_id, s.score, s.rank, s.forfeited, match.round) for s in seats]
+    rows = {row.bot_version_id: row for row in StandingsRow.objects.filter(
+        **owner, bot_version_id__in=[seat.bot_version_id for seat in table])}
+    new = []
+    for seat in table:
+        if seat.bot_version_id not in rows:
+            rows[seat.bot_version_id] = StandingsRow(**owner, bot_version_id=seat.bot_version_id)
+            new.append(rows[seat.bot_version_id])
+        _add_game(rows[seat.bot_version_id], seat, table)
+    StandingsRow.objects.bulk_create(new)
+    # written out as the ratings' update is (bulk_update's expressions cost more than the statement)
+    update_rows(StandingsRow, [row for row in rows.values() if row not in new], ROW_FIELDS)
+
+
+def recount(competition: Competition) -> dict[int, StandingsRow]:
+    """The rows as the finished seats make them (unsaved)."""
+    rows: dict[int, StandingsRow] = {}
     games: dict[int, list[SeatRow]] = defaultdict(list)
     for seat in finished_seats(competition):
         games[seat.match_id].append(seat)
-    for seats in games.values():
-        for seat in seats:
-            if seat.bot_version_id in table:
-                _add_game(table[seat.bot_version_id], seat, seats)
-    filter_ = {"tournament": competition} if isinstance(competition, Tournament) else {"ladder": competition}
-    for rating in Rating.objects.filter(**filter_):
+    for table in games.values():
+        for seat in table:
+            row = rows.setdefault(seat.bot_version_id,
+                                  StandingsRow(**_owner(competition), bot_version_id=seat.bot_version_id))
+            _add_game(row, seat, table)
+    return rows
+
+
+def _finished_matches(competition: Competition) -> int:
+    owner = {"tournament": competition} if isinstance(competition, Tournament) else {"ladder": competition}
+    return Match.objects.filter(**owner, status=Match.Status.FINISHED).count()
+
+
+def _counted(competition: Competition) -> int:
+    return type(competition).objects.filter(pk=competition.pk).values_list("standings_matches", flat=True).get()
+
+
+def _add_game(row: StandingsRow, seat: SeatRow, table: list[SeatRow]) -> None:
+    assert seat.rank is not None
+    points = game_points(seat.rank, [s.rank or 0 for s in table])
+    won = seat.rank == 1
+    row.games += 1
+    row.wins += won
+    row.points += points
+    row.score_total += seat.score or 0
+    row.forfeits += seat.forfeited
+    row.seats = [*row.seats, *([0, 0, 0.0] for _ in range(seat.number + 1 - len(row.seats)))]
+    games, wins, seat_points = row.seats[seat.number]
+    row.seats[seat.number] = [games + 1, wins + won, seat_points + points]
+    if seat.round is not None:
+        row.rounds[str(seat.round)] = row.rounds.get(str(seat.round), 0.0) + points
+    for other in table:
+        if other is not seat and other.rank is not None:
+            result = list(row.head_to_head.get(str(other.bot_version_id), [0, 0, 0]))
+            result[0 if seat.rank < other.rank else 1 if seat.rank == other.rank else 2] += 1
+            row.head_to_head[str(other.bot_version_id)] = result
+
+
+def _values(row: StandingsRow) -> tuple[Any, ...]:
+    return tuple(getattr(row, name) for name in ROW_FIELDS)
+
+
+def standings_differences(competition: Competition) -> list[str]:
+    """Where the competition's standings rows differ from a recount of its finished seats (empty when they agree)."""
+    expected, finished = recount(competition), _finished_matches(competition)
+    problems = []
+    stored = StandingsRow.objects.filter(**_owner(competition)).select_related("bot_version__bot")
+    for row in stored:
+        recounted = expected.pop(row.bot_version_id, None)
+        if recounted is None or _values(row) != _values(recounted):
+            problems.append(f"standings of {row.bot_version.label}: live {_values(row)}, recounted "
+                            f"{None if recounted is None else _values(recounted)}")
+    problems.extend(f"standings of bot version {version_id}: no live row, recounted {_values(row)}"
+                    for version_id, row in expected.items())
+    counted = _counted(competition)
+    if counted != finished:
+        problems.append(f"standings count {counted} finished matches of {finished}")
+    return problems
+
+
+def rebuild_standings(competition: Competition) -> list[str]:
+    """Set the competition's standings rows to a recount of its finished seats, under its row lock; return what was
+    different."""
+    with transaction.atomic():
+        type(competition).objects.select_for_update().filter(pk=competition.pk).values_list("pk").get()
+        problems = standings_differences(competition)
+        if problems:
+            rows, finished = recount(competition), _finished_matches(competition)
+            StandingsRow.objects.filter(**_owner(competition)).delete()
+            StandingsRow.objects.bulk_create(rows.values())
+            type(competition).objects.filter(pk=competition.pk).update(standings_matches=finished)
+    return problems
+
+
+def _rows(competition: Competition) -> dict[int, StandingsRow]:
+    """The competition's standings rows; recounted from its seats instead (nothing written) when they do not count
+    every finished match: one finished other than by record_result (an administrator's edit, a restore, the
+    validation ladder's smoke matches) until `manage.py recompute_ratings` rebuilds them."""
+    finished = Count("matches", filter=Q(matches__status=Match.Status.FINISHED))
+    counted, played = (type(competition).objects.filter(pk=competition.pk).annotate(finished=finished)
+                       .values_list("standings_matches", "finished").get())
+    if counted != played:
+        return recount(competition)
+    return {row.bot_version_id: row for row in StandingsRow.objects.filter(**_owner(competition))}
+
+
+# --- the table -------------------------------------------------------------------------------------------------------
+
+
+def competition_standings(competition: Competition) -> list[Standing]:
+    """Every entrant's line, best first: from its entries, standings rows and ratings, one row each."""
+    return _table(competition, _rows(competition))
+
+
+def recounted_standings(competition: Competition) -> list[Standing]:
+    """competition_standings from a recount of the finished seats (what the rows must give)."""
+    return _table(competition, recount(competition))
+
+
+def _table(competition: Competition, rows: dict[int, StandingsRow]) -> list[Standing]:
+    table = {}
+    for entry in _entries(competition):
+        standing = table[entry.bot_version_id] = _standing(entry)
+        if entry.bot_version_id in rows:
+            _fill(standing, rows[entry.bot_version_id])
+        if isinstance(entry, Entry) and isinstance(competition, Tournament):
+            _add_byes(competition, standing, entry.byes)
+    for rating in Rating.objects.filter(**_owner(competition)):
         if rating.bot_version_id in table:
             table[rating.bot_version_id].mu, table[rating.bot_version_id].sigma = rating.mu, rating.sigma
-    if isinstance(competition, Tournament):
-        _add_byes(competition, table)
     return sorted(table.values(), key=_order_key(competition))
+
+
+def _fill(standing: Standing, row: StandingsRow) -> None:
+    standing.games, standing.wins, standing.points = row.games, row.wins, row.points
+    standing.score_total, standing.forfeits = row.score_total, row.forfeits
+    standing.seats = {number: SeatRecord(games, wins, points)
+                      for number, (games, wins, points) in enumerate(row.seats) if games}
+    standing.rounds = {int(number): points for number, points in row.rounds.items()}
+    standing.head_to_head = {int(version): list(result) for version, result in row.head_to_head.items()}
 
 
 def tournament_standings(tournament: Tournament) -> list[Standing]:
@@ -150,14 +289,13 @@ def _standing(entry: Entry | LadderEntry) -> Standing:
     return standing
 
 
-def _add_byes(tournament: Tournament, table: dict[int, Standing]) -> None:
+def _add_byes(tournament: Tournament, standing: Standing, byes: list[int]) -> None:
+    """A bye is worth a won set: (N-1) points a game of the set."""
     value = float((tournament.players_per_table - 1) * tournament.games_per_set)
-    for entry in tournament.entry_set.exclude(byes=[]):
-        standing = table[entry.bot_version_id]
-        standing.byes = len(entry.byes)
-        standing.points += value * len(entry.byes)
-        for number in entry.byes:
-            standing.rounds[number] = standing.rounds.get(number, 0.0) + value
+    standing.byes = len(byes)
+    standing.points += value * len(byes)
+    for number in byes:
+        standing.rounds[number] = standing.rounds.get(number, 0.0) + value
 
 
 def _order_key(competition: Competition) -> Any:
@@ -169,25 +307,6 @@ def _order_key(competition: Competition) -> Any:
     return lambda s: (-s.points, -s.conservative, s.name)
 
 
-def _add_game(standing: Standing, seat: SeatRow, seats: list[SeatRow]) -> None:
-    assert seat.rank is not None
-    points = game_points(seat.rank, [s.rank or 0 for s in seats])
-    won = seat.rank == 1
-    standing.games += 1
-    standing.wins += won
-    standing.points += points
-    standing.score_total += seat.score or 0
-    standing.forfeits += seat.forfeited
-    record = standing.seats.setdefault(seat.number, SeatRecord())
-    record.games, record.wins, record.points = record.games + 1, record.wins + won, record.points + points
-    if seat.round is not None:
-        standing.rounds[seat.round] = standing.rounds.get(seat.round, 0.0) + points
-    for other in seats:
-        if other is not seat and other.rank is not None:
-            result = standing.head_to_head.setdefault(other.bot_version_id, [0, 0, 0])
-            result[0 if seat.rank < other.rank else 1 if seat.rank == other.rank else 2] += 1
-
-
 def seat_wins(seats: QuerySet[Seat]) -> dict[int, tuple[int, int]]:
     """Per seat number: (wins, games) over these seats, counted by the database (a ladder has 100,000s)."""
     rows = (seats.order_by().values("number").annotate(games=Count("pk"), wins=Count("pk", filter=Q(rank=1)))
@@ -196,10 +315,13 @@ def seat_wins(seats: QuerySet[Seat]) -> dict[int, tuple[int, int]]:
 
 
 def seat_win_rates(competition: Competition) -> dict[int, tuple[int, int]]:
-    """Per seat number: (wins, games) over every finished game."""
-    where = {"match__tournament": competition} if isinstance(competition, Tournament) else {
-        "match__ladder": competition}
-    return seat_wins(Seat.objects.filter(**where, match__status=Match.Status.FINISHED))
+    """Per seat number: (wins, games) over every finished game: the sum of the standings rows' seats."""
+    totals: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for row in _rows(competition).values():
+        for number, (games, wins, _) in enumerate(row.seats):
+            totals[number][0] += wins
+            totals[number][1] += games
+    return {number: (wins, games) for number, (wins, games) in sorted(totals.items()) if games}
 
 
 def game_seat_win_rates(game: str, players: int) -> dict[int, tuple[int, int]]:

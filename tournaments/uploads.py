@@ -1,10 +1,10 @@
 """Checks on an uploaded bot before anything is stored: pure functions, no database
-(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox, §5).
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
 
 A bot is a single `.py` file, or a `.zip` with `main.py` either at its root or inside one top folder that holds
 every file (what zipping a folder gives: `mybot/main.py`, `mybot/lib.py`). This is the layout the sandbox unpacks
-(workers/sandbox.py); anything the sandbox would refuse or misread is refused here first, with a message that names
-the problem.
+(workers/sandbox/unpacking.py); anything the sandbox would refuse or misread is refused here first, with a message
+that names the problem.
 
 Two kinds of failure:
 - `BadUpload`: the upload itself is malformed (too big, not a zip, a zip bomb, an unsafe path, a link, not UTF-8,
@@ -22,17 +22,20 @@ import stat
 import zipfile
 import zlib
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
+
+from tournaments.languages import MANIFEST, PYTHON, SOURCE_EXTENSIONS, BadManifest, Manifest, read_manifest
 
 MiB = 1 << 20
-NAME_MAX = 255  # bytes in one file or folder name (Linux); the sandbox refuses longer ones (workers/bot_files.py)
+NAME_MAX = 255  # bytes in one file or folder name (Linux); the sandbox refuses longer ones (workers/sandbox/)
 PATH_MAX = 1024  # bytes in a path inside the bot, as the sandbox caps it
 _READ_CHUNK = 1 << 16
 
-# Extensions allowed inside a zip: code, text and data a bot may read. No native code, no bytecode.
+# Extensions allowed inside a zip: code (of every language, tournaments/languages.py), text and data a bot may read.
+# No native code, no bytecode: a compiled language's binary is built from its source (workers/sandbox/build.py).
 ALLOWED_EXTENSIONS = frozenset({
-    "py", "pyi", "txt", "md", "rst", "json", "jsonl", "csv", "tsv", "yaml", "yml", "toml", "cfg", "ini",
-    "dat", "bin", "npy", "npz", "pkl", "pickle",
+    "txt", "md", "rst", "json", "jsonl", "csv", "tsv", "yaml", "yml", "toml", "cfg", "ini",
+    "dat", "bin", "npy", "npz", "pkl", "pickle", *SOURCE_EXTENSIONS,
 })
 ALLOWED_BARE_NAMES = frozenset({"LICENSE", "README", "COPYING", "NOTICE", "AUTHORS"})
 ZIP_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
@@ -65,6 +68,7 @@ class CheckedUpload:
     size: int
     files: tuple[str, ...]  # as the bot sees them, relative to its folder ("main.py", "lib/util.py")
     syntax_errors: tuple[str, ...] = field(default=())
+    manifest: Manifest = PYTHON  # its ludus.toml, or Python without one
 
     def compiles(self) -> bool:
         return not self.syntax_errors
@@ -98,16 +102,30 @@ def check_upload(filename: str, data: bytes, limits: UploadLimits = UploadLimits
     if len(data) > limits.max_bytes:
         raise BadUpload(f"{name} is {len(data)} bytes, over the upload limit of {limits.max_bytes} bytes")
     files = bot_files(name, data, limits)
-    errors = tuple(e for path, content in files.items() if path.endswith(".py")
+    manifest = manifest_of(name, files)
+    errors = tuple(e for path, content in files.items() if path.endswith(".py") and manifest.language == "python"
                    for e in [compile_error(_shown(name, path), content)] if e)
     return CheckedUpload(filename=name, data=bytes(data), sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                         files=tuple(sorted(files)), syntax_errors=errors)
+                         files=tuple(sorted(files)), syntax_errors=errors, manifest=manifest)
+
+
+def manifest_of(name: str, files: dict[str, bytes]) -> Manifest:
+    """The bot's manifest (tournaments/languages.py); Python with main.py when it has none. Raises BadUpload."""
+    if MANIFEST not in files:
+        return PYTHON
+    try:
+        manifest = read_manifest(files[MANIFEST])
+    except BadManifest as exc:
+        raise BadUpload(f"{name}: {exc}") from None
+    if manifest.language == "python" and (manifest.run != PYTHON.run or "main.py" not in files):
+        raise BadUpload(f"{name}: a Python bot runs main.py ({' '.join(PYTHON.run)}); remove run from {MANIFEST}")
+    return manifest
 
 
 def bot_files(filename: str, data: bytes, limits: UploadLimits = UploadLimits()) -> dict[str, bytes]:
     """The bot's files by their path in its folder ({"main.py": ...} for a .py file). The one reading of an upload:
-    check_upload uses it, and so does the sandbox when it unpacks a stored version (workers/bot_files.py), with the
-    same limits. Raises BadUpload naming the problem."""
+    check_upload uses it, and so does the sandbox when it unpacks a stored version (workers/sandbox/unpacking.py),
+    with the same limits. Raises BadUpload naming the problem."""
     name = normalize_filename(filename)
     if not data:
         raise BadUpload(f"{name} is empty")
@@ -118,6 +136,23 @@ def bot_files(filename: str, data: bytes, limits: UploadLimits = UploadLimits())
     if name.endswith(".zip"):
         return read_zip(name, data, limits)
     raise BadUpload(f"a bot is a .py file or a .zip with main.py, got {name!r}")
+
+
+def zip_folder(folder: Path) -> bytes:
+    """A bot's folder as the zip its author would upload (manage.py try_bot DIR): every file, hidden ones and
+    build outputs left out (`.git`, a built `bot`, class files: a folder is read as its sources are)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            parts = path.relative_to(folder).parts
+            if path.is_file() and not any(p.startswith(".") for p in parts) and _is_source(parts[-1]):
+                archive.write(path, "/".join(parts))
+    return out.getvalue()
+
+
+def _is_source(name: str) -> bool:
+    suffix = PurePosixPath(name).suffix.lstrip(".").lower()
+    return name in ALLOWED_BARE_NAMES or suffix in ALLOWED_EXTENSIONS
 
 
 def normalize_filename(filename: str) -> str:
@@ -279,13 +314,14 @@ def check_declared_total(name: str, files: list[zipfile.ZipInfo], limits: Upload
 
 def bot_root(name: str, paths: list[tuple[str, ...]]) -> int:
     """How many leading folders to strip: 0 for main.py at the root, 1 for one top folder holding every file."""
-    if ("main.py",) in paths:
+    if ("main.py",) in paths or (MANIFEST,) in paths:
         return 0
     tops = {p[0] for p in paths}
-    if len(tops) == 1 and all(len(p) > 1 for p in paths) and any(p[1:] == ("main.py",) for p in paths):
+    if len(tops) == 1 and all(len(p) > 1 for p in paths) and any(p[1:] in (("main.py",), (MANIFEST,))
+                                                                 for p in paths):
         return 1
-    raise BadUpload(f"{name} has no main.py: put main.py at the root of the zip, or zip one folder that holds "
-                    "main.py and all the other files")
+    raise BadUpload(f"{name} has no main.py nor {MANIFEST}: put main.py (or, for another language, {MANIFEST}) at "
+                    "the root of the zip, or zip one folder that holds it and all the other files")
 
 
 def read_entries(name: str, archive: zipfile.ZipFile, files: list[zipfile.ZipInfo],

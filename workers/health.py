@@ -134,6 +134,5 @@ def check(node: str) -> int:
 if __name__ == "__main__":
     import django
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")  # an entry point, as manage.py
-    django.setup()
+    django.setup()  # DJANGO_SETTINGS_MODULE comes from the environment (the image sets it: Dockerfile)
     sys.exit(check(sys.argv[1] if len(sys.argv) > 1 else node_name()))

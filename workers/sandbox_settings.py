@@ -10,7 +10,9 @@ from dataclasses import replace
 
 from django.conf import settings
 
+from tournaments.models import BotVersion
 from tournaments.uploads import upload_limits
+from workers.artifacts import build_version
 from workers.sandbox.config import SANDBOX_KINDS, SandboxConfig
 from workers.sandbox.seat import BotFiles, SandboxedSeat, seat_for
 from workers.sandbox.seat_host import CgroupMode
@@ -39,4 +41,8 @@ def make_sandboxed_seat(bot: BotFiles, match_id: int | None, sandbox: str | None
                         config: SandboxConfig | None = None) -> SandboxedSeat:
     """The SeatPlayer for an uploaded bot version in a match (None: a validation's smoke match): workers.sandbox.seat's
     seat_for, with the sandbox and limits the settings give unless named here."""
-    return seat_for(bot, match_id, sandbox_kind(sandbox), config or sandbox_config())
+    seat = seat_for(bot, match_id, sandbox_kind(sandbox), config or sandbox_config())
+    if seat.manifest.compiled and not seat.artifact and isinstance(bot, BotVersion):  # never validated: a try-out
+        built = build_version(bot)  # once, stored with the version as validation would (docs/bots.md, "Languages")
+        seat.artifact, seat.unbuilt = built.artifact, "" if built.ok else f"it did not build:\n{built.log}"
+    return seat

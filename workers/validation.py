@@ -45,6 +45,7 @@ from tournaments.new_matches import create_match
 from tournaments.ratings import update_rows
 from tournaments.services import SEAT_RESULT_FIELDS, apply_outcome
 from tournaments.system_ladders import VALIDATION_LADDER, system_ladder
+from workers.artifacts import build_version
 from workers.play import PlayResult, play_game
 from workers.runner import replay_document
 from workers.sandbox import pinning
@@ -293,10 +294,17 @@ def validate_version(version_id: int) -> str:
         record_verdict(version_id, claimed_at, Verdict(Status.REJECTED, f"Verdict: rejected: {exc}.\n"))
         return Status.REJECTED
     try:
+        built = build_version(version)
+        if not built.ok:
+            verdict = Verdict(Status.REJECTED, built.log + "Verdict: rejected: the bot did not build, so it was not "
+                              "run. Fix the build and upload again.\n")
+            record_verdict(version_id, claimed_at, verdict)
+            return Status.REJECTED
         result, seat = play_smoke_match(version, spec)
         with transaction.atomic():  # the verdict and the kept match, or neither
             match = keep_smoke_match(version, spec, result)
             verdict = judge(spec, result, seat, settings.LUDUS_VALIDATION_MAX_FAULTS, match.pk)
+            verdict = Verdict(verdict.status, built.log + verdict.log)
             if not record_verdict(version_id, claimed_at, verdict):
                 transaction.set_rollback(True)
                 return "claim lost"

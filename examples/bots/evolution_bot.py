@@ -28,8 +28,9 @@ def act(view, decision):
         return next((i for i, o in enumerate(options) if o != "done"), 0)
     if kind == "card_use":
         return min(range(len(options)), key=lambda i: CARD_USE.index(options[i]) if options[i] in CARD_USE else 99)
-    if kind == "feed":  # options are [species position, food source]
-        return max(range(len(options)), key=lambda i: hunger(view, options[i][0]))
+    if kind == "feed":  # [species position, food source], or "pass", or an event card: ["dive_bomb", "before", card]
+        feeds = [i for i, o in enumerate(options) if isinstance(o, list) and isinstance(o[0], int)]
+        return max(feeds, key=lambda i: hunger(view, options[i][0]), default=0)
     return 0  # every other decision: the first option, the documented default
 
 

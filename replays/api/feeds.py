@@ -17,7 +17,7 @@ Each connection lasts at most LUDUS_FEED_SECONDS, then ends with a `timeout` lin
 from the start, a ladder feed with `since` set to the last `finished_at`). The server polls the database every
 LUDUS_FEED_POLL_SECONDS. Seats of private bots the reader may not see are unnamed (tournaments.visibility).
 
-Served by gunicorn with uvicorn workers (tournaments/asgi.py), a feed waits on the event loop between polls and holds
+Served by gunicorn with uvicorn workers (config/asgi.py), a feed waits on the event loop between polls and holds
 no worker, so open feeds never keep pages and the API waiting; under WSGI (runserver, the test client) the same polls
 run in the request's thread. At most LUDUS_FEED_MAX_PER_CLIENT feeds per client and LUDUS_FEED_MAX_OPEN in all are
 open at once (replays/api/feedcaps.py); past either, a 429 names the limit.
@@ -47,7 +47,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, permissions, renderers
+from rest_framework import exceptions, permissions, renderers, serializers
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -56,7 +56,7 @@ from replays.api.feedcaps import Lease, open_feed
 from replays.models import Replay
 from replays.progress import mark_watched
 from replays.verify import ReplayMismatch, Resimulation
-from tournaments.api.common import RowSerializer, errors, to_utc
+from tournaments.api.common import errors, to_utc
 from tournaments.api.feedlines import (
     LADDER_FEED,
     MATCH_FEED,
@@ -95,13 +95,13 @@ def line(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), default=str).encode() + b"\n"
 
 
-def feed_line(kind: type[RowSerializer], **values: Any) -> bytes:
+def feed_line(kind: type[serializers.Serializer], **values: Any) -> bytes:
     """A line written by the serializer of its kind (tournaments/api/feedlines.py), which the schema describes."""
     return line(_writer(kind).to_representation(values))
 
 
 @functools.cache
-def _writer(kind: type[RowSerializer]) -> RowSerializer:
+def _writer(kind: type[serializers.Serializer]) -> serializers.Serializer:
     return kind()
 
 

@@ -20,15 +20,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from replays import live
-from replays.frames import frames
+from replays.frames import MAX_FRAMES, frames
 from replays.links import step_of
 from replays.models import Replay
 from replays.verify import ReplayMismatch
-from tournaments.api.common import ERROR, RowSerializer, StrictSerializer, errors
+from tournaments.api.common import ERROR, StrictSerializer, errors
 from tournaments.models import Match
 from tournaments.visibility import can_see_seat, can_see_secrets, is_over, seat_frames, shown_header
-
-MAX_FRAMES = 100
 
 
 class ReplaySerializer(serializers.Serializer):
@@ -56,7 +54,7 @@ class ReplaySerializer(serializers.Serializer):
 
 
 # An action record as stored (replays/format.py): its keys in their stored order (sorted), then `step`.
-class ActionSerializer(RowSerializer):
+class ActionSerializer(serializers.Serializer):
     choice = serializers.IntegerField(required=False, help_text="index into the decision's options")
     cpu_ms = serializers.IntegerField(required=False, help_text="the move's CPU time, for a sandboxed seat")
     fault = serializers.CharField(required=False)
@@ -66,12 +64,12 @@ class ActionSerializer(RowSerializer):
                                                               "game is step N, as in the viewer and the CLI")
 
 
-class ActionLogSerializer(RowSerializer):
+class ActionLogSerializer(serializers.Serializer):
     match = serializers.IntegerField()
     actions = ActionSerializer(many=True)
 
 
-class FrameSerializer(RowSerializer):
+class FrameSerializer(serializers.Serializer):
     step = serializers.IntegerField()
     action = ActionSerializer(allow_null=True)
     events = serializers.ListField(child=serializers.JSONField())
@@ -79,7 +77,7 @@ class FrameSerializer(RowSerializer):
     decision = serializers.JSONField(allow_null=True)
 
 
-class FramePageSerializer(RowSerializer):
+class FramePageSerializer(serializers.Serializer):
     match = serializers.IntegerField()
     status = serializers.CharField()
     seat = serializers.IntegerField(allow_null=True, help_text="null: the omniscient view")
@@ -145,8 +143,9 @@ class FramesView(APIView):
 
     @extend_schema(
         tags=["replays"], summary="Frames (the view after each step) by step range and seat",
-        description="Frames `start` (default 0) up to `stop` (exclusive; default start+100): `stop` must be greater "
-                    "than `start`, and at most 100 frames per request, or the answer is a 400 naming the rule. "
+        description=f"Frames `start` (default 0) up to `stop` (exclusive; default start+{MAX_FRAMES}): `stop` must be "
+                    f"greater than `start`, and at most {MAX_FRAMES} frames per request, or the answer is a 400 naming "
+                    "the rule. "
                     "`seat` must be one of the match's seats. "
                     "Omniscient frames (no `seat`) only once the match is finished, except for staff. A seat's "
                     "frames while the match is not finished only for that seat's bot owner and staff; choice "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from apiworld import World
 
@@ -18,8 +20,9 @@ def test_it_orders_a_ladder_by_conservative_rating(world: World) -> None:
     assert rows[0]["rating"] == pytest.approx(30.0 - 6.0)
 
 
-def test_it_marks_provisional_ratings_as_the_pages_do(world: World) -> None:
+def test_it_marks_provisional_ratings_as_the_pages_do(world: World, settings: Any) -> None:
     """One rule (tournaments.rating_rule): no game yet, or sigma above LUDUS_PROVISIONAL_SIGMA (2.5 here)."""
+    settings.LUDUS_PROVISIONAL_SIGMA = 2.5
     Rating.objects.filter(ladder=world.ladder, bot_version=world.other_version).update(sigma=2.0, games=3)
     Rating.objects.filter(ladder=world.ladder, bot_version=world.version).update(sigma=2.0, games=0)
     rows = world.client("anonymous").get(f"/api/ladders/{world.ladder.pk}/standings/").json()["results"]

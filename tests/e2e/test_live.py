@@ -146,9 +146,12 @@ def test_a_live_match_advances_while_the_page_is_open(
         thread.join(timeout=120)
 
 
+@pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_a_spectator_follows_a_live_match_on_the_public_board(
-    page: Any, gate: threading.Semaphore, check_a11y: Any, screenshot: Any, wait_until: Any
+    page: Any, gate: threading.Semaphore, check_a11y: Any, screenshot: Any, wait_until: Any, size: str
 ) -> None:
+    if size == "phone":
+        page.set_viewport_size({"width": 390, "height": 844})
     _, matches = schedule("marine", 2)
     match = matches[0]
     page.goto(f"/replays/{match.pk}/")
@@ -166,13 +169,28 @@ def test_a_spectator_follows_a_live_match_on_the_public_board(
         expect(page.locator("#board")).to_have_attribute("data-view", "public")
         expect(page.locator("#board .earth svg")).to_be_visible()
         expect(page.locator("#eventlog > li[data-step='12']")).to_be_visible()
+        # Public live frames carry no choice: the panel says so in words that are true, never "#undefined".
+        expect(page.locator("#decision-hidden")).to_contain_text("hidden from this view while the match runs")
+        expect(page.locator("#decision")).not_to_contain_text("undefined")
+        expect(page.locator("#decision-line")).to_contain_text("Seat ")
+        expect(page.locator("#download")).to_be_hidden()  # no replay file while it runs
+        expect(page.locator("#seat-list .result").first).to_be_hidden()
         check_a11y(page)
-        screenshot(page, "marine-live-public")
+        screenshot(page, f"marine-live-public-{size}")
         play_out(gate)
         thread.join(timeout=120)
         assert result == ["finished"]
         expect(page.locator("#match-status")).to_have_text("finished")
         expect(page.locator("#board .earth svg")).to_be_visible()  # the whole game opens once it is over
+        # The header follows the end: the replay file's link, and each seat's rank and score (watched to its end).
+        expect(page.locator("#download")).to_be_visible()
+        for seat in Match.objects.get(pk=match.pk).seats.all():
+            expect(page.locator(f"#seat-list li[data-seat='{seat.number}'] .result")).to_have_text(
+                re.compile(rf"^#{seat.rank}, {seat.score} VP$"))
+        expect(page.locator("#view-select option[value='omniscient']")).to_have_count(1)
+        page.click("#btn-prev")  # frames read again once it is over: the choice is no longer hidden
+        expect(page.locator("#decision-hidden")).to_contain_text("It chose option ")
+        screenshot(page, f"marine-live-finished-{size}")
     finally:
         gate.release(100_000)
         thread.join(timeout=120)

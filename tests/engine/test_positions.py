@@ -13,7 +13,7 @@ from hypothesis_profiles import is_probed
 from engine.core import IllegalAction, InvalidState
 from engine.registry import load_game
 
-# The issue's example: seat 0's hungry carnivore has one target, so its feeding turn, the attack and the extinction
+# The example: seat 0's hungry carnivore has one target, so its feeding turn, the attack and the extinction
 # are forced (docs/rules/evolution.md shows the same position).
 FORCED_ATTACK: dict[str, Any] = {
     "game": "evolution", "seed": 7, "round": 2, "phase": "feeding", "first_player": 0, "turn": 0,

@@ -1,6 +1,6 @@
 """One worker with a broken host fails fast; it stops taking matches and costs the tournament no game.
 
-The issue's fault: a worker whose temporary directory was unusable failed each match in milliseconds, so it took
+The fault: a worker whose temporary directory was unusable failed each match in milliseconds, so it took
 most messages and all three attempts of each; 28 of 30 matches failed and the tournament finished on 2 games. Now
 the worker stops consuming after LUDUS_WORKER_FAILURE_LIMIT infrastructure failures in a row, says why (log, health
 check), and gives back the attempts it cost: with one attempt per match (the harshest setting) every match still

@@ -1,6 +1,6 @@
 """The broker is down when an organiser starts a tournament: the request succeeds and nothing is stranded.
 
-The issue's fault: `POST .../start/` with Redis down answered 500, yet the tournament was running with its matches
+The fault: `POST .../start/` with Redis down answered 500, yet the tournament was running with its matches
 queued and no messages, for 15 minutes. The match rows are the outbox now: the send after commit fails quietly,
 the rows stay unsent, and beat's outbox sender (run here as reap()) sends them once the broker is back.
 """

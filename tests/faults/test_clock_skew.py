@@ -1,6 +1,6 @@
 """Leases live on the database's clock: a host whose clock runs 30 s ahead (or behind) reaps nothing healthy.
 
-The issue's fault: a reaper host 30 s ahead, with 12 s leases, reaped matches that were playing and heartbeating, and
+The fault: a reaper host 30 s ahead, with 12 s leases, reaped matches that were playing and heartbeating, and
 one match failed after three attempts. Claim, renewal and reaping now compare with now() in SQL, so a host's clock
 never enters: the test moves this process's clock and nothing changes.
 """

@@ -1,6 +1,6 @@
 """PostgreSQL goes away while matches are queued: the messages are retried, not acknowledged away.
 
-The issue's fault: the claim failed after a short retry, the task raised, the late-acknowledged message was
+The fault: the claim failed after a short retry, the task raised, the late-acknowledged message was
 acknowledged anyway, and the match waited 15 minutes for the redispatcher while workers idled. Now the task is
 retried with back-off while the database is unreachable, so every match runs within seconds of its return, with no
 reaper and no redispatch (the test never runs either).

@@ -1,6 +1,6 @@
 """Lost messages are found by what the broker holds, not by age: a backlog is never sent twice.
 
-The issue's fault: with a backlog, the redispatcher re-sent every match queued longer than a period, each period
+The fault: with a backlog, the redispatcher re-sent every match queued longer than a period, each period
 (419 refused runs for 220 matches; the queue grew to 505 messages). Now a queued match is sent again only when no
 message for it is in the broker, so however old a backlog grows it is left alone, and exactly the lost ones go out
 again, ahead of the backlog.

@@ -1,6 +1,6 @@
 """A recovered match jumps the queue, and a message stranded with a dead worker is found and sent again.
 
-The issue's fault: a recovered match went to the back of the queue (almost 8 minutes behind a backlog), and the
+The fault: a recovered match went to the back of the queue (almost 8 minutes behind a backlog), and the
 messages a `kill -9`ed worker held waited out the 2,100 s visibility timeout. Recovered matches (retries, reaped
 leases, lost messages, requeues) are sent at the broker's highest priority; a message delivered to a worker longer
 than a lease ago while its match is still queued counts as lost.

@@ -1,6 +1,6 @@
 """Live progress is fenced by the lease: a thawed zombie writes no progress for a match it no longer holds.
 
-The issue's fault: a frozen worker, thawed after another worker finished its match, re-created the match's progress
+The fault: a frozen worker, thawed after another worker finished its match, re-created the match's progress
 row; failed matches kept theirs. The runner's progress writes now only land while its own lease holds, and a
 failure, a cancellation or a result deletes the progress with the attempt.
 """

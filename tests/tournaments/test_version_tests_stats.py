@@ -27,8 +27,8 @@ from tournaments.sprt import (
     wilson_interval,
 )
 
-# Published LLRs of fishtest's LLR_logistic, as pinned by fastchess's tests (Disservin/fastchess,
-# tests/sprt_test.cpp: "logistic trinomial 1, 2", "logistic pentanomial 1, 2"), to their two decimals.
+# Published LLRs of fishtest's LLR_logistic, as pinned by fastchess's own tests of its SPRT ("logistic trinomial
+# 1, 2", "logistic pentanomial 1, 2"), to their two decimals.
 PENTANOMIAL_CASES = [
     ([223, 9863, 20279 + 1000, 10037, 246], 0.5, 2.5, -3.07),
     ([871, 26175, 55003 + 980, 26678, 821], 0.0, 2.0, -4.98),

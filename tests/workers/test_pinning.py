@@ -32,7 +32,8 @@ pytestmark = pytest.mark.skipif(
     len(ALLOWED) < 2, reason="pinning needs at least two CPUs this process may use (one CPU, or no sched_setaffinity)")
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bwrap is not installed: run `make sysdeps`")
 BOT = Path(__file__).resolve().parent / "bots" / "affinity.py"
-# Another worker's leases: flocks on the same files (filelock's UnixFileLock is an flock, as workers/pinning.py's).
+# Another worker's leases: flocks on the same files (filelock's UnixFileLock is an flock, as in
+# workers/sandbox/pinning.py).
 HOLD = """
 import os, sys
 from filelock import UnixFileLock

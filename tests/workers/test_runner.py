@@ -199,7 +199,7 @@ def _write_statements(queries: CaptureQueriesContext) -> list[str]:
     return [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
 
 
-def test_the_result_write_is_seven_statements_and_one_competition_lock(
+def test_the_result_write_is_nine_statements_and_one_competition_lock(
     tinynim: Any, builtin_versions: dict[str, Any]
 ) -> None:
     ladder = Ladder.objects.create(name="quick", game="tinynim", players_per_match=2)
@@ -213,7 +213,8 @@ def test_the_result_write_is_seven_statements_and_one_competition_lock(
             record_result(match.pk, "worker-a", document, logs, store=store_replay)
         played.append(_write_statements(queries))
     first, second = played
-    assert len(first) == 9 and len(second) == 7, second  # the replay and the progress's delete: one statement
+    # the replay and the progress's delete: one statement; the first result creates the ratings and standings rows
+    assert len(first) == 11 and len(second) == 9, second
     for statements in played:
         on_ladder = [sql for sql in statements if '"tournaments_ladder"' in sql.split(" WHERE ")[0]]
         assert len(on_ladder) == 1 and on_ladder[0].startswith('UPDATE "tournaments_ladder"'), on_ladder

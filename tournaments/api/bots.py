@@ -94,6 +94,6 @@ class VersionListView(generics.ListAPIView):
     filterset_class = VersionFilter
 
     def get_queryset(self) -> QuerySet[BotVersion]:
-        # defer: the source is never listed, so never read
+        # defer: the source and the built artifact are never listed, so never read
         return (visible_versions(self.request.user).select_related("bot__owner")
-                .defer("source", "validation_log").order_by("pk"))
+                .defer("source", "validation_log", "artifact").order_by("pk"))

@@ -8,10 +8,8 @@ staff do everything.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from functools import cache, cached_property
-from operator import itemgetter
 from typing import Any
 
 import django_filters
@@ -111,80 +109,6 @@ class StrictSerializer(serializers.Serializer):
 
 class StrictModelSerializer(StrictSerializer, serializers.ModelSerializer):
     pass
-
-
-# --- rows out -------------------------------------------------------------------------------------------------------
-
-
-class RowSerializer(serializers.Serializer):
-    """Writes rows read as plain values (dicts from `QuerySet.values()`, keyed by each field's `source`), for the
-    API's hot lists (benchmarks/api.py): a page of 100 matches as model instances, through DRF's field-by-field path,
-    costs most of a request. A row's value is already its JSON, but for a date-time (DRF's spelling: ISO 8601 in
-    UTC with `Z`), a nested row serializer's row (or rows) and a `SerializerMethodField` (its method, given the row).
-    A field that is not required is left out where the row has no such key. The declared fields stay the one
-    description of the shape: the schema and the answer both come from them."""
-
-    def to_representation(self, row: Any) -> dict[str, Any]:
-        data = {name: write(row) for name, write in self._writers}
-        if self._has_optional:
-            return {name: value for name, value in data.items() if value is not MISSING}
-        return data
-
-    @cached_property
-    def _has_optional(self) -> bool:
-        return any(how == "optional" for _, how, _ in _plan(type(self)))
-
-    @cached_property
-    def _writers(self) -> list[tuple[str, Callable[[Any], Any]]]:
-        return [(name, self._writer(how, source)) for name, how, source in _plan(type(self))]
-
-    def _writer(self, how: str | tuple[type[RowSerializer], str], source: str) -> Callable[[Any], Any]:
-        read = itemgetter(source)
-        if how == "method":
-            return getattr(self, source)  # type: ignore[no-any-return]
-        if how == "time":
-            return lambda row: utc_iso(read(row))
-        if how == "optional":
-            return lambda row: row.get(source, MISSING)
-        if isinstance(how, tuple):
-            child = how[0](context=self.context)
-            if how[1] == "many":
-                return lambda row: [child.to_representation(item) for item in read(row)]
-            return lambda row: None if read(row) is None else child.to_representation(read(row))
-        return read
-
-
-MISSING = object()  # a row's value for an optional field it does not have
-Plan = list[tuple[str, "str | tuple[type[RowSerializer], str]", str]]
-
-
-@cache
-def _plan(serializer: type[RowSerializer]) -> Plan:
-    """How a RowSerializer writes each field: (name, how, source). Read once per class: a ModelSerializer builds its
-    fields from the model again for every instance, at 2 ms a request."""
-    plan: Plan = []
-    for name, field in serializer().fields.items():
-        if isinstance(field, serializers.SerializerMethodField):
-            plan.append((name, "method", str(field.method_name)))
-        elif isinstance(field, serializers.ListSerializer) and isinstance(field.child, RowSerializer):
-            plan.append((name, (type(field.child), "many"), str(field.source)))
-        elif isinstance(field, RowSerializer):
-            plan.append((name, (type(field), "one"), str(field.source)))
-        elif isinstance(field, serializers.DateTimeField):
-            plan.append((name, "time", str(field.source)))
-        elif not field.write_only:
-            optional = not (field.required or field.read_only)  # DRF makes every read-only field not required
-            plan.append((name, "optional" if optional else "value", str(field.source)))
-    return plan
-
-
-class RowModelSerializer(RowSerializer, serializers.ModelSerializer):
-    """A RowSerializer whose fields (types, choices, help) come from the model, as the schema shows them."""
-
-
-def utc_iso(value: datetime | None) -> str | None:
-    """What DRF's DateTimeField writes (ISO 8601 in UTC, the project's zone, with `Z`) at a tenth of its cost."""
-    return None if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def django_errors(exc: DjangoValidationError) -> exceptions.ValidationError:

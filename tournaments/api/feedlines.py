@@ -9,7 +9,6 @@ from typing import Any
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer
 from rest_framework import serializers
 
-from tournaments.api.common import RowSerializer
 from tournaments.models import Match
 
 PRIVATE_HELP = "null for a private bot the reader may not see (its name reads `private bot`)"
@@ -20,14 +19,14 @@ def kind(name: str) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=[name], help_text="the kind of line")
 
 
-class FeedSeat(RowSerializer):
+class FeedSeat(serializers.Serializer):
     seat = serializers.IntegerField()
     bot_version = serializers.IntegerField(allow_null=True, help_text=PRIVATE_HELP)
     bot = serializers.CharField()
     version = serializers.IntegerField(allow_null=True, help_text=PRIVATE_HELP)
 
 
-class MatchLine(RowSerializer):
+class MatchLine(serializers.Serializer):
     type = kind("match")
     match = serializers.IntegerField()
     game = serializers.CharField()
@@ -36,7 +35,7 @@ class MatchLine(RowSerializer):
     seats = FeedSeat(many=True)
 
 
-class ActionLine(RowSerializer):
+class ActionLine(serializers.Serializer):
     type = kind("action")
     step = serializers.IntegerField(help_text="1 for the first action")
     seat = serializers.IntegerField()
@@ -46,29 +45,29 @@ class ActionLine(RowSerializer):
     events = serializers.ListField(child=serializers.JSONField(), help_text="the public events the action caused")
 
 
-class RestartLine(RowSerializer):
+class RestartLine(serializers.Serializer):
     type = kind("restart")
 
 
-class EndLine(RowSerializer):
+class EndLine(serializers.Serializer):
     type = kind("end")
     status = serializers.ChoiceField(choices=Match.Status.choices, help_text="finished, failed or cancelled")
     steps = serializers.IntegerField()
     outcome = serializers.JSONField(required=False, help_text="scores and ranks, when the match finished")
 
 
-class ErrorLine(RowSerializer):
+class ErrorLine(serializers.Serializer):
     type = kind("error")
     detail = serializers.CharField(help_text="why the feed stopped (the match's actions do not replay, a server "
                                              "error); the last line of its connection")
 
 
-class MatchTimeoutLine(RowSerializer):
+class MatchTimeoutLine(serializers.Serializer):
     type = kind("timeout")
     steps = serializers.IntegerField(help_text="actions sent; reconnect to follow on (from the start)")
 
 
-class LadderLine(RowSerializer):
+class LadderLine(serializers.Serializer):
     type = kind("ladder")
     ladder = serializers.IntegerField()
     since = serializers.DateTimeField()
@@ -82,7 +81,7 @@ class ResultSeat(FeedSeat):
     rating_mu_after = serializers.FloatField(allow_null=True, help_text=PRIVATE_HELP)
 
 
-class ResultLine(RowSerializer):
+class ResultLine(serializers.Serializer):
     type = kind("result")
     match = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
@@ -90,7 +89,7 @@ class ResultLine(RowSerializer):
     seats = ResultSeat(many=True)
 
 
-class LadderTimeoutLine(RowSerializer):
+class LadderTimeoutLine(serializers.Serializer):
     type = kind("timeout")
     since = serializers.DateTimeField(help_text="reconnect with this `since` to follow on")
 

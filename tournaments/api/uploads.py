@@ -55,7 +55,7 @@ class VersionSerializer(serializers.ModelSerializer):
     class Meta:
         model = BotVersion
         fields = ["id", "bot", "owner", "game", "number", "filename", "sha256", "size", "status", "flagged_reason",
-                  "created_at"]
+                  "created_at", "language", "toolchain", "artifact_sha256"]
         read_only_fields = fields
 
 

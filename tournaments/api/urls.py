@@ -1,9 +1,20 @@
-"""Routes of the REST API, included under /api/ by tournaments/urls.py (the replays app's API included)."""
+"""Routes of the REST API, included under /api/ by config/urls.py (the replays app's API included)."""
 
 from django.urls import include, path, re_path
 from rest_framework.routers import SimpleRouter
 
-from tournaments.api import auth, bots, competitions, games, ladder_entries, matches, notfound, uploads, version_tests
+from tournaments.api import (
+    auth,
+    bots,
+    competitions,
+    games,
+    ladder_entries,
+    matches,
+    notfound,
+    standings,
+    uploads,
+    version_tests,
+)
 
 app_name = "api"
 
@@ -21,10 +32,10 @@ urlpatterns = [
     path("bots/upload/", uploads.UploadView.as_view(), name="bot-upload"),
     path("versions/", bots.VersionListView.as_view(), name="version-list"),
     path("versions/<int:pk>/", uploads.VersionDetailView.as_view(), name="version-detail"),
-    path("ladders/<int:pk>/standings/", matches.LadderStandingsView.as_view(), name="ladder-standings"),
+    path("ladders/<int:pk>/standings/", standings.LadderStandingsView.as_view(), name="ladder-standings"),
     path("ladders/<int:pk>/entries/", ladder_entries.LadderEntriesView.as_view(), name="ladder-entries"),
     path("ladders/<int:pk>/entries/<int:version>/", ladder_entries.LadderEntryView.as_view(), name="ladder-entry"),
-    path("tournaments/<int:pk>/standings/", matches.TournamentStandingsView.as_view(), name="tournament-standings"),
+    path("tournaments/<int:pk>/standings/", standings.TournamentStandingsView.as_view(), name="tournament-standings"),
     path("", include("replays.api.urls")),  # replays, frames and the live feeds (the replays app)
     *router.urls,
     re_path(r"^(?P<path>.*)$", notfound.not_found, name="not-found"),  # last: a JSON 404 for the rest

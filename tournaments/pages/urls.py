@@ -17,6 +17,7 @@ urlpatterns = [
     path("upload/", views.upload, name="upload"),
     path("accounts/signup/", signup.signup, name="signup"),
     path("rules/<str:game>/", rules.rules, name="rules"),
+    path("rules/<str:game>/spec/", rules.rules_spec, name="rules_spec"),
     path("tests/", version_tests.test_list, name="tests"),
     path("tests/<int:pk>/", version_tests.test_detail, name="test"),
     path("versions/<int:pk>/test/", version_tests.start_from_version, name="version_test"),

@@ -18,8 +18,9 @@ from tournaments import ladder_clock, upload_rule, visibility
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.ladder_entries import EntryRefused, enter_ladder, withdraw_from_ladder
 from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Tournament
-from tournaments.pages import queries, unrated, version_tests
+from tournaments.pages import brackets, queries, unrated, version_tests
 from tournaments.pages.charts import rating_chart
+from tournaments.pages.validation_log import read_log
 from tournaments.rating_rule import provisional_sigma
 
 MATCHES_PER_PAGE = 25
@@ -70,9 +71,12 @@ def ladder_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 def next_round() -> dict[str, Any]:
     """When the ladders' clock tops the ladders up next (tournaments/ladder_clock.py), if one ran lately."""
-    at = ladder_clock.next_round()
-    seconds = max(0, round((at - timezone.now()).total_seconds())) if at else None
-    return {"next_round": at, "next_round_seconds": seconds, "round_seconds": round(ladder_clock.period())}
+    at, every = ladder_clock.next_round(), ladder_clock.period()
+    seconds = (at - timezone.now()).total_seconds() if at else None
+    if seconds is not None and seconds < -every:  # a round overdue by a whole period: the clock stopped
+        at = seconds = None
+    return {"next_round": at, "next_round_seconds": None if seconds is None else max(0, round(seconds)),
+            "round_seconds": round(every)}
 
 
 def internal_ladder(request: HttpRequest, ladder: Ladder) -> HttpResponse:
@@ -84,12 +88,17 @@ def internal_ladder(request: HttpRequest, ladder: Ladder) -> HttpResponse:
 
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=pk)
+    rows = queries.shown_rows(request.user, queries.competition_rows(tournament))
+    rounds = queries.rounds(tournament, request.user)
+    round_robin = tournament.format == Tournament.Format.ROUND_ROBIN
     return render(request, "pages/tournament.html", {
         "tournament": tournament,
-        "rows": queries.shown_rows(request.user, queries.competition_rows(tournament)),
+        "rows": rows,
         "seat_rates": queries.seat_rates(tournament),
         "game_seat_rates": queries.game_seat_rates(tournament.game, tournament.players_per_table),
-        "rounds": queries.rounds(tournament, request.user),
+        "rounds": brackets.round_views(tournament, rounds, rows),
+        "games": sum(len(table.games) for round_ in rounds for table in round_.tables),
+        "cross_table": brackets.cross_table(tournament, rows, rounds) if round_robin and len(rows) > 1 else None,
         "champion": queries.champion(tournament, request.user),
         "provisional_sigma": provisional_sigma(),
     })
@@ -172,6 +181,7 @@ def version_detail(request: HttpRequest, pk: int) -> HttpResponse:
     is_owner = _is_owner(request, version.bot)
     return render(request, "pages/version.html", {
         "version": version, "is_owner": is_owner, "validation_match": queries.validation_match_id(version.pk),
+        "log": read_log(version.validation_log) if is_owner else None,
         "is_settling": version.status in (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING),
         "test_form": version_tests.test_form_for(request.user, version) if request.user.is_authenticated else None,
     })

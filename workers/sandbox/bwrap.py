@@ -152,13 +152,15 @@ def bwrap_path() -> str:
 
 def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: int,
                   program: tuple[str, ...] = (f"{BOT_DIR}/main.py",), seccomp: bool = False,
-                  shm_bytes: int = SHM_BYTES, engine_dir: str | None = None) -> list[str]:
+                  shm_bytes: int = SHM_BYTES, engine_dir: str | None = None,
+                  flags: tuple[str, ...] = PYTHON_FLAGS) -> list[str]:
     """The full argv: bwrap and its options, then the interpreter running /bot/main.py (or `program`).
 
     With engine_dir, that engine package is bound read-only at /ludus/engine (sdk_dir must hold an empty
     `engine` dir for it).
 
-    With seccomp, bwrap loads the filter from fd 5 (the gate opens it there, see `spawn`).
+    With seccomp, bwrap loads the filter from fd 5 (the gate opens it there, see `spawn`). Another language's runtime
+    (workers/sandbox/languages.py) comes as an Interpreter too, with its own flags.
     """
     cmd = [bwrap_path(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
            "--new-session", "--as-pid-1", "--hostname", "ludus", "--clearenv"]
@@ -174,7 +176,7 @@ def bwrap_command(interp: Interpreter, bot_dir: str, sdk_dir: str, tmp_bytes: in
     cmd += ["--size", str(tmp_bytes), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
             "--size", str(shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", BOT_DIR, *(["--seccomp", "5"] if seccomp else []),
-            "--", SHELL, "-c", INNER, interp.executable, *PYTHON_FLAGS, *program]
+            "--", SHELL, "-c", INNER, interp.executable, *flags, *program]
     return cmd
 
 

@@ -29,6 +29,7 @@ import termios
 import threading
 import time
 import weakref
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -36,8 +37,11 @@ import orjson
 
 from engine import protocol
 from engine.core import Decision
+from tournaments.languages import PYTHON, Manifest
 from workers.metrics import count_sandbox_kill
+from workers.sandbox.build import manifest_for, unpack_artifact
 from workers.sandbox.bwrap import (
+    BOT_DIR,
     SANDBOX_ENV,
     SandboxUnavailable,
     UidLease,
@@ -48,6 +52,7 @@ from workers.sandbox.bwrap import (
 )
 from workers.sandbox.config import SANDBOX_KINDS, SandboxConfig
 from workers.sandbox.freezer import Freezer
+from workers.sandbox.languages import RUN_LIMITS, RunLimits, runtime_for
 from workers.sandbox.leases import default_lock_dir
 from workers.sandbox.pipes import CHUNK, LineBuffer, encode_line, wait_fd
 from workers.sandbox.seat_host import CGROUP_MODES, SeatHost, cgroup_host
@@ -73,12 +78,18 @@ class SandboxedSeat(Freezer):
 
     needs_view = True
     has_process = True  # settled, paused and sent its result (workers.seats)
+    unbuilt = ""  # why a compiled bot has no artifact (workers/sandbox_settings.py): its start dies saying so
 
     def __init__(self, source: bytes, filename: str, config: SandboxConfig | None = None,
-                 sandbox: str = "bwrap") -> None:
+                 sandbox: str = "bwrap", manifest: Manifest = PYTHON, artifact: bytes = b"") -> None:
         if sandbox not in SANDBOX_KINDS:
             raise ValueError(f"sandbox must be one of {', '.join(SANDBOX_KINDS)}, got {sandbox!r}")
-        self.config = config or SandboxConfig()
+        # Another language's runtime may start slower and reserve more address space (workers/sandbox/languages.py).
+        limits = RUN_LIMITS.get(manifest.language, RunLimits())
+        config = config or SandboxConfig()
+        self.config = replace(config, startup_ms=config.startup_ms + limits.startup_ms,
+                              memory_bytes=max(config.memory_bytes, limits.address_space or 0))
+        self.manifest, self.artifact = manifest, artifact
         if self.config.cgroups not in CGROUP_MODES:
             raise ValueError(f"cgroups must be one of {', '.join(CGROUP_MODES)}, got {self.config.cgroups!r}")
         super().__init__()
@@ -95,6 +106,8 @@ class SandboxedSeat(Freezer):
         self._dead: str | None = None  # why the process is gone, in words: a died fault's detail
         self._dead_code = "died"
         self._first = True
+        # Its runtime works by itself after a reply (RunLimits): frozen whenever it waits, from its first reply on.
+        self._strict = limits.frozen_when_waiting
         self._finish_deadline: float | None = None
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
         self._views = "full"  # what the bot asked for in its hello (protocol 2): "patch", or whole views
@@ -394,7 +407,12 @@ class SandboxedSeat(Freezer):
     # --- process -----------------------------------------------------------------------------------------------
 
     def _spawn(self) -> None:
-        unpack_bot(self.source, self.filename, self.seat_dir / "bot", self.config.upload_limits)
+        if self.manifest.compiled:  # the built files, never the compiler (workers/sandbox/build.py)
+            if not self.artifact:
+                raise BadBotSource(self.unbuilt or "it was never built")
+            unpack_artifact(self.artifact, self.seat_dir / "bot", self.config.upload_limits)
+        else:
+            unpack_bot(self.source, self.filename, self.seat_dir / "bot", self.config.upload_limits)
         sdk_dir = self.seat_dir / "ludus"
         sdk_dir.mkdir(mode=0o755)
         write_file(sdk_dir / "ludus.py", SDK_SOURCE.read_bytes())
@@ -427,19 +445,23 @@ class SandboxedSeat(Freezer):
 
     def _command(self, interp: Any, sdk_dir: Path, uid: int | None) -> tuple[list[str], dict[str, str], str, str]:
         """The sandbox's argv, environment, working dir and seccomp file."""
+        runtime = runtime_for(self.manifest, self.config.python)
         if self.sandbox == "none":
-            argv = [interp.executable, "-S", str(self.seat_dir / "bot" / "main.py")]
+            program = runtime.interp.executable.replace(f"{BOT_DIR}/", f"{self.seat_dir / 'bot'}/", 1)
+            argv = [program, "-S", str(self.seat_dir / "bot" / "main.py")] if runtime.language == "python" else [
+                program, *runtime.flags, *runtime.args]
             env = {**SANDBOX_ENV, "PYTHONPATH": str(sdk_dir), "HOME": str(self.seat_dir)}
             return argv, env, str(self.seat_dir / "bot"), "/dev/null"
         try:
             seccomp_file = bpf_path(self.config.lock_dir or default_lock_dir()) if self.config.seccomp else "/dev/null"
         except SeccompUnavailable as exc:
             raise SandboxUnavailable(str(exc)) from None
-        argv = bwrap_command(interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes,
-                             seccomp=self.config.seccomp, shm_bytes=self.config.shm_bytes,
-                             engine_dir=str(engine_copy(interp.executable)))
-        self_test(argv, uid, seccomp_file)
-        return argv, dict(SANDBOX_ENV), "/", seccomp_file
+        argvs = [bwrap_command(used.interp, str(self.seat_dir / "bot"), str(sdk_dir), self.config.tmp_bytes,
+                               program=used.args, seccomp=self.config.seccomp, shm_bytes=self.config.shm_bytes,
+                               engine_dir=str(engine_copy(interp.executable)), flags=used.flags)
+                 for used in (runtime_for(PYTHON, self.config.python), runtime)]
+        self_test(argvs[0], uid, seccomp_file)  # the host's sandbox, probed with Python whatever the bot's language
+        return argvs[1], dict(SANDBOX_ENV), "/", seccomp_file
 
     def _start_log_thread(self) -> None:
         proc = self._res.proc
@@ -616,7 +638,12 @@ def seat_for(bot: BotFiles, match_id: int | None, kind: str, config: SandboxConf
         if match_id is not None and (parked := POOL.take(key)) is not None:
             assert isinstance(parked, SandboxedSeat)
             return parked
-    player = SandboxedSeat(bytes(bot.source), bot.filename, config, kind)
+    source = bytes(bot.source)
+    try:
+        manifest = manifest_for(source, bot.filename, config.upload_limits)
+    except BadBotSource:
+        manifest = PYTHON  # start() unpacks it again, and the seat dies saying why it cannot (bad_upload)
+    player = SandboxedSeat(source, bot.filename, config, kind, manifest, bytes(getattr(bot, "artifact", b"") or b""))
     player.pool_key = key
     # A validation's seat is offered reuse as a match's is (its hello must read the same), but never parked: its
     # version's matches are played by fresh processes, so none of them remembers its validation.

@@ -3,7 +3,7 @@
 At most `warm_seats()` per process, parked or reserved. A full pool retires its longest-parked seat to make room
 for a new one; a seat parked longer than `idle_seconds()` is retired by a sweeper thread, so a worker that no longer
 gets its version's matches does not hold a frozen sandbox for its life. `close()` retires them all and parks no
-more: the worker's shutdown signals call it (workers/celery.py).
+more: the worker's shutdown signals call it (config/celery.py).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from tournaments.dispatch import runner
 from tournaments.models import Bot, BotVersion, Ladder, Match
 from tournaments.new_matches import create_match
 from tournaments.system_ladders import TRYOUT_LADDER, system_ladder
-from tournaments.uploads import CheckedUpload, check_upload
+from tournaments.uploads import CheckedUpload, check_upload, zip_folder
 
 NO_CLOCK_MS = 3_600_000  # --no-clock: an hour per decision, for stepping through a bot in a debugger
 
@@ -37,7 +37,8 @@ class Command(BaseCommand):
             "game's result, every fault and the bot's stderr, and keep the replays (unrated).")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("path", help="the bot: a .py file or a .zip with main.py")
+        parser.add_argument("path", help="the bot: a .py file, a .zip with main.py, or a bot's folder or .zip with "
+                                         "its ludus.toml (any language: docs/bots.md, \"Languages\")")
         parser.add_argument("--game", required=True)
         parser.add_argument("--against", default="greedy,random", help=f"built-in bots, from {', '.join(bot_names())}")
         parser.add_argument("--games", type=int, default=1, help="games to play; your seat rotates (default 1)")
@@ -61,10 +62,12 @@ class Command(BaseCommand):
 
     def check_file(self, path: str) -> CheckedUpload:
         file = Path(path)
-        if not file.is_file():
-            raise CommandError(f"{path}: no such file")
+        if not file.is_file() and not file.is_dir():
+            raise CommandError(f"{path}: no such file or folder")
         try:
-            checked = check_upload(file.name, file.read_bytes(), upload_limits())
+            name, data = (f"{file.resolve().name}.zip", zip_folder(file)) if file.is_dir() else (file.name,
+                                                                                                 file.read_bytes())
+            checked = check_upload(name, data, upload_limits())
         except BadUpload as exc:
             raise CommandError(str(exc)) from exc
         if not checked.compiles():
@@ -150,6 +153,7 @@ def tryout_version(checked: CheckedUpload, game: str) -> BotVersion:
     version = bot.versions.filter(sha256=checked.sha256).first()
     return version or BotVersion.objects.create(
         bot=bot, number=1, source=checked.data, filename=checked.filename, status=BotVersion.Status.RETIRED,
+        language=checked.manifest.language,
         validation_log="try-out of manage.py try_bot: never validated, never in a competition",
     )
 

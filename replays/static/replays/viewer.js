@@ -190,6 +190,8 @@
     }).then(function (body) {
       body.log.forEach(function (entry) { self.logEntries[entry.step - 1] = entry; });
       self.steps = Math.max(body.steps, self.logEntries.length + 1);
+      // Once over, a view's frames carry every seat's choice: those read while it ran are read again.
+      if (body.finished && !self.finished && self.shownStep >= 0) { self.frames = {}; self.pending = {}; }
       self.finished = body.finished;
       self.outcome = body.outcome || null;
       self.forfeited = body.forfeited || null;
@@ -394,7 +396,7 @@
   /* The chart: axes with round ticks, each seat's line in its colour, a legend with the scores at the shown step, a
      dashed line at that step, and a tooltip under the pointer. Drawn at the box's own width, so its text keeps its
      size. While a finished match is not watched to its end (spoilerFree) the lines stop at the shown step. */
-  var CHART_H = 150, CHART_M = { left: 40, right: 12, top: 10, bottom: 30 };
+  var CHART_H = 160, CHART_M = { left: 40, right: 12, top: 20, bottom: 30 };
   function niceStep(span, count) {
     var raw = span / count, power = Math.pow(10, Math.floor(Math.log10(raw)));
     return [1, 2, 5, 10].map(function (k) { return k * power; }).filter(function (k) { return k >= raw; })[0];
@@ -402,7 +404,7 @@
 
   Viewer.prototype.drawScores = function () {
     var box = this.$("score-chart-svg"), all = this.scores || [], self = this, ctx = this.ctx;
-    this.$("score-chart").hidden = all.length < 2;
+    if (this.scores) this.$("score-chart").hidden = all.length < 2;  // its room is kept while it loads: nothing jumps
     if (all.length < 2) return;
     var shownTo = this.spoilerFree() ? Math.min(this.step, all.length - 1) : all.length - 1;
     var data = all.slice(0, shownTo + 1), last = all.length - 1;
@@ -427,8 +429,7 @@
     root.appendChild(svg("line", { class: "axis", x1: left, x2: right, y1: bottom, y2: bottom }));
     root.appendChild(svg("line", { class: "axis", x1: left, x2: left, y1: top, y2: bottom }));
     root.appendChild(svg("text", { class: "axis-label", x: right, y: CHART_H - 2, "text-anchor": "end", text: "step" }));
-    root.appendChild(svg("text", { class: "axis-label", x: 2, y: top + 2, "dominant-baseline": "hanging",
-      text: ctx.units[1] }));
+    root.appendChild(svg("text", { class: "axis-label", x: 2, y: 11, text: ctx.units[1] }));
     data[0].forEach(function (_, seat) {
       root.appendChild(svg("polyline", { class: "score-line seat-" + seat, "data-seat": seat, fill: "none",
         points: data.map(function (row, step) { return x(step).toFixed(1) + "," + y(row[seat]).toFixed(1); }).join(" ") }));
@@ -488,6 +489,7 @@
     board.setAttribute("data-step", step);
     this.shownStep = step;
     this.$("decision").textContent = "";
+    this.$("score-chart").hidden = true;
     var entry = this.logEntries[step - 1];
     this.$("decision-line").textContent = entry ? "Seat " + (entry.seat + 1) + " " + humanize(entry.kind || "") : "";
     this.syncLog();

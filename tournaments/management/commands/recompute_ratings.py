@@ -1,7 +1,9 @@
-"""manage.py recompute_ratings [--check]: replay every rated result of a tournament or ladder, in its serial order.
+"""manage.py recompute_ratings [--check]: replay every rated result of a tournament or ladder, in its serial order,
+and recount its standings rows from its finished seats.
 
-Without --check, the live ratings are rebuilt from the replay (each competition under its row lock, so no result
-is recorded meanwhile). With --check nothing is written, and the command exits 1 when any live rating differs.
+Without --check, the live ratings and standings rows are rebuilt from the replay (each competition under its row
+lock, so no result is recorded meanwhile). With --check nothing is written, and the command exits 1 when any live
+rating or standings row differs.
 """
 
 from __future__ import annotations
@@ -13,16 +15,18 @@ from django.db.models import Q
 
 from tournaments.models import Ladder, Tournament
 from tournaments.ratings import rating_differences, rebuild_ratings
+from tournaments.standings import rebuild_standings, standings_differences
 
 
 class Command(BaseCommand):
-    help = ("Recompute ratings from match history and rebuild the live ratings from it; with --check, only compare "
-            "(exit 1 if they differ).")
+    help = ("Recompute ratings and standings rows from match history and rebuild the live ones from it; with --check, "
+            "only compare (exit 1 if they differ).")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--tournament", type=int, action="append", default=[], help="tournament id (repeatable)")
         parser.add_argument("--ladder", type=int, action="append", default=[], help="ladder id (repeatable)")
-        parser.add_argument("--check", action="store_true", help="compare only; exit 1 if any rating differs")
+        parser.add_argument("--check", action="store_true",
+                            help="compare only; exit 1 if any rating or standings row differs")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         for model, ids in ((Tournament, opts["tournament"]), (Ladder, opts["ladder"])):
@@ -38,13 +42,18 @@ class Command(BaseCommand):
         targets += [(f"ladder {pk}", Q(ladder_id=pk), Ladder, pk) for pk in ladders]
         bad = 0
         for name, competition, model, pk in targets:
-            problems = (rating_differences(competition, competition) if opts["check"]
-                        else rebuild_ratings(model, pk))
-            verdict = "ratings agree with history" if not problems else (
-                "DIFFERS" if opts["check"] else f"rebuilt {len(problems)} rating(s) from history")
+            ratings = (rating_differences(competition, competition) if opts["check"]
+                       else rebuild_ratings(model, pk))
+            row = model.objects.get(pk=pk)
+            standings = standings_differences(row) if opts["check"] else rebuild_standings(row)
+            problems = ratings + standings
+            verdict = "ratings agree with history, and standings rows" if not problems else (
+                "DIFFERS" if opts["check"] else f"rebuilt {len(ratings)} rating(s) from history and "
+                                                f"{len(standings)} standings difference(s) from its seats")
             self.stdout.write(f"{name}: {verdict}")
             for problem in problems:
                 self.stdout.write(f"  {problem}")
             bad += bool(problems)
         if bad and opts["check"]:
-            raise CommandError(f"{bad} competition(s) have ratings that differ from their history", returncode=1)
+            raise CommandError(f"{bad} competition(s) have ratings or standings that differ from their history",
+                               returncode=1)

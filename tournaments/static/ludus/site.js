@@ -1,5 +1,6 @@
 /* Scroll cues: a table or a strip of rounds wider than the screen says so, and says it again if the window
-   changes size. No framework. */
+   changes size. A link to a part of the page folded away in a <details> (a cross-table cell to its table) opens
+   it. No framework. */
 (function () {
   "use strict";
   function cue(box) {
@@ -16,6 +17,15 @@
     }
   }
   function cueAll() { Array.prototype.forEach.call(document.querySelectorAll(".table-wrap, .rounds"), cue); }
-  document.addEventListener("DOMContentLoaded", cueAll);
+  function unfold() {
+    var target = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    var folded = target && target.closest("details:not([open])");
+    if (!folded) return;
+    folded.open = true;
+    cueAll();
+    target.scrollIntoView();
+  }
+  document.addEventListener("DOMContentLoaded", function () { cueAll(); unfold(); });
   window.addEventListener("resize", cueAll);
+  window.addEventListener("hashchange", unfold);
 })();
