@@ -15,7 +15,7 @@ script measures a baseline checkout: `cd ../base && PYTHONPATH=. python ../wt/be
     python -m benchmarks.search --profile 15   # plus a cProfile top-15 of Evolution playouts
     python -m benchmarks.search --sandbox 5    # inside the real sandbox, as an uploaded bot (5 start-ups each way)
 
-`--sandbox N` uploads bots to the real sandbox (workers.sandbox.SandboxedSeat, its control group and CPU quota of
+`--sandbox N` uploads bots to the real sandbox (workers.sandbox.seat.SandboxedSeat, its control group and CPU quota of
 one core included) instead: a probe bot that, at its first decide, imports the engine and times random playouts
 and greedy rollouts from the same mid-game positions with the engine bound in the seat, reporting by its log; and
 N start-ups each of a bot that only answers (the SDK alone) and of one that imports the engine, greedy and both
@@ -180,7 +180,7 @@ def in_sandbox(source: bytes) -> tuple[float, dict[str, Any]]:
     """Upload source to a seat of its own: seconds from the seat's start to its first reply, and its report."""
     from engine import protocol
     from engine.core import Decision
-    from workers.sandbox import SandboxedSeat
+    from workers.sandbox.seat import SandboxedSeat
 
     seat = SandboxedSeat(source, "main.py")
     started = time.perf_counter()

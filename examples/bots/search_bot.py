@@ -3,10 +3,11 @@
 At each decision it asks the engine of the match (bound read-only into the sandbox, `from ludus import sim`) for
 possible worlds: full states consistent with everything its seat has seen (`bot.determinize(view, seed)`: the view
 plus the history the SDK kept), the cards it cannot see dealt at random. In each world it tries each of its best few
-options and lets greedy play both seats on for a few dozen decisions, then scores the position; the option with
-the best mean wins. Every option is tried on the same worlds with the same rollout seeds (common random numbers),
-so the comparison is between options, not between lucky and unlucky deals. It stops when `bot.time_left()` says
-the move's clock is nearly spent, and never computes off its turn. docs/bots.md, "Search bots", walks through it.
+options and lets greedy play both seats on (to the end of the round in Evolution, for 24 decisions in Marine), then
+scores the position; the option with the best mean wins. Every option is tried on the same worlds with the same
+rollout seeds (common random numbers), so the comparison is between options, not between lucky and unlucky deals;
+options clearly behind are dropped as it goes. It stops when one option is left or when `bot.time_left()` says the
+move's clock is nearly spent, and never computes off its turn. docs/bots.md, "Search bots", walks through it.
 
 Upload this file as it is.
 """
