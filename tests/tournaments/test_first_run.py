@@ -79,6 +79,7 @@ def serve_demo(clone: Path, line: str, env: dict[str, str], log: Path) -> str:
     return log.read_text()
 
 
+@pytest.mark.timeout(1800)  # every command of the README in turn, analysis and branches included, beside the demo
 def test_the_readme_commands_work_as_written_after_make_demo(tmp_path: Path) -> None:
     commands = readme_commands()
     assert commands[0].startswith("make demo ") and len(commands) >= 15, commands
