@@ -52,7 +52,11 @@ class Command(BaseCommand):
 
 def wait_for(ladder_ids: list[int], timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
-    pending = Match.objects.filter(ladder_id__in=ladder_ids, status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
+    unfinished = [Match.Status.QUEUED, Match.Status.RUNNING]
+    # The round's matches: those waiting now. Not what another scheduler (a demo's ladder clock, beat) queues
+    # meanwhile, or a ladder that keeps playing would keep this command waiting for ever.
+    ours = list(Match.objects.filter(ladder_id__in=ladder_ids, status__in=unfinished).values_list("pk", flat=True))
+    pending = Match.objects.filter(pk__in=ours, status__in=unfinished)
     while pending.exists():
         _raise_embedded_errors()
         if time.monotonic() > deadline:
