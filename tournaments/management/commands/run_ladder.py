@@ -43,19 +43,21 @@ class Command(BaseCommand):
             raise CommandError(NO_LADDER)
         console = make_console(self.stdout._out)
         for number in range(1, opts["rounds"] + 1):
+            before = Match.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
             made = schedule_ladders(ids)
             console.print(f"round {number}: {made} new match(es)")
-            wait_for(ids, opts["timeout"])
+            wait_for(ids, opts["timeout"], after=before)
         for ladder in Ladder.objects.filter(pk__in=ids).order_by("pk"):
             console.print(standings_table(ladder))
 
 
-def wait_for(ladder_ids: list[int], timeout_s: float) -> None:
+def wait_for(ladder_ids: list[int], timeout_s: float, after: int = 0) -> None:
     deadline = time.monotonic() + timeout_s
     unfinished = [Match.Status.QUEUED, Match.Status.RUNNING]
     # The round's matches: those waiting now. Not what another scheduler (a demo's ladder clock, beat) queues
     # meanwhile, or a ladder that keeps playing would keep this command waiting for ever.
-    ours = list(Match.objects.filter(ladder_id__in=ladder_ids, status__in=unfinished).values_list("pk", flat=True))
+    ours = list(Match.objects.filter(ladder_id__in=ladder_ids, status__in=unfinished, pk__gt=after)
+                .values_list("pk", flat=True))
     pending = Match.objects.filter(pk__in=ours, status__in=unfinished)
     while pending.exists():
         _raise_embedded_errors()
