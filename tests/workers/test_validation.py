@@ -204,11 +204,10 @@ def test_a_bot_that_answers_out_of_range_is_rejected_with_each_fault(alice: Any)
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("name", ["ponder_child.py", "kernel_thief.py"])
+@pytest.mark.parametrize("name", ["ponder_child.py", "ponder_thread.py"])
 def test_a_bot_the_freezer_caught_computing_off_its_turn_is_rejected(alice: Any, name: str) -> None:
-    """A bot that computes while another seat holds the decision (in a child, or in kernel calls its children start
-    just before its reply) plays without a fault once the freezer has it, and would be let in: validation refuses it,
-    saying what it was caught at."""
+    """A bot that computes while another seat holds the decision (in a child, or in a thread of its own) plays without
+    a fault once the freezer has it, and would be let in: validation refuses it, saying what it was caught at."""
     version = upload(alice, ROOT / "tests" / "workers" / "bots" / name)
     assert validate_version(version.pk) == "rejected"
     status, log = state(version)

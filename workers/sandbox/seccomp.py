@@ -41,7 +41,18 @@ DENIED: dict[str, tuple[str, ...]] = {
     # A match's seats inherit the CPU its runner leased (pinning.py); widened, a bot would run on the CPU
     # another match leased, whose pinned runner and seats cannot get away from it. Reading the affinity stays allowed.
     "affinity": ("sched_setaffinity",),
+    # Long kernel work that costs no memory: on kernel 6.18 a throttled task is stopped only on its way back to user
+    # mode, as a frozen one is, so neither the freezer nor the frozen group's CPU bound (cgroups.py) stops such a call
+    # started just before a reply (tests/workers/bots/kernel_thief.py). The populating forms are refused (POPULATE).
+    "populate": ("mlock", "mlock2", "mlockall", "process_madvise", "remap_file_pages"),
 }
+# (syscall, argument, mask, value): refused with EPERM where the masked argument equals value. madvise's advice is an
+# int, so only its low 32 bits are compared (the kernel ignores the rest): MADV_POPULATE_READ, MADV_POPULATE_WRITE
+# and MADV_COLLAPSE, which fill or copy a whole range in one call; mmap's MAP_POPULATE flag does the same at mapping.
+POPULATE: tuple[tuple[str, int, int, int], ...] = (
+    ("madvise", 2, 0xFFFFFFFF, 22), ("madvise", 2, 0xFFFFFFFF, 23), ("madvise", 2, 0xFFFFFFFF, 25),
+    ("mmap", 3, 0x8000, 0x8000),
+)
 # clone(2) with any of these flags makes a namespace (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID,
 # NEWNET, NEWTIME); clone3 hides its flags in a struct, so it is refused as a whole with ENOSYS.
 CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
@@ -61,6 +72,8 @@ for name in rules["denied"]:
 f.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
 for flag in rules["clone_flags"]:
     f.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+for name, arg, mask, value in rules["populate"]:
+    f.add_rule(seccomp.ERRNO(errno.EPERM), name, seccomp.Arg(arg, seccomp.MASKED_EQ, mask, value))
 f.export_bpf(sys.stdout)
 """
 
@@ -69,9 +82,9 @@ class SeccompUnavailable(RuntimeError):
     """The filter cannot be compiled here (python3-seccomp is missing)."""
 
 
-def rules() -> dict[str, list[int] | list[str]]:
+def rules() -> dict[str, list[int] | list[str] | list[list[str | int]]]:
     return {"denied": sorted({name for names in DENIED.values() for name in names}),
-            "clone_flags": list(CLONE_NAMESPACE_FLAGS)}
+            "clone_flags": list(CLONE_NAMESPACE_FLAGS), "populate": [list(rule) for rule in POPULATE]}
 
 
 @functools.lru_cache(maxsize=4)

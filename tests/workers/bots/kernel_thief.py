@@ -1,7 +1,8 @@
 """Hostile: CPU inside the kernel after the freeze. Its children each start one long kernel call just before the bot
 replies: madvise(MADV_POPULATE_READ) over a large read-only anonymous mapping, which maps the shared zero page into
 every page of it (some 10 ms of kernel CPU a child, and next to no memory). The freezer stops a task only on its way
-back to user mode, so the calls run on after the seat is frozen, on the CPU of the seat that decides next.
+back to user mode, so the calls run on after the seat is frozen, on the CPU of the seat that decides next. The
+sandbox's seccomp filter refuses the call (EPERM); the child says so in the seat's log and exits.
 """
 import mmap
 import os
@@ -29,7 +30,11 @@ for _ in range(CHILDREN):
         area = mmap.mmap(-1, SIZE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=mmap.PROT_READ)
         while os.read(go_r, 1):
             os.write(ready_w, b".")
-            area.madvise(MADV_POPULATE_READ)
+            try:
+                area.madvise(MADV_POPULATE_READ)
+            except OSError as refused:
+                print(f"kernel thief: madvise: {refused.strerror}", file=sys.stderr, flush=True)
+                os._exit(1)
             area.madvise(mmap.MADV_DONTNEED)  # on its own next turn: the next call has every page to map again
         os._exit(0)
 print(f"kernel thief: {children} children", file=sys.stderr)

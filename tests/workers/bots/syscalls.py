@@ -12,6 +12,8 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 NULL = ctypes.c_void_p(0)
 params = ctypes.create_string_buffer(256)
+# One page to advise: mapped without MAP_POPULATE (PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS), which the filter allows.
+page = libc.syscall(9, NULL, 4096, 1, 0x22, -1, 0)
 cpus = ctypes.create_string_buffer(128)  # a cpu_set_t holding the affinity it has: setting it changes nothing
 for cpu in os.sched_getaffinity(0):
     cpus[cpu // 8] = cpus.raw[cpu // 8] | (1 << cpu % 8)
@@ -32,6 +34,11 @@ CALLS = [  # family, name, x86-64 number, arguments
     ("handles", "name_to_handle_at", 303, (-100, b"/", NULL, NULL, 0)),
     ("numa", "set_mempolicy", 238, (0, NULL, 0)),
     ("affinity", "sched_setaffinity", 203, (0, 128, cpus)),
+    ("populate", "madvise", 28, (ctypes.c_void_p(page), 4096, 22)),  # MADV_POPULATE_READ
+    ("populate", "madvise_high_bits", 28, (ctypes.c_void_p(page), 4096, ctypes.c_long((1 << 32) | 23))),
+    ("populate", "mmap", 9, (NULL, 4096, 1, 0x22 | 0x8000, -1, 0)),  # MAP_POPULATE
+    ("populate", "mlock", 149, (ctypes.c_void_p(page), 4096)),
+    ("populate", "process_madvise", 440, (-1, NULL, 0, 25, 0)),  # MADV_COLLAPSE through a pidfd
 ]
 
 
