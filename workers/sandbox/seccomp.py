@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 import tempfile
+from typing import Any
 
 from workers.sandbox.leases import make_lock_dir
 
@@ -82,7 +83,7 @@ class SeccompUnavailable(RuntimeError):
     """The filter cannot be compiled here (python3-seccomp is missing)."""
 
 
-def rules() -> dict[str, list[int] | list[str] | list[list[str | int]]]:
+def rules() -> dict[str, list[Any]]:
     return {"denied": sorted({name for names in DENIED.values() for name in names}),
             "clone_flags": list(CLONE_NAMESPACE_FLAGS), "populate": [list(rule) for rule in POPULATE]}
 
