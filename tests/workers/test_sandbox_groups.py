@@ -92,6 +92,15 @@ def assert_caught_once(during: list[tuple[int, int, int]]) -> None:
     assert all(ms <= FROZEN_MS for ms in took[first + 2:]), took
 
 
+def assert_only_the_thief_pays(result: PlayResult) -> None:
+    """The other seat (seat 1) has no fault. The thief (seat 0) has none either, unless a look came so late that it went
+    over OFF_TURN_FAULT_MS in one wait: the looks come by the wall clock, and on a host loaded far past its cores (load
+    15 on 2 in CI) the worker's look waits for a CPU. Then the fault and the CPU are the thief's own (an off_turn
+    fault, the CPU in its own moves), never its opponent's."""
+    assert faults(result, 1) == [], (faults(result, 1), result.logs[1])
+    assert set(faults(result)) <= {"off_turn"}, (faults(result), result.logs[0][-800:])
+
+
 def _mem_available() -> int:
     meminfo = Path("/proc/meminfo").read_text()
     return int(re.search(r"^MemAvailable:\s+(\d+) kB", meminfo, re.M).group(1)) << 10  # type: ignore[union-attr]
@@ -207,7 +216,7 @@ def test_a_bot_that_computes_through_another_seats_long_move_is_caught_during_it
     thief = _seat("ponder_late.py")
     honest, during = _watching(thief, "honest_long.py")
     result = _play(thief, honest, clock=Clock(move_ms=1000, bank_ms=10_000))  # a bank for a busy machine
-    assert faults(result) == [] and faults(result, 1) == [], (faults(result), faults(result, 1), result.logs[1])
+    assert_only_the_thief_pays(result)
     assert len(re.findall(r"^worked 1\d\d\d in", result.logs[1], re.M)) == 3, result.logs[1]  # it took long moves
     stolen_ms = sum(after - before for _, before, after in during) / 1e6
     # Looked at only at decisions, the thief took one whole honest move (844, 1061 ms). The documented bound:
@@ -229,7 +238,7 @@ def test_a_deciding_accomplice_that_trickles_bytes_does_not_blind_the_looks() ->
     thief = _seat("ponder_late.py")
     accomplice, during = _watching(thief, "trickle_accomplice.py")
     result = _play(thief, accomplice, clock=Clock(move_ms=1000, bank_ms=10_000))
-    assert faults(result) == [] and faults(result, 1) == [], (faults(result), faults(result, 1), result.logs[1])
+    assert_only_the_thief_pays(result)
     assert len(re.findall(r"^trickled \d{2,} bytes$", result.logs[1], re.M)) == 3, result.logs[1]
     stolen_ms = sum(after - before for _, before, after in during) / 1e6
     # The bound of the test above: a look every WATCH_MS, however the deciding seat's bytes come.
@@ -248,7 +257,7 @@ def test_a_deciding_accomplice_that_reads_its_decide_line_late_does_not_blind_th
     thief = _seat("ponder_big.py")
     accomplice, during = _watching(thief, "slow_reader.py")
     result = _play(thief, accomplice, clock=Clock(move_ms=1000, bank_ms=10_000))
-    assert faults(result) == [] and faults(result, 1) == [], (faults(result), faults(result, 1), result.logs[1])
+    assert_only_the_thief_pays(result)
     assert len(re.findall(r"^line \d{4,} bytes, read late$", result.logs[1], re.M)) == 3, result.logs[1]
     assert "pondering late in threads" in result.logs[0]
     stolen_ms = sum(after - before for _, before, after in during) / 1e6
