@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 
 from tournaments.builtins import ensure_builtin
 from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Seat, Tournament
+from tournaments.new_matches import create_match
 from tournaments.scheduling import create_tournament, start_tournament
 from workers.runner import run_match
 
@@ -56,4 +57,13 @@ def ladder_match(game: str, players: int, seed: int = 5, name: str = "open ladde
         Seat.objects.create(match=match, number=number, bot_version=version)
     assert run_match(match.pk) == "finished", Match.objects.get(pk=match.pk).error
     match.refresh_from_db()
+    return match
+
+
+def short_evolution(owner: Any) -> Match:
+    """A short game of Evolution (the short deck) between greedy and random on an owner's ladder: quick to analyse."""
+    ladder = Ladder.objects.create(name="short evolution", game="evolution", players_per_match=2, created_by=owner,
+                                   options={"deck": "short"})
+    match = create_match(ladder, [ensure_builtin("greedy"), ensure_builtin("random")], 8)
+    assert run_match(match.pk) == "finished", Match.objects.get(pk=match.pk).error
     return match

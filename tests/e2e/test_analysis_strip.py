@@ -8,14 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from e2e_matches import short_evolution
 from e2e_pages import log_in
 from playwright.sync_api import expect
 
-from tournaments.builtins import ensure_builtin
 from tournaments.dispatch import runner
-from tournaments.models import Ladder, Match
-from tournaments.new_matches import create_match
-from workers.runner import run_match
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -31,19 +28,11 @@ def embedded_runner_stopped(settings: Any) -> Iterator[None]:
     runner().stop_embedded()
 
 
-def short_game(charlie: Any) -> Match:
-    ladder = Ladder.objects.create(name="short evolution", game="evolution", players_per_match=2, created_by=charlie,
-                                   options={"deck": "short"})
-    match = create_match(ladder, [ensure_builtin("greedy"), ensure_builtin("random")], 8)
-    assert run_match(match.pk) == "finished"
-    return match
-
-
 def test_a_player_analyses_a_seat_and_follows_its_biggest_loss_on_a_desktop_and_a_phone(
     browser: Any, live_server: Any, problems: Any, charlie: Any, check_a11y: Any, screenshot: Any
 ) -> None:
     """One analysis (3 games per option: the fewest that mark), then the same strip on a phone."""
-    match = short_game(charlie)
+    match = short_evolution(charlie)
     context = browser.new_context(base_url=live_server.url, viewport=SIZES["desktop"])
     page = context.new_page()
     problems.watch(page)

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 from replays.frames import frames
 from replays.models import Replay
 from tournaments import ladder_clock
+from tournaments.builtins import ensure_builtin
 from tournaments.ladders import join_ladder, schedule_ladder
 from tournaments.models import Bot, BotVersion, Ladder, Match, Tournament
 from tournaments.scheduling import start_tournament
@@ -89,12 +90,73 @@ def test_a_bracket_shows_set_scores_and_lines_between_rounds(sized: tuple[str, A
         first = sets.nth(i).locator("li").first
         expect(first).to_have_class("through")
         expect(first.locator(".wins")).to_have_text(re.compile(r"^[0-3]$"))
-    line = "el => getComputedStyle(el, '::before').borderTopWidth"
-    assert page.locator(".bracket .round").nth(1).locator(".table").first.evaluate(line) == "2px"
-    assert page.locator(".bracket .round").nth(0).locator(".table").first.evaluate(line) == "0px"
+    assert_joins_line_up(page, expected_joins(cup))
     fits(page, size)
     check_a11y(page)
     screenshot(page, f"bracket-sets-{size}")
+
+
+def expected_joins(tournament: Tournament) -> dict[str, set[str]]:
+    """Each set or bye of a later round (its anchor on the page) and the sets and byes of the round before whose
+    entrants sit at it, read from the matches and byes themselves."""
+    seated: dict[int, dict[frozenset[int], str]] = {}
+    for round_ in sorted(set(Match.objects.filter(tournament=tournament).values_list("round", flat=True))):
+        matches = Match.objects.filter(tournament=tournament, round=round_).order_by("pk")
+        tables = list(dict.fromkeys(frozenset(s.bot_version_id for s in m.seats.all()) for m in matches))
+        seated[round_] = {entrants: f"table-{round_}-{i}" for i, entrants in enumerate(tables, start=1)}
+        byes = [e.bot_version_id for e in tournament.entry_set.order_by("pk") if round_ in e.byes]
+        seated[round_].update({frozenset([v]): f"bye-{round_}-{i}" for i, v in enumerate(byes, start=1)})
+    return {anchor: {a for entrants_before, a in seated[round_ - 1].items() if entrants & entrants_before}
+            for round_ in seated if round_ - 1 in seated for entrants, anchor in seated[round_].items()}
+
+
+CENTRES = """(el, ids) => {
+  const box = r => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom, middle: (r.top + r.bottom) / 2});
+  const join = el.closest('.bracket').querySelector(`.join-v[data-to="${el.id}"]`);
+  return {to: box(el.getBoundingClientRect()), join: join && box(join.getBoundingClientRect()),
+          from: ids.map(id => box(document.getElementById(id).getBoundingClientRect()))};
+}"""
+
+
+def assert_joins_line_up(page: Any, joins: dict[str, set[str]]) -> None:
+    """Each later set names its feeders, and its join runs down the gap between the rounds from the highest centre
+    among them and it to the lowest (within 3 px), the feeders' own centres included."""
+    assert joins and any(len(feeders) > 1 for feeders in joins.values())
+    for anchor, feeders in joins.items():
+        fed = page.locator(f"#{anchor}")
+        assert set(str(fed.get_attribute("data-from")).split()) == feeders
+        at = fed.evaluate(CENTRES, sorted(feeders))
+        assert at["join"] is not None, f"no join into {anchor}"
+        middles = [f["middle"] for f in at["from"]] + [at["to"]["middle"]]
+        assert abs(at["join"]["top"] - min(middles)) <= 3 and abs(at["join"]["bottom"] - max(middles)) <= 3, at
+        assert all(f["right"] <= at["join"]["left"] for f in at["from"]) and at["join"]["right"] <= at["to"]["left"]
+        if len(feeders) > 1:  # a real bracket: the set sits between the two it joins
+            assert min(middles[:-1]) - 3 <= at["to"]["middle"] <= max(middles[:-1]) + 3, at
+
+
+def test_a_bracket_with_byes_joins_each_set_to_the_sets_that_feed_it(sized: tuple[str, Any], tinynim: Any,
+                                                                     builtin_versions: dict[str, Any],
+                                                                     make_tournament: Any, check_a11y: Any,
+                                                                     screenshot: Any) -> None:
+    size, page = sized
+    for name in ("greedy-3", "random-3"):
+        builtin_versions[name] = ensure_builtin(name, name.partition("-")[0])
+    cup = make_tournament(entrants=("greedy", "random", "greedy-2", "random-2", "greedy-3", "random-3"),
+                          format="single_elimination", name="six cup")
+    play_out(cup)
+    page.goto(f"/tournaments/{cup.pk}/")
+    expect(page.locator(".bracket .round")).to_have_count(3)  # 3 sets; a set and a bye; the final
+    joins = expected_joins(cup)
+    assert_joins_line_up(page, joins)
+    check_a11y(page)
+    screenshot(page, f"bracket-lines-{size}")
+    page.locator(".bracket details.set-games summary").first.click()  # a set opens: the lines follow it
+    assert_joins_line_up(page, joins)
+    page.emulate_media(color_scheme="dark")
+    color = page.locator(".bracket .join-v").first.evaluate("el => getComputedStyle(el).borderLeftColor")
+    assert color == "rgb(161, 169, 182)"  # the dark --muted: a light line on the dark page
+    check_a11y(page)
+    screenshot(page, f"bracket-lines-{size}-dark")
 
 
 def test_the_ladder_says_when_its_next_round_comes(sized: tuple[str, Any], check_a11y: Any, screenshot: Any) -> None:

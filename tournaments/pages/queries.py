@@ -121,6 +121,7 @@ class Round:
     number: int
     tables: list[Table]
     byes: list[str]  # labels of the entrants who sat out (a bye counts as a won table)
+    bye_entrants: list[int] = field(default_factory=list)  # their bot version ids, in the same order
 
 
 def rounds(tournament: Tournament, user: Any) -> list[Round]:
@@ -141,8 +142,8 @@ def rounds(tournament: Tournament, user: Any) -> list[Round]:
             for table in tables:
                 table.advanced = [label.get(v, "?") for v in table.entrants if v not in out] if all(
                     g.status == Match.Status.FINISHED for g in table.games) else []
-        byes = [label[e.bot_version_id] for e in entries if number in e.byes]
-        result.append(Round(number, tables, byes))
+        sat_out = [e.bot_version_id for e in entries if number in e.byes]
+        result.append(Round(number, tables, [label[v] for v in sat_out], sat_out))
     return result
 
 

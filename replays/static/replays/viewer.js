@@ -87,6 +87,7 @@
     this.cfg = config;
     this.ctx = { game: config.game, seats: config.seats, players: config.players, units: config.score_units };
     this.chunk = config.chunk || 40;
+    this.chartMark = null;  // the score chart's keyboard marker (bindChartKeys), a step while the chart has the focus
     this.view = config.view;
     this.views = config.views;
     this.status = config.status;
@@ -443,22 +444,38 @@
       return Math.max(0, Math.min(last, Math.round((e.clientX - rect.left - left) / (right - left) * last)));
     };
     var tip = this.$("score-tip");
-    root.addEventListener("mousemove", function (e) {
-      var step = stepAt(e), row = data[step];
+    // The marker and its tooltip at a step, `px` from the chart's left edge; the same words go to screen readers.
+    var mark = function (step, px) {
+      var row = data[step], rect = root.getBoundingClientRect(), words = ["Step " + step];
       hover.setAttribute("x1", x(step));
       hover.setAttribute("x2", x(step));
       hover.setAttribute("visibility", "visible");
       tip.textContent = "";
-      tip.appendChild(el("strong", { text: "Step " + step }));
+      tip.appendChild(el("strong", { text: words[0] }));
       if (row) row.forEach(function (value, seat) {
+        words.push("Seat " + (seat + 1) + ": " + points(ctx, value));
         tip.appendChild(el("div", { class: "seat-" + seat }, [el("span", { class: "dot", "aria-hidden": "true" }),
-          "Seat " + (seat + 1) + ": " + points(ctx, value)]));
-      }); else tip.appendChild(el("div", { class: "muted", text: "not shown yet (Show result)" }));
-      var rect = root.getBoundingClientRect();
-      tip.style.left = Math.min(e.clientX - rect.left + 12, rect.width - 150) + "px";
+          words[words.length - 1]]));
+      }); else {
+        words.push("not shown yet (Show result)");
+        tip.appendChild(el("div", { class: "muted", text: words[1] }));
+      }
+      tip.style.left = Math.max(0, Math.min(px + 12, rect.width - 150)) + "px";
       tip.hidden = false;
+      return words.join(", ");
+    };
+    // From the keyboard (bindChartKeys): the marker where the keys left it, in the chart's own scale.
+    this.markChart = function (step) {
+      var said = mark(step, x(step) * root.getBoundingClientRect().width / width);
+      if (self.$("score-said").textContent !== said) self.$("score-said").textContent = said;
+    };
+    this.chartSteps = last;
+    root.addEventListener("mousemove", function (e) { mark(stepAt(e), e.clientX - root.getBoundingClientRect().left); });
+    root.addEventListener("mouseleave", function () {
+      if (self.chartMark !== null) { self.markChart(self.chartMark); return; }
+      hover.setAttribute("visibility", "hidden");
+      tip.hidden = true;
     });
-    root.addEventListener("mouseleave", function () { hover.setAttribute("visibility", "hidden"); tip.hidden = true; });
     root.addEventListener("click", function (e) {
       self.pause();
       self.follow = false;
@@ -466,7 +483,40 @@
     });
     box.textContent = "";
     box.appendChild(root);
+    if (this.chartMark !== null) this.markChart(this.chartMark = Math.min(this.chartMark, last));
     this.drawLegend(data);
+  };
+
+  /* The chart from the keyboard: focused, it shows the marker at the shown step; ← → (and ↓ ↑) move it a step,
+     Page Up / Page Down ten, Home / End to either end, and Enter or space goes there, like a click. Its keys stay its
+     own while it has the focus (the viewer's ← → would step the game instead). */
+  Viewer.prototype.bindChartKeys = function () {
+    var self = this, box = this.$("score-chart-svg"), moves = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1,
+      ArrowDown: -1, PageUp: 10, PageDown: -10 };
+    box.addEventListener("focus", function () {
+      if (!self.markChart) return;
+      self.chartMark = Math.min(self.step, self.chartSteps);
+      self.markChart(self.chartMark);
+    });
+    box.addEventListener("blur", function () {
+      self.chartMark = null;
+      self.$("score-tip").hidden = true;
+      var hover = box.querySelector(".hover");
+      if (hover) hover.setAttribute("visibility", "hidden");
+    });
+    box.addEventListener("keydown", function (e) {
+      if (e.altKey || e.ctrlKey || e.metaKey || self.chartMark === null) return;
+      var at = self.chartMark;
+      if (moves[e.key]) at += moves[e.key];
+      else if (e.key === "Home") at = 0;
+      else if (e.key === "End") at = self.chartSteps;
+      else if (e.key === "Enter" || e.key === " ") { self.pause(); self.follow = false; self.go(at); }
+      else return;
+      e.preventDefault();
+      e.stopPropagation();
+      self.chartMark = Math.max(0, Math.min(self.chartSteps, at));
+      self.markChart(self.chartMark);
+    });
   };
 
   Viewer.prototype.drawLegend = function (data) {
@@ -754,6 +804,7 @@
     this.$("btn-play").addEventListener("click", function () { self.toggle(); });
     this.$("btn-next-fault").addEventListener("click", function () { self.nextFault(); });
     this.$("show-result").addEventListener("change", function (e) { self.reveal(e.target.checked); });
+    this.bindChartKeys();
     var width = window.innerWidth;
     window.addEventListener("resize", function () {
       if (window.innerWidth === width) return;  // a phone's toolbar sliding away changes only the height
@@ -774,11 +825,12 @@
       self.view = e.target.value;
       self.go(self.step);
     });
-    // Space plays or pauses wherever the focus is, except where it types or opens a list: a focused button (the
-    // last one clicked) or the scrubber would otherwise take it as "press me again".
+    // Space plays or pauses wherever the focus is, except where it types, opens a list or folds a panel out (a
+    // summary: "Branch from here"): a focused button (the last one clicked) or the scrubber would otherwise take it
+    // as "press me again". The score chart keeps its own keys (bindChartKeys).
     var spaceIsOurs = function (target) {
       var tag = (target && target.tagName) || "";
-      return !/^(SELECT|TEXTAREA)$/.test(tag) && !(tag === "INPUT" && target.type !== "range");
+      return !/^(SELECT|TEXTAREA|SUMMARY)$/.test(tag) && !(tag === "INPUT" && target.type !== "range");
     };
     document.addEventListener("keydown", function (e) {
       var tag = (e.target && e.target.tagName) || "";
