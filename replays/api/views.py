@@ -185,7 +185,7 @@ class NotReplayable(exceptions.APIException):
     default_code = "not_replayable"
 
 
-@method_decorator(gzip_page, name="dispatch")  # a page of frames is large and repetitive (docs/scaling.md)
+@method_decorator(gzip_page, name="dispatch")  # a page of frames repeats the board from step to step
 class FramesView(APIView):
     permission_classes = [permissions.AllowAny]
 
@@ -217,6 +217,8 @@ class FramesView(APIView):
         over = is_over(match)
         self._check_access(request, match, seat, over)
         src = live.source(match)
+        if src is None and seat == PUBLIC:  # before play nobody but owners and staff sees a frame (docs/api.md)
+            raise exceptions.NotFound(f"match {pk} is {match.status}: its public view opens once it plays")
         document = src.document if src is not None else {"header": live.live_header(match), "actions": []}
         try:
             page = frames(document, start, stop, seat) if start <= len(document["actions"]) else []

@@ -96,6 +96,7 @@ def test_it_exports_the_replay_file(client: Client, match: Match) -> None:
 def test_a_queued_match_has_no_frames_and_no_file(client: Client, match: Match) -> None:
     assert client.get(f"/replays/{match.pk}/").status_code == 200
     assert frames(client, match, "0").status_code == 401
+    assert frames(client, match, "public").status_code == 404  # not even the public view of the opening position
     assert client.get(f"/replays/{match.pk}/export/").status_code == 404
 
 
