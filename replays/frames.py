@@ -9,8 +9,8 @@ from replays.verify import Resimulation
 
 PUBLIC = "public"
 HIDDEN = "?"
-# Frames per request, for every reader of frames: the API's /api/matches/ID/frames/ and the viewer's
-# /replays/ID/frames.json (docs/api.md, "Frames").
+# Frames per request of the one frames endpoint, /api/matches/ID/frames/, which the viewer reads in chunks of this
+# size too (docs/api.md, "Replays and frames").
 MAX_FRAMES = 100
 
 
@@ -20,8 +20,9 @@ def frames(
     """Frames start..stop-1; frame 0 is the position before the first action, frame k the one after action k-1.
 
     Each frame holds the view (seat's, the public one when seat is "public", or omniscient when seat is None), the
-    events of the action that led to it, and the decision pending there. Callers decide who may see the omniscient
-    view.
+    action that led to it and its events, the decision pending there, and `decided`: the decision just taken (the
+    previous frame's pending decision, as this view may see it, with the action's record). Callers decide who may
+    see the omniscient view.
     """
     if isinstance(seat, str) and seat != PUBLIC:
         raise ValueError(f"a frame's view is a seat number, {PUBLIC!r} or None (omniscient), got {seat!r}")
@@ -31,19 +32,25 @@ def frames(
     sim = Resimulation(document["header"])
     result = []
     events: list[Any] = []
+    pending: dict[str, Any] | None = None  # the previous frame's decision, as this view sees it
     for index in range(last):
         if index > 0:
             events = sim.step(index - 1, actions[index - 1])
         state = sim.state
+        if index + 1 < start:
+            continue
+        decision = _visible_decision(state.decision(), own, public)
         if index >= start:
-            decision = state.decision()
+            action = actions[index - 1] if index > 0 else None
             result.append({
                 "step": index,
-                "action": actions[index - 1] if index > 0 else None,
+                "action": action,
                 "events": events,
                 "view": public_view(state, document["header"]["players"]) if public else state.view(own),
-                "decision": _visible_decision(decision, own, public),
+                "decision": decision,
+                "decided": None if action is None else dict(pending or {}, **action),
             })
+        pending = decision
     return result
 
 

@@ -9,7 +9,6 @@ app_name = "replays"
 urlpatterns = [
     path("<int:pk>/", views.viewer, name="viewer"),
     path("<int:pk>/log.json", views.log, name="log"),
-    path("<int:pk>/frames.json", views.frame_range, name="frames"),
     path("<int:pk>/export/", views.export, name="export"),
     path("<int:pk>/scores.json", scores.scores, name="scores"),
     path("<int:pk>/seats/<int:seat>/log.json", seat_logs.seat_log, name="seat_log"),

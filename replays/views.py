@@ -1,11 +1,9 @@
-"""The replay viewer page and its JSON: the event log (also the live progress), frames by range and view, export.
+"""The replay viewer page and its JSON: the event log (also the live progress) and the export.
 
-- `GET /replays/<match>/`: the viewer.
+- `GET /replays/<match>/`: the viewer. It reads its frames from the API, `/api/matches/<match>/frames/`
+  (replays/api/views.py), in chunks of MAX_FRAMES, with the page's session cookie.
 - `GET /replays/<match>/log.json?since=N`: status, step count, views allowed now, and the log after step N. While
-  the match runs, the viewer polls it for progress.
-- `GET /replays/<match>/frames.json?start=A&stop=B&view=0|omniscient`: frames A..B-1 (at most MAX_FRAMES, the
-  API's cap too), each with the view, the events, the pending decision, and the decision just taken with its
-  options when the view may see them. The omniscient view is refused until the match is over (admins excepted).
+  the match runs, the viewer polls it for progress (docs/architecture.md#replays says why it is not an API route).
 - `GET /replays/<match>/export/`: the self-contained replay file.
 - `GET /replays/games/<game>.js`: the script that draws a game's board, from beside the game's module.
 """
@@ -27,7 +25,7 @@ from engine.core import InvalidOptions
 from engine.registry import viewer_of
 from replays import live
 from replays.format import encode_replay
-from replays.frames import MAX_FRAMES, frames, seat_of
+from replays.frames import MAX_FRAMES
 from replays.verify import ReplayMismatch
 from tournaments import visibility
 from tournaments.models import Match
@@ -50,7 +48,7 @@ def viewer(request: HttpRequest, pk: int) -> HttpResponse:
                    "rank": s.rank} for s in seats],
         "views": views, "view": "omniscient" if "omniscient" in views else (views[0] if views else None),
         "chunk": MAX_FRAMES, "score_units": game_viewer["score_units"], "max_faults": match.max_faults,
-        "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("replays:frames", args=[match.pk]),
+        "urls": {"log": reverse("replays:log", args=[match.pk]), "frames": reverse("api:match-frames", args=[match.pk]),
                  "scores": reverse("replays:scores", args=[match.pk])},
         "seat_logs": {str(s.number): reverse("replays:seat_log", args=[match.pk, s.number]) for s in seats
                       if visibility.can_see_seat_log(request.user, s.bot_version.bot.owner_id)},
@@ -112,43 +110,6 @@ def log(request: HttpRequest, pk: int) -> JsonResponse:
         body["outcome"] = src.document["footer"]["outcome"]
         body["forfeited"] = src.document["footer"].get("forfeited")
     return cache_if_over(JsonResponse(body), over)
-
-
-@gzip_page
-def frame_range(request: HttpRequest, pk: int) -> JsonResponse:
-    match = match_or_404(pk)
-    view, over = request.GET.get("view", ""), visibility.is_over(match)
-    if view not in visibility.allowed_views(request.user, match, over):
-        return JsonResponse({"detail": f"view {view!r} is not available for match {match.pk} now: the omniscient "
-                                       "view opens once the match is over, and while it runs (or, in a private "
-                                       "bot's validation match, ever) a seat's view is for that seat's bot "
-                                       "owner"}, status=403)
-    src = live.source(match)
-    if src is None:
-        raise Http404("this match has nothing to show yet")
-    start = max(0, _int(request.GET.get("start"), 0))
-    stop = min(_int(request.GET.get("stop"), start + MAX_FRAMES), start + MAX_FRAMES, src.steps)
-    seat = seat_of(view)
-    try:
-        found = frames(src.document, max(0, start - 1), stop, seat) if stop > start else []
-    except ReplayMismatch as exc:
-        return JsonResponse({"detail": live.not_replayable(match.pk, exc)}, status=500)
-    decided = visibility.seat_frames(_with_decided(found, start), seat, over)
-    body = {"match": match.pk, "view": view, "start": start, "steps": src.steps, "finished": src.is_finished,
-            "frames": decided}
-    return cache_if_over(JsonResponse(body), over)
-
-
-def _with_decided(found: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
-    """Attach to each frame the decision that led to it: the previous frame's pending decision plus the choice."""
-    result = []
-    for previous, frame in zip([None, *found], found, strict=False):
-        if frame["step"] < start:
-            continue
-        action, pending = frame["action"], previous["decision"] if previous else None
-        frame["decided"] = None if action is None else dict(pending or {}, **action)
-        result.append(frame)
-    return result
 
 
 def export(request: HttpRequest, pk: int) -> HttpResponse:

@@ -48,7 +48,7 @@ CASES: dict[str, tuple[str, str, Any, str, str]] = {
                          "at most 100 frames"),
     "frames: no such seat": ("get", "/api/matches/{finished}/frames/?seat=7", None, "anonymous", "seats 0 to 1"),
     "frames: seat not a number": ("get", "/api/matches/{finished}/frames/?seat=x", None, "anonymous",
-                                  "valid integer"),
+                                  "a seat number (0, 1, ...) or 'public', got 'x'"),
     "frames: unknown parameter": ("get", "/api/matches/{finished}/frames/?sete=1", None, "anonymous",
                                   "unknown field 'sete'"),
     "ladder feed: bad since": ("get", "/api/ladders/{ladder}/feed/?since=soon", None, "anonymous", "ISO 8601"),

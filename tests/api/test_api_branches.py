@@ -124,11 +124,10 @@ def test_a_staff_branch_of_a_match_that_is_not_over_keeps_the_parents_secrets(wo
     assert bob.get(f"/api/matches/{child.pk}/").json()["seed"] is None
     assert bob.get(f"/api/matches/{child.pk}/frames/").status_code == 403  # the omniscient view
     assert bob.get(f"/api/matches/{child.pk}/replay/actions/").status_code in (403, 404)
-    assert bob.get(f"/replays/{child.pk}/frames.json?view=omniscient").status_code == 403
-    assert bob.get(f"/replays/{child.pk}/frames.json?view=0").status_code == 403  # alice's seat
+    assert bob.get(f"/api/matches/{child.pk}/frames/?seat=0").status_code == 403  # alice's seat
     Match.objects.filter(pk=sibling.pk).update(status=Match.Status.FINISHED)
     assert bob.get(f"/api/matches/{child.pk}/").json()["seed"] == FINISHED_SEED
-    assert bob.get(f"/replays/{child.pk}/frames.json?view=omniscient").status_code == 200
+    assert bob.get(f"/api/matches/{child.pk}/frames/").status_code == 200
 
 
 def test_a_branch_seat_log_is_for_its_bots_owner_only(world: World) -> None:

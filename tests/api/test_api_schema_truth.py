@@ -63,6 +63,15 @@ def test_every_line_of_both_feeds_fits_its_documented_kind(world: World, schema:
     assert list(media) == ["application/x-ndjson"]
 
 
+def test_frames_in_every_view_fit_their_documented_shape(world: World, schema: dict[str, Any]) -> None:
+    for role, match, seat in (("anonymous", world.finished, None), ("anonymous", world.finished, 1),
+                              ("anonymous", world.running, "public"), ("owner", world.running, 0)):
+        body = world.client(role).get(f"/api/matches/{match.pk}/frames/", {} if seat is None else {"seat": seat})
+        assert body.status_code == 200 and body.json()["frames"], (role, match.pk, seat)
+        assert any(frame["decided"] for frame in body.json()["frames"])
+        check(schema, "FramePage", body.json())
+
+
 def test_a_version_has_the_owners_shape_for_the_owner_and_the_public_one_for_others(
     world: World, schema: dict[str, Any]
 ) -> None:

@@ -72,7 +72,7 @@ def test_fifty_open_feeds_leave_pages_and_the_api_answering(server: Server) -> N
     feeds = [server.open_feed(path) for path in paths]
     assert [response.status for _, response in feeds] == [200] * FEEDS
     pages = ["/", f"/ladders/{world.ladder.pk}/", "/matches/", "/api/matches/", f"/api/matches/{world.running.pk}/",
-             f"/replays/{world.finished.pk}/frames.json?view=omniscient", "/static/ludus/site.css", "/healthz"]
+             f"/api/matches/{world.finished.pk}/frames/", "/static/ludus/site.css", "/healthz"]
     answers = [server.get(path)[0] for _ in range(5) for path in pages]
     assert answers == [200] * len(answers)
     assert not any(response.isclosed() for _, response in feeds), "a feed closed while the pages were read"

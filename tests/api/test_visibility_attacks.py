@@ -148,17 +148,17 @@ def test_a_finished_game_keeps_its_secrets_while_another_game_of_its_set_is_pend
     assert api.get(f"/api/matches/{first.pk}/replay/actions/").status_code == 404
     assert api.get(f"/api/matches/{first.pk}/frames/").status_code == 403
     assert api.get(f"/api/matches/{first.pk}/frames/?seat=0").status_code == 403
-    assert client.get(f"/replays/{first.pk}/frames.json?view=omniscient").status_code == 403
+    assert api.get(f"/api/matches/{first.pk}/frames/?seat=public").status_code == 200  # what every seat sees
     assert client.get(f"/replays/{first.pk}/export/").status_code == 404
     assert world.client("admin").get(f"/api/matches/{first.pk}/replay/").status_code == 200
 
 
-# --- the page's frames of a running match ---------------------------------------------------------------------------
+# --- the viewer's frames of a running match -------------------------------------------------------------------------
 
 
-def test_the_page_frames_of_a_running_match_carry_no_other_seats_choices(world: World, client: Client) -> None:
-    client.force_login(world.users["owner"])
-    body = client.get(f"/replays/{world.running.pk}/frames.json?view=0").json()
+def test_the_viewers_frames_of_a_running_match_carry_no_other_seats_choices(world: World, client: Client) -> None:
+    client.force_login(world.users["owner"])  # the viewer page's session cookie, as its script sends it
+    body = client.get(f"/api/matches/{world.running.pk}/frames/?seat=0").json()
     others = [frame for frame in body["frames"] if frame["action"] and frame["action"]["seat"] != 0]
     assert others, "the live match has actions of seat 1 so far"
     assert all("choice" not in frame["action"] and "choice" not in frame["decided"] for frame in others), others

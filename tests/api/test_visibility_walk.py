@@ -169,11 +169,10 @@ RESOURCE_OF_ROUTE = {"replays:head_to_head": "bots"}  # a route whose <pk> is no
 PLAIN_PARAMETERS = {"name": "evolution", "object_id": "1", "id": "1", "app_label": "tournaments",
                     "content_type_id": "1", "uidb64": "MQ", "token": "set-password", "seat": "0",
                     "version": "1", "game": "evolution"}
-QUERIES = {"api:match-frames": ["", "?seat=0", "?seat=1", "?start=1&stop=4"],
+QUERIES = {"api:match-frames": ["", "?seat=0", "?seat=1", "?seat=public", "?start=1&stop=4"],
            "api:match-list": ["", "?page_size=100"], "api:bot-list": ["", "?page_size=100"],
            "api:version-list": ["", "?page_size=100"], "api:tournament-list": ["", "?page_size=100"],
            "api:version-test-list": ["", "?page_size=100", "?author=alice"], "pages:tests": ["", "?author=alice"],
-           "replays:frames": ["?view=0", "?view=1", "?view=public", "?view=omniscient"],
            "replays:scores": ["?view=0", "?view=1", "?view=public", "?view=omniscient"],
            "replays:log": ["", "?since=1"]}
 SKIPPED = {"api:not-found"}  # the catch-all: every other path under /api/ is its own 404

@@ -116,7 +116,7 @@ def test_a_live_match_advances_while_the_page_is_open(
         expect(page.locator("#view-select option").first).to_have_attribute("value", str(own))
         expect(page.locator("#view-select option").last).to_have_attribute("value", "public")
         expect(page.locator("#view-select")).to_have_value(str(own))
-        refused = page.request.get(f"/replays/{match.pk}/frames.json?view=omniscient&start=0")
+        refused = page.request.get(f"/api/matches/{match.pk}/frames/?start=0")  # the omniscient view, as alice
         assert refused.status == 403
         expect(page.locator("#step-counter")).to_have_text("0 / 0")
 
@@ -163,7 +163,7 @@ def test_a_spectator_follows_a_live_match_on_the_public_board(
         # Anyone sees the public view (what every seat sees), never a seat's own or the omniscient one.
         expect(page.locator("#view-select option")).to_have_count(1)
         expect(page.locator("#view-select")).to_have_value("public")
-        assert page.request.get(f"/replays/{match.pk}/frames.json?view=0&start=0").status == 403
+        assert page.request.get(f"/api/matches/{match.pk}/frames/?seat=0&start=0").status == 401  # log in first
         gate.release(12)
         expect(page.locator("#step-counter")).to_have_text("12 / 12")
         expect(page.locator("#board")).to_have_attribute("data-view", "public")

@@ -1,4 +1,5 @@
-"""The viewer's JSON: who may see which frames (the server decides), the log, chunking and the export file."""
+"""The viewer's JSON: the frames it reads from the API (who may see which: the server decides), the log and the
+export file."""
 
 from __future__ import annotations
 
@@ -31,13 +32,15 @@ def evolution_match(make_tournament: Any) -> Match:
 
 
 def frames(client: Client, match: Match, view: str, start: int = 0, stop: int | None = None) -> Any:
-    query = f"view={view}&start={start}" + (f"&stop={stop}" if stop is not None else "")
-    return client.get(f"/replays/{match.pk}/frames.json?{query}")
+    """The frames the viewer fetches for a view: /api/matches/ID/frames/ with the view's `seat` (none: omniscient)."""
+    query: dict[str, Any] = {"start": start} | ({} if stop is None else {"stop": stop})
+    query |= {} if view == "omniscient" else {"seat": view}
+    return client.get(f"/api/matches/{match.pk}/frames/", query)
 
 
 def test_it_serves_every_view_of_a_finished_match_to_anyone(client: Client, match: Match) -> None:
     assert run_match(match.pk) == "finished"
-    for view in ("0", "1", "omniscient"):
+    for view in ("0", "1", "public", "omniscient"):
         response = frames(client, match, view)
         assert response.status_code == 200, view
         body = response.json()
@@ -59,10 +62,12 @@ def test_it_attaches_each_decision_with_its_options_and_choice(client: Client, m
         assert decided["options"] and "kind" in decided
 
 
-def test_it_pages_frames_in_chunks(client: Client, match: Match) -> None:
+def test_a_seats_view_shows_the_options_of_its_own_decisions_only(client: Client, match: Match) -> None:
     assert run_match(match.pk) == "finished"
-    body = frames(client, match, "0", start=0, stop=10_000).json()
-    assert len(body["frames"]) == min(40, body["steps"])
+    decided = [frame["decided"] for frame in frames(client, match, "0", start=1).json()["frames"]]
+    assert {d["seat"] for d in decided} == {0, 1}
+    assert all(("options" in d) == (d["seat"] == 0) for d in decided), decided
+    assert all("choice" in d for d in decided)  # the match is over: every seat's choice
 
 
 def test_it_refuses_the_omniscient_view_and_other_seats_while_the_match_runs(
@@ -71,8 +76,8 @@ def test_it_refuses_the_omniscient_view_and_other_seats_while_the_match_runs(
     assert claim_match(match.pk, "test-runner")
     document, _ = play_match(match, list(match.seats.select_related("bot_version__bot").order_by("number")))
     save_progress(match.pk, 1, document["actions"][:3])
-    assert frames(client, match, "omniscient").status_code == 403
-    assert frames(client, match, "0").status_code == 403
+    assert frames(client, match, "omniscient").status_code == 401  # anonymous: log in as an owner
+    assert frames(client, match, "0").status_code == 401
     log = client.get(f"/replays/{match.pk}/log.json").json()
     assert (log["status"], log["steps"], log["views"], log["finished"]) == ("running", 4, ["public"], False)
     assert all("choice" not in entry for entry in log["log"])
@@ -90,7 +95,8 @@ def test_it_exports_the_replay_file(client: Client, match: Match) -> None:
 
 def test_a_queued_match_has_no_frames_and_no_file(client: Client, match: Match) -> None:
     assert client.get(f"/replays/{match.pk}/").status_code == 200
-    assert frames(client, match, "0").status_code == 403
+    assert frames(client, match, "0").status_code == 401
+    assert frames(client, match, "public").status_code == 404  # not even the public view of the opening position
     assert client.get(f"/replays/{match.pk}/export/").status_code == 404
 
 

@@ -56,6 +56,11 @@ def as_user(user: Any) -> Client:
     return client
 
 
+def frames_url(match: Match, view: str) -> str:
+    """The frames the viewer reads for a view: the API's, with the view's seat (none for the omniscient one)."""
+    return f"/api/matches/{match.pk}/frames/" + ("" if view == "omniscient" else f"?seat={view}")
+
+
 # --- the kept smoke match: who may open what (attacks first) -------------------------------------------------------
 
 
@@ -68,12 +73,14 @@ def test_another_user_sees_no_seat_view_choice_seed_or_source_of_a_private_bots_
     client = as_user(bob if role == "bob" else None)
     base = f"/replays/{match.pk}"
     for view in ("0", "omniscient"):
-        refused = client.get(f"{base}/frames.json?view={view}")
-        assert refused.status_code == 403 and "private bot's validation match" in refused.json()["detail"], view
+        refused = client.get(frames_url(match, view))
+        if role == "bob":
+            assert refused.status_code == 403 and "private bot's validation match" in refused.json()["detail"], view
+        else:
+            assert refused.status_code == 401, view  # log in: an anonymous reader is nobody's owner
         assert client.get(f"{base}/scores.json?view={view}").status_code == 403, view
     assert client.get(f"{base}/seats/0/log.json").status_code == 404
     assert client.get(f"{base}/export/").status_code == 404
-    assert client.get(f"/api/matches/{match.pk}/frames/?seat=0").status_code in (401, 403)
     assert client.get(f"/api/matches/{match.pk}/replay/").status_code == 404
     assert client.get(f"/api/matches/{match.pk}/replay/actions/").status_code == 404
     row = client.get(f"/api/matches/{match.pk}/").json()
@@ -82,7 +89,7 @@ def test_another_user_sees_no_seat_view_choice_seed_or_source_of_a_private_bots_
     assert client.get(f"/versions/{version.pk}/").status_code == 404
     viewer = client.get(f"{base}/").content.decode()
     assert "candidate" not in viewer and "good bot: ready" not in viewer
-    public = client.get(f"{base}/frames.json?view=public&start=0&stop=40").json()["frames"]
+    public = client.get(frames_url(match, "public") + "&start=0&stop=40").json()["frames"]
     assert all("choice" not in (frame.get("decided") or {}) for frame in public)  # no choice of its seat either
 
 
@@ -92,11 +99,11 @@ def test_the_owner_and_staff_open_a_private_bots_validation_match(alice: Any, ad
     owner, staff, base = as_user(alice), as_user(admin_user), f"/replays/{match.pk}"
     for client in (owner, staff):
         assert f'href="/replays/{match.pk}/#view=0"' in client.get(f"/versions/{version.pk}/").content.decode()
-    assert owner.get(f"{base}/frames.json?view=0").status_code == 200
+    assert owner.get(frames_url(match, "0")).status_code == 200
     assert "good bot: ready" in owner.get(f"{base}/seats/0/log.json").json()["log"]
-    assert owner.get(f"{base}/frames.json?view=1").status_code == 403  # a built-in's seat: not the owner's
+    assert owner.get(frames_url(match, "1")).status_code == 403  # a built-in's seat: not the owner's
     for view in ("0", "1", "omniscient"):
-        assert staff.get(f"{base}/frames.json?view={view}").status_code == 200, view
+        assert staff.get(frames_url(match, view)).status_code == 200, view
     assert staff.get(f"{base}/export/").status_code == 200
 
 
@@ -105,7 +112,7 @@ def test_anyone_opens_a_public_bots_validation_match_but_not_its_stderr(alice: A
     _, match = validated(alice, FIXTURES / "good_bot.py")
     client, base = as_user(bob), f"/replays/{match.pk}"
     for view in ("0", "omniscient"):
-        assert client.get(f"{base}/frames.json?view={view}").status_code == 200, view
+        assert client.get(frames_url(match, view)).status_code == 200, view
     assert client.get(f"{base}/seats/0/log.json").status_code == 404
     assert client.get(f"{base}/export/").status_code == 200
 
@@ -161,7 +168,7 @@ def test_an_organisers_ladder_named_like_the_validation_ladder_is_left_alone(ali
                                      created_by=bob)
     _, match = validated(alice, FIXTURES / "good_bot.py", visibility="private")
     assert match.ladder_id != squatted.pk and match.ladder.name.startswith("validation evolution ")
-    assert as_user(bob).get(f"/replays/{match.pk}/frames.json?view=0").status_code == 403
+    assert as_user(bob).get(frames_url(match, "0")).status_code == 403
 
 
 @pytest.mark.django_db

@@ -279,8 +279,9 @@
     var key = view + ":" + index, self = this;
     if (this.pending[key]) return this.pending[key];
     var start = index * this.chunk;
-    var url = this.cfg.urls.frames + "?view=" + encodeURIComponent(view) + "&start=" + start +
-      "&stop=" + (start + this.chunk);
+    // The API's frames (/api/matches/ID/frames/): a seat's view or "public" is its `seat`; the omniscient has none.
+    var url = this.cfg.urls.frames + "?start=" + start + "&stop=" + (start + this.chunk) +
+      (view === "omniscient" ? "" : "&seat=" + encodeURIComponent(view));
     var promise = fetch(url, { headers: { Accept: "application/json" } }).then(function (r) {
       if (!r.ok) throw new Error("frames " + r.status);
       return r.json();
