@@ -68,7 +68,15 @@ def test_a_player_analyses_a_seat_and_follows_its_biggest_loss_on_a_desktop_and_
         expect(table.locator("tr.played")).to_have_count(1)
         expect(table.locator("tbody tr")).not_to_have_count(0)
         # The settled layout (the board and chart redraw after the jump) does not scroll sideways.
-        page.wait_for_function("document.documentElement.scrollWidth <= window.innerWidth", timeout=10_000)
+        # Polled by evaluate (the debugging protocol): wait_for_function compiles its string in the page, which the
+        # pages' Content-Security-Policy (no unsafe-eval) refuses now and then.
+        widths = [0, 0]
+        for _ in range(100):
+            widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            if widths[0] <= widths[1]:
+                break
+            page.wait_for_timeout(100)
+        assert widths[0] <= widths[1], f"the page scrolls sideways: {widths[0]} px of content in {widths[1]} px"
         check_a11y(page)
         screenshot(page, f"analysis-strip-{size}")
     context.close()
