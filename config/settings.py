@@ -329,13 +329,16 @@ def replay_storage(store: str | None, directory: Path, endpoint: str | None = No
     if not found:
         raise ImproperlyConfigured(f"environment variable LUDUS_REPLAY_STORE must look like s3://bucket or "
                                    f"s3://bucket/prefix, got {store!r}")
-    from botocore.config import Config  # only where a store is configured: botocore takes 0.1 s to import
+    # Only where a store is configured: boto3 and botocore take 0.1 s to import.
+    from boto3.s3.transfer import TransferConfig
+    from botocore.config import Config
 
     return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
         "bucket_name": found[1], "location": (found[2] or "").strip("/"), "endpoint_url": endpoint,
         "region_name": region,
         "file_overwrite": True,  # a key is its content's digest: writing it again writes the same bytes
         "querystring_auth": False, "default_acl": None,
+        "transfer_config": TransferConfig(use_threads=False),  # a replay is one small PUT: no thread pool for it
         # application/gzip: not a gzip Content-Encoding, which some clients would undo on the way
         "object_parameters": {"ContentType": "application/gzip"},
         "client_config": Config(connect_timeout=timeout, read_timeout=timeout,

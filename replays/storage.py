@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
+import weakref
 from dataclasses import dataclass
 
 from django.core.files.base import ContentFile
@@ -18,6 +20,12 @@ from django.core.files.storage import Storage, storages
 from replays.verify import ReplayMismatch
 
 logger = logging.getLogger(__name__)
+
+# After a write the store did not take, this process's results skip it for this long (their replays go pending at
+# once): an outage costs one match the store's timeouts every SKIP_SECONDS, not every match.
+SKIP_SECONDS = 10.0
+# Keyed by the store object: a changed STORAGES setting (a test's) makes a new one, with no outage behind it.
+_skipped_until: weakref.WeakKeyDictionary[Storage, float] = weakref.WeakKeyDictionary()
 
 
 class ReplayUnavailable(Exception):
@@ -66,7 +74,8 @@ def write_file(data: bytes, digest: str) -> str:
     key = key_for(digest)
     store = replay_store()
     try:
-        if not store.exists(key):
+        # An S3 store overwrites (file_overwrite): one PUT, no HEAD before it; a directory refuses to, so ask first.
+        if getattr(store, "file_overwrite", False) or not store.exists(key):
             name = store.save(key, ContentFile(data))
             if name != key:  # a concurrent writer of the same bytes took the key first on a filesystem: keep theirs
                 store.delete(name)
@@ -88,9 +97,13 @@ def read_file(key: str, digest: str) -> bytes:
 def place(data: bytes) -> Placement:
     """Write the action log to the store, before the result's transaction; when the store does not take it, say so
     (key "") and log why: the match still finishes, its replay pending in the database."""
-    digest = digest_of(data)
+    digest, store = digest_of(data), replay_store()
+    if time.monotonic() < _skipped_until.get(store, 0.0):
+        return Placement(data, digest, "")
     try:
         return Placement(data, digest, write_file(data, digest))
     except ReplayUnavailable as exc:
-        logger.warning("replay kept in the database, pending: %s", exc)
+        _skipped_until[store] = time.monotonic() + SKIP_SECONDS
+        logger.warning("replay kept in the database, pending (the store is not asked again for %.0f s): %s",
+                       SKIP_SECONDS, exc)
         return Placement(data, digest, "")

@@ -18,6 +18,7 @@ from s3server import S3Server, s3_replay_store
 from config.settings import replay_storage
 from replays import storage
 from replays.models import Replay
+from replays.moves import move_pending
 from replays.storage import ReplayDigestMismatch, ReplayUnavailable, digest_of, key_for
 from replays.verify import verify_document
 from tournaments.models import Match
@@ -88,6 +89,19 @@ def test_it_says_the_store_is_unavailable_when_it_does_not_answer(s3: S3Server, 
     s3.stop()
     with pytest.raises(ReplayUnavailable, match=f"reading {replay.location} from the replay store failed"):
         replay.action_log()
+
+
+def test_a_result_the_store_did_not_take_keeps_its_replay_in_the_database_pending(s3: S3Server,
+                                                                                  matches: list[Match]) -> None:
+    s3.stop()
+    replay = finished(matches[0])
+    assert replay.pending and replay.location == "" and digest_of(bytes(replay.actions)) == replay.digest
+    assert verify_document(replay.document())["digest"] == replay.footer["digest"]
+    s3.start()
+    # the results that follow an outage skip the store for a while: they do not each wait out its timeouts
+    assert finished(matches[1]).pending and not s3.objects()
+    assert move_pending().moved == 2 and not Replay.objects.filter(pending=True).exists()
+    assert {Replay.objects.get(pk=replay.pk).location} <= set(s3.objects())
 
 
 def test_it_checks_the_digest_of_a_replay_in_the_database_too(matches: list[Match]) -> None:
