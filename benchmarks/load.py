@@ -31,7 +31,7 @@ from benchmarks.cluster import ROOT, Cluster, setup_django
 
 EXAMPLE_BOT = ROOT / "examples" / "bots" / "evolution_bot.py"
 OPTIONS = {"deck": "short"}
-OUTSIDE = ("claim", "load", "spawn", "start", "finish", "verify", "record")
+OUTSIDE = ("claim", "load", "spawn", "start", "finish", "verify", "store", "record")
 
 
 def make_versions(count: int) -> list[Any]:

@@ -309,6 +309,53 @@ LUDUS_WORKER_FAILURE_LIMIT = env_int("LUDUS_WORKER_FAILURE_LIMIT", 3, minimum=1)
 # The most matches one tournament may schedule at once; more is refused with this number in the error.
 LUDUS_TOURNAMENT_MAX_MATCHES = env_int("LUDUS_TOURNAMENT_MAX_MATCHES", 5000, minimum=1)
 
+# --- Replay files (docs/operations.md#the-replay-store) -----------------------------------------------------------
+# The action logs live in the storage named "replays", the database keeping each one's sha256 and key. Unset
+# LUDUS_REPLAY_STORE: files under LUDUS_REPLAY_DIR (the embedded demo, development, tests). s3://bucket[/prefix]: an
+# S3-compatible store (MinIO, AWS S3) at LUDUS_REPLAY_STORE_ENDPOINT (unset: AWS), its keys from AWS_ACCESS_KEY_ID
+# and AWS_SECRET_ACCESS_KEY as boto3 reads them. A store that does not answer within LUDUS_REPLAY_STORE_TIMEOUT
+# leaves the replay in the database, pending, until beat's housekeeping moves it (every LUDUS_REPLAY_MOVE_SECONDS).
+LUDUS_REPLAY_STORE = env_optional("LUDUS_REPLAY_STORE")
+LUDUS_REPLAY_DIR = Path(env_str("LUDUS_REPLAY_DIR", str(BASE_DIR / "var" / "store")))
+
+
+def replay_storage(store: str | None, directory: Path, endpoint: str | None = None, region: str = "us-east-1",
+                   timeout: float = 5.0) -> dict[str, object]:
+    """The STORAGES entry of the replay store: the directory when store is None, else the S3 bucket it names."""
+    if not store:
+        return {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                "OPTIONS": {"location": str(directory), "base_url": None}}
+    found = re.fullmatch(r"s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(/[\w./-]*)?", store)
+    if not found:
+        raise ImproperlyConfigured(f"environment variable LUDUS_REPLAY_STORE must look like s3://bucket or "
+                                   f"s3://bucket/prefix, got {store!r}")
+    # Only where a store is configured: boto3 and botocore take 0.1 s to import.
+    from boto3.s3.transfer import TransferConfig
+    from botocore.config import Config
+
+    return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": {
+        "bucket_name": found[1], "location": (found[2] or "").strip("/"), "endpoint_url": endpoint,
+        "region_name": region,
+        "file_overwrite": True,  # a key is its content's digest: writing it again writes the same bytes
+        "querystring_auth": False, "default_acl": None,
+        "transfer_config": TransferConfig(use_threads=False),  # a replay is one small PUT: no thread pool for it
+        # application/gzip: not a gzip Content-Encoding, which some clients would undo on the way
+        "object_parameters": {"ContentType": "application/gzip"},
+        "client_config": Config(connect_timeout=timeout, read_timeout=timeout,
+                                retries={"max_attempts": 2, "mode": "standard"},
+                                s3={"addressing_style": "path"},  # MinIO's buckets are paths, not host names
+                                signature_version="s3v4")}}
+
+
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "replays": replay_storage(LUDUS_REPLAY_STORE, LUDUS_REPLAY_DIR, env_optional("LUDUS_REPLAY_STORE_ENDPOINT"),
+                              env_str("LUDUS_REPLAY_STORE_REGION", "us-east-1"),
+                              env_float("LUDUS_REPLAY_STORE_TIMEOUT", 5.0, minimum=0.1)),
+}
+LUDUS_REPLAY_MOVE_SECONDS = env_int("LUDUS_REPLAY_MOVE_SECONDS", 60, minimum=1)
+
 # --- Celery (read by config/celery.py through the CELERY_ namespace) ----------------------------------------------
 CELERY_BROKER_URL = env_optional("CELERY_BROKER_URL")  # unset: the embedded runner in manage.py
 CELERY_RESULT_BACKEND = env_optional("CELERY_RESULT_BACKEND")
@@ -321,7 +368,7 @@ CELERY_TASK_ROUTES = {
     **{name: {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.control"} for name in (
         "workers.requeue_expired", "workers.send_outbox", "workers.revalidate_stale", "workers.flag_faulty_bots",
         "workers.schedule_ladders",
-        "workers.advance_tournaments", "workers.advance_version_tests")},
+        "workers.advance_tournaments", "workers.advance_version_tests", "workers.move_pending_replays")},
     "workers.validate_version": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.validation"},
 }
 CELERY_TASK_SERIALIZER = "json"
@@ -351,6 +398,7 @@ CELERY_BEAT_SCHEDULE = {
     "advance-tournaments": {"task": "workers.advance_tournaments",
                             "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
     "advance-version-tests": {"task": "workers.advance_version_tests", "schedule": LUDUS_DISPATCH_SECONDS},
+    "move-pending-replays": {"task": "workers.move_pending_replays", "schedule": LUDUS_REPLAY_MOVE_SECONDS},
 }
 
 # --- Operations: the one-beat lease, metrics, logs (docs/operations.md) ----------------------------------------------

@@ -5,6 +5,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from replays.models import Replay
+from replays.storage import ReplayUnavailable
 from replays.store import drop_progress
 from replays.verify import ReplayMismatch, verify_document
 from tournaments import admin as tournaments_admin
@@ -24,10 +25,11 @@ class MatchAdmin(tournaments_admin.MatchAdmin):
 
 @admin.register(Replay)
 class ReplayAdmin(admin.ModelAdmin):
-    list_display = ("match", "format_version", "size", "created_at")
-    list_filter = ("format_version", "match__game")
+    list_display = ("match", "format_version", "size", "pending", "created_at")
+    list_filter = ("format_version", "pending", "match__game")
     search_fields = ("=match__id", "match__tournament__name")
-    readonly_fields = ("match", "format_version", "header", "footer", "size", "created_at")
+    readonly_fields = ("match", "format_version", "header", "footer", "size", "digest", "location", "pending",
+                       "created_at")
     exclude = ("actions",)
     actions = ["verify_replays"]
 
@@ -40,6 +42,6 @@ class ReplayAdmin(admin.ModelAdmin):
         for replay in queryset:
             try:
                 verify_document(replay.document())
-            except ReplayMismatch as exc:
+            except (ReplayMismatch, ReplayUnavailable) as exc:  # a digest mismatch is a ReplayMismatch
                 bad.append(f"match {replay.match_id}: {exc}")
         self.message_user(request, "; ".join(bad) if bad else f"{queryset.count()} replay(s) verified.")

@@ -1,6 +1,8 @@
 """The replay is stored with its match's result, and the live progress dropped with the attempt.
 
-The runner (workers/runner.py) passes store_replay to tournaments.services.record_result, and drop_progress to
+The runner (workers/runner.py) writes the replay's file first (placed_store: the store's round trip stays out of the
+result's transaction), then passes the store function it returns to tournaments.services.record_result, and
+drop_progress to
 fail_match and requeue_expired; the match admin's cancel passes drop_progress too (replays/admin.py). Each is called
 inside the transaction that ends the attempt, so an exception it raises rolls the whole result back
 (docs/architecture.md#four-packages-one-direction: replays imports tournaments, never the reverse).
@@ -8,24 +10,40 @@ inside the transaction that ends the attempt, so an exception it raises rolls th
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from django.db import connection
 
+from replays import storage
+from replays.format import encode_actions
 from replays.models import Replay
 from replays.progress import MatchProgress
 from tournaments.models import Match
 
 
-def store_replay(match: Match, document: dict[str, Any]) -> None:
-    """The replay replaces the live progress. A second replay for the match raises IntegrityError, and the whole
-    result rolls back."""
-    replay = Replay.from_document(match, document)
+def placed_store(document: dict[str, Any]) -> Callable[[Match, dict[str, Any]], None]:
+    """Write the document's action log to the replay store now, before the result's transaction; return the store
+    function for record_result, which inserts the row pointing at the file (or, the store down, holding the bytes,
+    pending). Writing twice (a retried result) writes one file: its key is its content's digest."""
+    return functools.partial(store_replay, placed=place_actions(document))
+
+
+def store_replay(match: Match, document: dict[str, Any], placed: storage.Placement | None = None) -> None:
+    """The replay replaces the live progress; its action log goes where placed says (without it, it is written to
+    the store here). A second replay for the match raises IntegrityError, and the whole result rolls back."""
+    replay = Replay.from_document(match, document, placed or place_actions(document))
     if connection.vendor == "postgresql":
         _store_and_drop(match.pk, replay)
         return
     replay.save()
     drop_progress(match.pk)
+
+
+def place_actions(document: dict[str, Any]) -> storage.Placement:
+    """The document's action log written to the store, or kept for the database when the store does not take it."""
+    return storage.place(encode_actions(document["actions"]))
 
 
 def drop_progress(match_id: int) -> None:
@@ -37,7 +55,6 @@ def _store_and_drop(match_id: int, replay: Replay) -> None:
     """Insert the replay and delete the progress in one statement, written out: the ORM's save() and delete() cost
     1.5 ms more than the statement, on every result (a round trip, a collector for related rows, and there are
     none)."""
-    replay.size = len(bytes(replay.actions))  # as Replay.save
     fields = [field for field in Replay._meta.concrete_fields if not field.primary_key]
     values = [field.get_db_prep_save(field.pre_save(replay, True), connection) for field in fields]  # as the ORM's
     quote = connection.ops.quote_name

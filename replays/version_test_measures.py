@@ -15,7 +15,7 @@ def measure_games(match_ids: list[int]) -> dict[int, dict[int, dict[str, Any]]]:
     """match id -> seat -> {"cpu_ms", "moves", "timeouts", "ms": [each move's milliseconds]} from the replays
     (cpu_ms: the sandbox's CPU counter, or the decision time of a seat that has none, a built-in bot)."""
     measured: dict[int, dict[int, dict[str, Any]]] = {}
-    for replay in Replay.objects.filter(match_id__in=match_ids).only("match_id", "actions"):
+    for replay in Replay.objects.filter(match_id__in=match_ids).only("match_id", *Replay.ACTION_LOG_FIELDS):
         seats: dict[int, dict[str, Any]] = {}
         for record in replay.action_log():
             if record.get("forced"):  # a branch's replayed prefix: no bot chose it

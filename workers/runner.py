@@ -25,7 +25,7 @@ from engine import load_game
 from replays import format as replay_format
 from replays import live
 from replays.progress import is_watched, save_progress
-from replays.store import drop_progress, store_replay
+from replays.store import drop_progress, placed_store
 from replays.verify import ReplayMismatch, branch_start, verify_document
 from replays.version_test_measures import advance_after
 from tournaments.dberrors import describe, is_connection_lost
@@ -117,9 +117,11 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
     try:
         # Safe to retry: the result is a compare-and-set in one transaction, so a retry after a commit whose
         # acknowledgement was lost is refused rather than written twice.
-        # store_replay writes the replay (and drops the live progress) inside the result's transaction.
+        # The replay's file is written first, out of the result's transaction; store inserts the row pointing at it
+        # (and drops the live progress) inside that transaction.
+        store = timings.measure("store", lambda: placed_store(document))
         timings.measure("record", lambda: with_db_retry(
-            lambda: record_result(match_id, owner, document, logs, seats, store=store_replay)))
+            lambda: record_result(match_id, owner, document, logs, seats, store=store)))
     except ResultRefused as exc:
         return f"result refused: {exc}", ""
     except (OperationalError, InterfaceError) as exc:
@@ -171,7 +173,8 @@ def with_db_retry(operation: Callable[[], T]) -> T:
 class Timings:
     """Milliseconds per phase of one match, logged by run_match: claim (with the read of the match and its seats,
     in the same statement on PostgreSQL), load (making their objects), spawn (making the seat players), play (the
-    whole game, including start and finish: the seats' processes starting and stopping), verify, record.
+    whole game, including start and finish: the seats' processes starting and stopping), verify, store (writing the
+    replay's file), record.
     """
 
     def __init__(self) -> None:

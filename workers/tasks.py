@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from replays.analysis_jobs import run_analysis, send
+from replays.moves import move_pending
 from replays.store import drop_progress
 from replays.version_test_measures import advance_all
 from tournaments.advancement import advance_running_tournaments
@@ -108,6 +109,13 @@ def advance_tournaments_task() -> int:
 def advance_version_tests_task() -> int:
     """Beat: tally every version test whose batch is played, decide or queue its next batch."""
     return advance_all()
+
+
+@shared_task(name="workers.move_pending_replays")
+def move_pending_replays_task() -> int:
+    """Beat: move the replays the store did not take when their results were written to it, each verified
+    (replays/moves.py); a store still down leaves them for the next run."""
+    return move_pending().moved
 
 
 @shared_task(name="workers.ping")

@@ -19,7 +19,8 @@ from testkit import ROOT
 from workers.sandbox.leases import RUN_LOCK_DIR
 
 COMPOSE_FILE = ROOT / "docker-compose.yml"
-ONE_SHOTS = {"migrate"}  # they run to completion; the others wait for it (service_completed_successfully)
+# They run to completion; the others wait for them (service_completed_successfully).
+ONE_SHOTS = {"migrate", "replay-bucket"}
 
 
 def compose_binary() -> str:

@@ -15,6 +15,7 @@ from django.core.management.base import CommandError
 
 from replays.format import decode_replay, encode_actions
 from replays.models import Replay
+from replays.storage import place
 from tournaments.models import Match
 from tournaments.scheduling import start_tournament
 from workers.runner import run_match
@@ -47,7 +48,8 @@ def test_it_fails_with_exit_status_1_on_a_tampered_replay(finished: list[Match])
     replay = Replay.objects.get(match=finished[1])
     actions = replay.action_log()
     actions[-1]["seat"] = (actions[-1]["seat"] + 1) % 2
-    Replay.objects.filter(pk=replay.pk).update(actions=encode_actions(actions))
+    tampered = place(encode_actions(actions))  # a well-formed file, with its own digest: only re-simulation tells
+    Replay.objects.filter(pk=replay.pk).update(location=tampered.key, digest=tampered.digest)
     with pytest.raises(CommandError) as raised:
         replay_command("verify", "--all")
     assert raised.value.returncode == 1
