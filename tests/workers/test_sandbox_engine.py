@@ -205,7 +205,7 @@ def test_the_search_bot_uploaded_plays_a_match_without_a_fault_and_never_compute
     assert validate_version(version.pk) == "active"
     version.refresh_from_db()
     tournament = create_tournament([version, builtin_versions["greedy"]], name="search", game=game,
-                                   players_per_table=2, games_per_set=1, seed=11, move_ms=200,
+                                   players_per_table=2, games_per_set=1, seed=11, move_ms=100,
                                    bank_ms=30_000)  # a loaded CI host wakes a seat late: the bank pays for it
     [match] = start_tournament(tournament, enqueue=False)
     assert run_match(match.pk) == "finished"
