@@ -414,9 +414,9 @@ def scaling_run(cluster: NamespacedCluster, machines: list[tuple[str, str]], cod
         env = {**machine_env(codes[i].parent), **namespace_env(cluster, gateway, services, label)}
         names.append(cluster.start_worker(name, code=codes[i], **env))
     ids = make_matches(versions, n, f"{label}, {len(machines)} namespaces")
-    load_before = os.getloadavg()
+    load_before, cpu_before = os.getloadavg(), cpu_times()
     throughput = run_matches(cluster, ids, names, deadline_s=3600, progress=False)
-    load_after = os.getloadavg()
+    load_after, cpu_after = os.getloadavg(), cpu_times()
     per_machine = finished_by_machine(cluster, names, ids)
     for name in names:
         cluster.stop(name)
@@ -425,10 +425,23 @@ def scaling_run(cluster: NamespacedCluster, machines: list[tuple[str, str]], cod
         once, stored = check_exactly_once(ids), check_stored(ids, s3.port, label)
     return {"machines": len(machines), "matches": n, "wall_s": throughput["wall_s"],
             "matches_per_min": throughput["matches_per_min"], "load_average_before": [round(x, 2) for x in load_before],
-            "load_average_after": [round(x, 2) for x in load_after], "matches_by_machine": per_machine,
+            "load_average_after": [round(x, 2) for x in load_after], "cpu_busy": busy_share(cpu_before, cpu_after),
+            "matches_by_machine": per_machine,
             "exactly_once": once, "replays": stored,
             "ok": once["exactly_once"] and stored["ok"] and all(per_machine.values())
             and sum(per_machine.values()) == len(ids)}
+
+
+def cpu_times() -> list[int]:
+    """The host's CPU time so far, in ticks by kind (the first line of /proc/stat)."""
+    return [int(ticks) for ticks in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+
+
+def busy_share(before: list[int], after: list[int]) -> float:
+    """The share of the host's CPU time, all cores, that was not idle between the two readings."""
+    spent = [b - a for a, b in zip(before, after, strict=True)]
+    idle = spent[3] + spent[4]  # idle and iowait
+    return round(1 - idle / max(1, sum(spent)), 3)
 
 
 def check_stored(ids: list[int], s3_port: int, bucket: str) -> dict[str, Any]:

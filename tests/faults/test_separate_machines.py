@@ -4,9 +4,16 @@ Redis in common: benchmarks/separate_workers.py, run small."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from ipaddress import IPv4Network
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,3 +39,62 @@ def test_workers_sharing_only_postgresql_and_redis_run_every_match_once(repo_roo
     assert report["exactly_once"]["finished"] == report["exactly_once"]["replays"] == 12
     for home in report["homes"].values():
         assert home["imports"].startswith(home["code"])
+
+
+# The network half of `separate_workers --netns` (the whole run takes over a minute on a busy 2-core host, too long
+# for the suite; docs/scaling.md section 4 has its figures): a namespace reaches the forwarded services and nothing
+# else, and closing the network leaves no namespace, forwarder or process behind.
+
+
+@pytest.fixture
+def network(tmp_path: Path) -> Iterator[Any]:
+    from django.conf import settings
+
+    from benchmarks.separate_workers import Network
+
+    missing = [tool for tool in ("ip", "nsenter", "socat") if shutil.which(tool) is None]
+    if missing or os.geteuid() != 0:
+        pytest.skip(f"network namespaces need root and {', '.join(missing) or 'ip, nsenter, socat'}")
+    # Named after this suite's database: two suites on one host never share a namespace name.
+    prefix = str(settings.DATABASES["default"]["NAME"]).removeprefix("test_").replace("_", "-")
+    probe = f"{prefix}-{os.getpid()}-probe"
+    tried = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, check=False)
+    if tried.returncode != 0:
+        pytest.skip(f"`ip netns add` is not permitted here: {tried.stderr.strip()}")
+    subprocess.run(["ip", "netns", "del", probe], check=True)
+    network = Network(prefix, IPv4Network("10.236.0.0/16"), tmp_path / "sockets")
+    try:
+        yield network
+    finally:
+        network.close()
+
+
+def test_a_worker_namespace_reaches_the_forwarded_services_and_nothing_else(network: Any) -> None:
+    from benchmarks.separate_workers import Service, host_addresses
+
+    with socket.create_server(("127.0.0.1", 0)) as service, socket.create_server(("", 0)) as web:
+        port, web_port = service.getsockname()[1], web.getsockname()[1]
+        network.open_gateway([Service("store", "127.0.0.1", port)])
+        namespace, gateway = network.add_worker(0)
+        targets = [("store", gateway, port), ("web via the gateway", gateway, web_port),
+                   ("web at loopback", "127.0.0.1", web_port), ("store at loopback", "127.0.0.1", port)]
+        targets += [(f"web at {address}", address, web_port) for address in host_addresses()]
+        found = network.probe(namespace, targets)
+    assert found.pop("store") == "connected"
+    assert found.pop("web via the gateway") == found.pop("web at loopback") == found.pop("store at loopback") \
+        == "ECONNREFUSED"
+    assert set(found.values()) <= {"ENETUNREACH"}  # the host's own addresses: no route leaves the namespace
+
+
+def test_closing_the_network_leaves_no_namespace_forwarder_or_process(network: Any) -> None:
+    from benchmarks.separate_workers import Service
+
+    network.open_gateway([Service("postgresql", "127.0.0.1", 5432)])
+    namespace, _ = network.add_worker(0)
+    left = subprocess.Popen(["nsenter", f"--net=/run/netns/{namespace}", "sleep", "600"], start_new_session=True)
+    forwarders = list(network.forwarders)
+    network.close()
+    assert left.wait(timeout=30) == -signal.SIGKILL
+    assert all(forwarder.poll() is not None for forwarder in forwarders)
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
+    assert network.prefix not in listed
