@@ -189,7 +189,8 @@ class Network:
     The link's far end is a namespace, not the host's own: an address on the host would let a worker reach every host
     server bound to 0.0.0.0, and there is no packet filter here to stop it. A worker's namespace holds its loopback
     and its link; the gateway holds the links and the three forwarders; the host holds no new interface or address.
-    `close()` kills the forwarders and anything left in the namespaces, then deletes the namespaces and their veths.
+    `close()` kills the forwarders and anything left in the namespaces, then deletes the namespaces and their veths
+    (after a SIGKILL of the driver, `ip netns list` shows what to delete by hand: the names carry its pid).
     """
 
     def __init__(self, prefix: str, net: ipaddress.IPv4Network, workdir: Path) -> None:
@@ -213,6 +214,8 @@ class Network:
             wait_for(sock.exists, 30, f"the {service.name} forwarder's socket")
             self.forward(["nsenter", f"--net=/run/netns/{self.gateway}", "socat",
                           f"TCP-LISTEN:{service.port},fork,reuseaddr", f"UNIX-CONNECT:{sock}"])
+        listening = [(s.name, "127.0.0.1", s.port) for s in services]
+        wait_for(lambda: set(self.probe(self.gateway, listening).values()) <= {"connected"}, 30, "the forwarders")
 
     def forward(self, argv: list[str]) -> None:
         self.forwarders.append(subprocess.Popen(argv, start_new_session=True, stderr=subprocess.DEVNULL))
@@ -220,7 +223,7 @@ class Network:
     def add_worker(self, index: int) -> tuple[str, str]:
         """A namespace linked to the gateway; returns its name and the gateway's address as it sees it."""
         name = self.add_namespace(f"{self.prefix}-{index}")
-        link = list(self.net.subnets(new_prefix=30))[index]
+        link = ipaddress.IPv4Network((int(self.net.network_address) + 4 * index, 30))
         gateway, worker = (str(address) for address in list(link.hosts())[:2])
         ip("link", "add", "eth0", "netns", name, "type", "veth", "peer", "name", f"w{index}", "netns", self.gateway)
         ip("-n", self.gateway, "addr", "add", f"{gateway}/30", "dev", f"w{index}")
