@@ -28,6 +28,13 @@ def embedded_runner_stopped(settings: Any) -> Iterator[None]:
     runner().stop_embedded()
 
 
+# What reaches past the window's right edge, outermost first: what a failure names.
+WIDEST = """[...document.querySelectorAll('body *')]
+  .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+  .slice(0, 6).map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + [...e.classList].join('.') + ' '
+  + Math.round(e.getBoundingClientRect().left) + '..' + Math.round(e.getBoundingClientRect().right)).join('; ')"""
+
+
 def test_a_player_analyses_a_seat_and_follows_its_biggest_loss_on_a_desktop_and_a_phone(
     browser: Any, live_server: Any, problems: Any, charlie: Any, check_a11y: Any, screenshot: Any
 ) -> None:
@@ -57,6 +64,7 @@ def test_a_player_analyses_a_seat_and_follows_its_biggest_loss_on_a_desktop_and_
         marks = page.locator("#analysis-marks .analysis-mark")
         losses = page.locator("#analysis-losses li a")
         expect(losses.first).to_be_visible()
+        expect(marks.first).to_be_visible()  # placed once the viewer has read the match's length
         assert marks.count() >= losses.count() > 0
         expect(page.locator("#score-chart-svg .analysis-chart-mark")).to_have_count(marks.count())
         expect(page.locator("#analysis-summary")).to_contain_text("The biggest losses:")
@@ -76,7 +84,8 @@ def test_a_player_analyses_a_seat_and_follows_its_biggest_loss_on_a_desktop_and_
             if widths[0] <= widths[1]:
                 break
             page.wait_for_timeout(100)
-        assert widths[0] <= widths[1], f"the page scrolls sideways: {widths[0]} px of content in {widths[1]} px"
+        wide = "" if widths[0] <= widths[1] else page.evaluate(WIDEST)
+        assert widths[0] <= widths[1], f"the page scrolls sideways: {widths[0]} px of content in {widths[1]} px: {wide}"
         check_a11y(page)
         screenshot(page, f"analysis-strip-{size}")
     context.close()

@@ -143,9 +143,16 @@
   };
 
   Strip.prototype.drawMarks = function () {
-    var steps = Math.max(1, (window.Ludus && Ludus.viewer ? Ludus.viewer.steps : 1) - 1);
+    var known = window.Ludus && Ludus.viewer ? Ludus.viewer.steps : 0, self = this;
+    var steps = Math.max(1, known - 1);
     this.marks.textContent = "";
     this.marks.hidden = !this.analysis;
+    clearTimeout(this.marksTimer);
+    if (this.analysis && known < 2) {  // the viewer has not read the match's length yet: place the marks once it has
+      this.marks.hidden = true;
+      this.marksTimer = setTimeout(function () { self.drawMarks(); }, 200);
+      return;
+    }
     this.marked().forEach(function (d) {
       var link = el("a", { href: "#step=" + d.step, class: "analysis-mark mark-" + d.mark, role: "listitem",
         title: "Step " + d.step + ": " + d.mark, "aria-label": "Step " + d.step + ": " + d.mark,
