@@ -4,13 +4,15 @@ filtered matches, a bot's record."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat, Tournament
 from tournaments.pages.charts import Series
+from tournaments.pages.round_pages import table_order
 from tournaments.rating_rule import conservative, is_provisional
 from tournaments.ratings import MODEL
 from tournaments.standings import (
@@ -123,19 +125,18 @@ class Round:
     byes: list[str]  # labels of the entrants who sat out (a bye counts as a won table)
 
 
-def rounds(tournament: Tournament, user: Any) -> list[Round]:
-    """The rounds in order, each with its tables (games grouped by their entrants, sets kept together), its byes and,
+def rounds(tournament: Tournament, user: Any, numbers: Collection[int]) -> list[Round]:
+    """These rounds in order, each with its tables (in the order of their numbers, sets kept together), its byes and,
     in single elimination, who advanced from each table."""
     entries = list(tournament.entry_set.select_related("bot_version__bot"))
     label = {e.bot_version_id: seat_label(user, e.bot_version) for e in entries}
-    by_round: dict[int, dict[tuple[int, ...], Table]] = defaultdict(dict)
-    for match in with_seats(tournament.matches.order_by("pk")):
-        key = tuple(sorted(seat.bot_version_id for seat in match.seats.all()))
-        by_round[match.round or 0].setdefault(key, Table(key)).games.append(match)
-    numbers = sorted(set(by_round) | {b for e in entries for b in e.byes})
+    by_round: dict[int, dict[int | None, list[Match]]] = defaultdict(dict)
+    for match in with_seats(tournament.matches.filter(round__in=list(numbers)).order_by("pk")):
+        by_round[match.round or 0].setdefault(match.table, []).append(match)
     result = []
-    for number in numbers:
-        tables = list(by_round[number].values())
+    for number in sorted(set(numbers)):
+        tables = [Table(tuple(sorted({seat.bot_version_id for game in games for seat in game.seats.all()})), games)
+                  for _, games in sorted(by_round[number].items(), key=lambda item: table_order(item[0]))]
         if tournament.format == Tournament.Format.SINGLE_ELIMINATION:
             out = {e.bot_version_id for e in entries if e.eliminated_round is not None and e.eliminated_round <= number}
             for table in tables:
@@ -159,23 +160,24 @@ def with_seats(matches: QuerySet[Match]) -> QuerySet[Match]:
     return matches.select_related("ladder", "tournament").prefetch_related("seats__bot_version__bot")
 
 
-def filter_matches(params: dict[str, Any], user: Any) -> QuerySet[Match]:
-    """Matches by game, bot (name or id, of the bots this user may see), status and competition ("ladder:3" or
-    "tournament:5"), newest first."""
-    matches = Match.objects.all()
+def filter_matches(matches: QuerySet[Match], params: dict[str, Any], user: Any) -> QuerySet[Match]:
+    """These matches by game, bot (name or id, of the bots this user may see), status and competition ("ladder:3"
+    or "tournament:5"), newest first. The bot is a correlated EXISTS, not a join: no DISTINCT, so the database
+    walks the id index and stops at a page (tournaments/pages/keyset.py)."""
     if params.get("game"):
         matches = matches.filter(game=params["game"])
     if params.get("status"):
         matches = matches.filter(status=params["status"])
     if params.get("bot"):
         bot = str(params["bot"])
-        by_name = Q(seats__bot_version__bot__name__iexact=bot)
-        named = by_name | Q(seats__bot_version__bot_id=int(bot)) if bot.isdigit() else by_name
-        matches = matches.filter(named & visible_bots(user, "seats__bot_version__bot__"))
+        by_name = Q(bot_version__bot__name__iexact=bot)
+        named = by_name | Q(bot_version__bot_id=int(bot)) if bot.isdigit() else by_name
+        seats = Seat.objects.filter(named & visible_bots(user, "bot_version__bot__"), match=OuterRef("pk"))
+        matches = matches.filter(Exists(seats))
     kind, _, pk = str(params.get("competition") or "").partition(":")
     if kind in ("ladder", "tournament") and pk.isdigit():
         matches = matches.filter(**{f"{kind}_id": int(pk)})
-    return with_seats(matches.distinct().order_by("-id"))
+    return with_seats(matches.order_by("-id"))
 
 
 def competition_choices() -> list[tuple[str, str]]:
