@@ -160,3 +160,22 @@ def test_a_tournament_page_makes_the_same_queries_whatever_its_games(
         start_tournament(tournament, enqueue=False)
         counts.append(page_queries(client, f"/tournaments/{tournament.pk}/"))
     assert counts[0] == counts[1] <= 23, counts
+
+
+def test_a_bots_rating_chart_draws_its_last_rated_games(client: Client, ladder: Ladder,
+                                                        builtin_versions: dict[str, Any],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tournaments.pages import queries
+
+    monkeypatch.setattr(queries, "RATING_POINTS", 5)
+    greedy = builtin_versions["greedy"]
+    ids = add_matches(ladder, [greedy, builtin_versions["random"]], 12)
+    for seq, pk in enumerate(ids, start=1):  # rated in order, greedy's rating rising by one a game
+        Match.objects.filter(pk=pk).update(rating_seq=seq)
+        Seat.objects.filter(match_id=pk, number=0).update(rating_mu_before=seq, rating_sigma_before=0,
+                                                          rating_mu_after=seq + 1, rating_sigma_after=0)
+    page = client.get(f"/bots/{greedy.bot_id}/").content.decode()
+    assert "over the last 5 at most" in page
+    points = re.findall(r'<polyline[^>]* points="([^"]*)"', page)
+    assert len(points) == 1 and len(points[0].split()) == 6  # the rating before the 8th game, then after 8 to 12
+    assert "busy (v1): 13.0 after 5 game(s)" in page

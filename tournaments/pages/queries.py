@@ -215,29 +215,34 @@ def bot_record(bot: Bot) -> Record:
     return record
 
 
+RATING_POINTS = 200  # the chart's most recent rated games: a page that reads a bot's whole history grows with it
+
+
 def rating_history(bot: Bot) -> list[Series]:
     """One series per competition and version (keyed by id: two competitions may share a name), the conservative
-    rating after each rated game, in the order they were rated."""
+    rating after each of the bot's last RATING_POINTS rated games, in the order they were rated."""
     seats = (Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED,
                                  rating_mu_after__isnull=False, rating_sigma_after__isnull=False)
-             .select_related("match__ladder", "match__tournament", "bot_version")
-             .order_by("match__rating_seq", "match_id"))
+             .order_by("-match_id")
+             .values_list("match__ladder_id", "match__tournament_id", "bot_version_id", "bot_version__number",
+                          "match__ladder__name", "match__tournament__name", "rating_mu_before",
+                          "rating_sigma_before", "rating_mu_after", "rating_sigma_after", "match__rating_seq",
+                          "match_id"))
     series: dict[tuple[int | None, int | None, int], Series] = {}
-    for seat in seats:
-        match = seat.match
-        key = (match.ladder_id, match.tournament_id, seat.bot_version_id)
+    for (ladder, tournament, version, number, ladder_name, cup_name, mu_before, sigma_before, mu, sigma,
+         *_) in sorted(seats[:RATING_POINTS], key=lambda seat: (seat[-2] or 0, seat[-1])):
+        key = (ladder, tournament, version)
         if key not in series:
-            series[key] = Series(f"{match.competition} (v{seat.bot_version.number})")
-            if seat.rating_mu_before is not None and seat.rating_sigma_before is not None:
-                series[key].points.append(conservative(seat.rating_mu_before, seat.rating_sigma_before))
-        mu, sigma = seat.rating_mu_after, seat.rating_sigma_after
+            series[key] = Series(f"{ladder_name or cup_name} (v{number})")
+            if mu_before is not None and sigma_before is not None:
+                series[key].points.append(conservative(mu_before, sigma_before))
         assert mu is not None and sigma is not None  # the query keeps rated seats only
         series[key].points.append(conservative(mu, sigma))
         series[key].games += 1
     labels = Counter(s.label for s in series.values())
-    for (ladder, tournament, _), item in series.items():
+    for (ladder_id, tournament_id, _), item in series.items():
         if labels[item.label] > 1:  # the same name twice: say which is which
-            item.label += f" [ladder #{ladder}]" if ladder else f" [tournament #{tournament}]"
+            item.label += f" [ladder #{ladder_id}]" if ladder_id else f" [tournament #{tournament_id}]"
     return list(series.values())
 
 

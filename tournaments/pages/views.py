@@ -153,6 +153,7 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "pages/bot.html", {
         "bot": bot, "record": record, "versions": versions, "is_owner": is_owner,
         "chart": rating_chart(queries.rating_history(bot), f"Rating history of {bot.name}"),
+        "rating_points": queries.RATING_POINTS,
         "recent_matches": matches[:10],
         "sees_unrated": unrated.can_see_unrated(request.user, bot),
         "open_ladders": open_ladders(bot) if is_owner else [],
