@@ -285,76 +285,99 @@ def p95(samples: list[float]) -> float:
     return ordered[max(0, int(len(ordered) * 0.95) - 1)]
 
 
-def measure_idle(server: Any, port: int, url: str, requests: int) -> tuple[float, float]:
-    """Idle p95 (ms) and the server's CPU per request (ms), sequential requests on one keep-alive connection."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-    for _ in range(5):
-        get(conn, url)
-    cpu = workers_cpu(server)
-    samples = [get(conn, url) for _ in range(requests)]
-    cpu = workers_cpu(server) - cpu
-    conn.close()
-    return p95(samples), cpu * 1000 / requests
+def turns(count: int, rounds: int) -> list[list[int]]:
+    """The order the servers take their turns in, each round: forwards, then backwards, so none always goes first."""
+    return [list(range(count)) if i % 2 == 0 else list(reversed(range(count))) for i in range(rounds)]
 
 
-def measure_loaded(port: int, url: str, rounds: int) -> float:
-    """p95 (ms) with CLIENTS clients at once, each sending `rounds` requests on a keep-alive connection of its own."""
-
-    def client(_: int) -> list[float]:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
-        get(conn, url)  # its connection, untimed
-        samples = [get(conn, url) for _ in range(rounds)]
+def measure_idle(servers: list[Any], ports: list[int], urls: list[str], requests: int,
+                 ) -> tuple[list[float], list[float]]:
+    """Per server: idle p95 (ms) and CPU per request (ms), sequential requests on one keep-alive connection each,
+    alternating between the servers so that each sees the same moments of a busy machine."""
+    conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=120) for port in ports]
+    for conn, url in zip(conns, urls, strict=True):
+        for _ in range(5):
+            get(conn, url)
+    cpu = [workers_cpu(server) for server in servers]
+    samples: list[list[float]] = [[] for _ in ports]
+    for order in turns(len(ports), requests):
+        for which in order:
+            samples[which].append(get(conns[which], urls[which]))
+    spent = [(workers_cpu(server) - before) * 1000 / requests for server, before in zip(servers, cpu, strict=True)]
+    for conn in conns:
         conn.close()
-        return samples
+    return [p95(s) for s in samples], spent
 
+
+def measure_loaded(ports: list[int], urls: list[str], rounds: int) -> list[float]:
+    """Per server: p95 (ms) with CLIENTS clients at once, each on a keep-alive connection of its own; a round sends
+    one request a client to each server in turn."""
+    conns = [[http.client.HTTPConnection("127.0.0.1", port, timeout=300) for _ in range(CLIENTS)] for port in ports]
+    samples: list[list[float]] = [[] for _ in ports]
     with ThreadPoolExecutor(CLIENTS) as pool:
-        return p95([ms for samples in pool.map(client, range(CLIENTS)) for ms in samples])
+        for which, url in enumerate(urls):  # each client's connection opened, untimed
+            list(pool.map(lambda conn, url=url: get(conn, url), conns[which]))
+        for order in turns(len(ports), rounds):
+            for which in order:
+                samples[which] += pool.map(lambda conn, url=urls[which]: get(conn, url), conns[which])
+    for row in conns:
+        for conn in row:
+            conn.close()
+    return [p95(s) for s in samples]
 
 
-def run_size(base: str, prefix: str, size: int, args: argparse.Namespace) -> dict[str, dict[str, float]]:
+def build(base: str, prefix: str, size: int) -> dict[str, Any]:
+    """A database of `size` matches, its URLs and each URL's queries."""
     name = f"{prefix}_{size}_{secrets.token_hex(3)}"
     url = create_database(base, name)
-    try:
-        use_database(url)
-        started = time.monotonic()
-        ids = fill(size)
-        built = time.monotonic() - started
-        print(f"{size:,} matches: built in {built:.0f} s (database {name}, {ids['games_per_set']} games a set in "
-              f"the round robin)", file=sys.stderr)
-        targets = urls(ids)
-        queries = count_queries(targets)
-        from django.db import connections
+    use_database(url)
+    started = time.monotonic()
+    ids = fill(size)
+    built = time.monotonic() - started
+    print(f"{size:,} matches: built in {built:.0f} s (database {name}, {ids['games_per_set']} games a set in "
+          f"the round robin)", file=sys.stderr)
+    targets = urls(ids)
+    queries = count_queries(targets)
+    from django.db import connections
 
-        connections.close_all()
-        port = args.port or free_port()
-        server = start_gunicorn(url, port, ROOT, ASGI, "0")
-        try:
-            table = {}
-            for label, target in targets.items():
-                idle, cpu = measure_idle(server, port, target, args.idle_requests)
-                loaded = measure_loaded(port, target, args.loaded_rounds)
-                table[label] = {"cpu_ms": round(cpu, 2), "queries": queries[label], "idle_p95_ms": round(idle, 1),
-                                "loaded_p95_ms": round(loaded, 1)}
-        finally:
+    connections.close_all()
+    return {"name": name, "url": url, "urls": targets, "queries": queries, "build_s": round(built)}
+
+
+def run_sizes(base: str, sizes: list[int], args: argparse.Namespace) -> dict[int, dict[str, dict[str, float]]]:
+    """Build every size, serve each with a server of its own, and measure them side by side."""
+    built: dict[int, dict[str, Any]] = {}
+    servers = []
+    try:
+        for size in sizes:
+            built[size] = build(base, args.db_prefix, size)
+        ports = [args.port + i if args.port else free_port() for i in range(len(sizes))]
+        servers = [start_gunicorn(built[size]["url"], port, ROOT, ASGI, "0")
+                   for size, port in zip(sizes, ports, strict=True)]
+        tables: dict[int, dict[str, dict[str, float]]] = {size: {} for size in sizes}
+        for label in built[sizes[0]]["urls"]:
+            targets = [built[size]["urls"][label] for size in sizes]
+            idle, cpu = measure_idle(servers, ports, targets, args.idle_requests)
+            loaded = measure_loaded(ports, targets, args.loaded_rounds)
+            for i, size in enumerate(sizes):
+                tables[size][label] = {"cpu_ms": round(cpu[i], 2), "queries": built[size]["queries"][label],
+                                       "idle_p95_ms": round(idle[i], 1), "loaded_p95_ms": round(loaded[i], 1)}
+        return tables
+    finally:
+        for server in servers:
             server.terminate()
             server.wait(timeout=30)
-        table["_"] = {"build_s": round(built)}
-        return table
-    finally:
-        from django.db import connections
-
-        connections.close_all()
         if not args.keep:
-            drop_database(base, name)
+            for size in built:
+                drop_database(base, built[size]["name"])
 
 
 def print_table(size: int, table: dict[str, dict[str, float]]) -> None:
     print(f"\n{size:,} matches (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"{'URL':<30} {'CPU ms':>7} {'queries':>8} {'idle p95':>9} {f'{CLIENTS} clients p95':>17}")
     for label, row in table.items():
-        if label != "_":
-            print(f"{label:<30} {row['cpu_ms']:>7.2f} {row['queries']:>8} {row['idle_p95_ms']:>9.1f} "
-                  f"{row['loaded_p95_ms']:>17.1f}")
+        print(f"{label:<30} {row['cpu_ms']:>7.2f} {row['queries']:>8} {row['idle_p95_ms']:>9.1f} "
+              f"{row['loaded_p95_ms']:>17.1f}")
 
 
 def print_ratios(small: int, large: int, tables: dict[int, dict[str, dict[str, float]]]) -> bool:
@@ -365,8 +388,6 @@ def print_ratios(small: int, large: int, tables: dict[int, dict[str, dict[str, f
           f"{'loaded/idle at ' + format(large, ','):>20}")
     ok = True
     for label, big in tables[large].items():
-        if label == "_":
-            continue
         little = tables[small][label]
         ratios = [big[key] / little[key] if little[key] else 1.0
                   for key in ("cpu_ms", "queries", "idle_p95_ms", "loaded_p95_ms")]
@@ -380,9 +401,8 @@ def print_ratios(small: int, large: int, tables: dict[int, dict[str, dict[str, f
 def run(args: argparse.Namespace) -> None:
     sizes = [int(n) for n in args.matches.split(",")]
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ludus")
-    tables = {}
+    tables = run_sizes(base, sizes, args)
     for size in sizes:
-        tables[size] = run_size(base, args.db_prefix, size, args)
         print_table(size, tables[size])
     ok = print_ratios(min(sizes), max(sizes), tables) if len(sizes) > 1 else True
     if args.json_path:

@@ -338,12 +338,13 @@ class Match(Clocked):
             models.Index(fields=["status", "lease_expires"], name="match_status_lease"),
             models.Index(fields=["dispatch_after"], condition=Q(status="queued", dispatched_at__isnull=True),
                          name="match_outbox"),
-            # The pages' keyset reads (tournaments/pages/keyset.py): the newest finished matches for the home page,
-            # a ladder's newest, and a tournament's rounds a page at a time, each read without a sort of history.
+            # The keyset reads (tournaments/pages/keyset.py): the newest finished matches for the home page, a
+            # ladder's and a tournament's newest, a tournament's rounds and tables a page at a time; none sorts history.
             models.Index(F("finished_at").desc(), F("id").desc(), condition=Q(status="finished"),
                          name="match_finished_recent"),
             models.Index(fields=["ladder", "id"], name="match_ladder_recent"),
-            models.Index(fields=["tournament", "round", "id"], name="match_tournament_round"),
+            models.Index(fields=["tournament", "id"], name="match_tournament_recent"),
+            models.Index(fields=["tournament", "round", "table", "id"], name="match_tournament_round"),
         ]
 
     def __str__(self) -> str:

@@ -23,7 +23,11 @@ class Migration(migrations.Migration):
         ),
         AddIndexConcurrently(
             model_name='match',
-            index=models.Index(fields=['tournament', 'round', 'id'], name='match_tournament_round'),
+            index=models.Index(fields=['tournament', 'id'], name='match_tournament_recent'),
+        ),
+        AddIndexConcurrently(
+            model_name='match',
+            index=models.Index(fields=['tournament', 'round', 'table', 'id'], name='match_tournament_round'),
         ),
         AddIndexConcurrently(
             model_name='seat',

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Count
+from django.db.models import Count, Min
 from django.http import Http404
 
 from tournaments.api.common import is_whole
@@ -93,11 +93,14 @@ def round_page(tournament: Tournament, raw: str | None) -> RoundPage:
 
 
 def meetings(tournament: Tournament, page: RoundPage) -> dict[tuple[int, int], list[str]]:
-    """For each ordered pair of entrants, links to the tables where they met, in round order: from one row per table
-    and entrant (DISTINCT in the database), whatever the number of games in each set."""
+    """For each ordered pair of entrants, links to the tables where they met, in round order: from each table's first
+    game (one row a table, read off the index of the tournament's rounds) and its seats, whatever the number of games
+    in each set."""
+    firsts = dict(tournament.matches.order_by().values_list("round", "table").annotate(first=Min("id"))
+                  .values_list("first", "round"))
     tables: dict[tuple[int, int | None], set[int]] = defaultdict(set)
-    seats = Seat.objects.filter(match__tournament=tournament).order_by()
-    for number, table, version in seats.values_list("match__round", "match__table", "bot_version_id").distinct():
+    for number, table, version in (Seat.objects.filter(match_id__in=list(firsts)).order_by()
+                                   .values_list("match__round", "match__table", "bot_version_id")):
         tables[(number or 0, table)].add(version)
     met: dict[tuple[int, int], list[str]] = {}
     by_round: dict[int, list[int | None]] = defaultdict(list)
