@@ -4,8 +4,11 @@ For each size the script creates a throwaway PostgreSQL database of its own (`<p
 server of DATABASE_URL), migrates it and bulk-inserts that many matches: a ladder of 200 bots with their rated
 two-seat games (seats with their rating changes) and the latest 100 replays, five running matches, and a 16-entrant
 round robin whose sets grow with the size (about 2 % of the matches: 120 games at 1,000, 2,040 at 100,000). What
-stays fixed is what a page may grow with: the bots, the entrants, the page sizes. It then serves the database with
-the README's server (gunicorn with 2 uvicorn workers, reading gunicorn.conf.py, DEBUG off) and measures for each URL:
+stays fixed is what a page may grow with: the bots, the entrants, the page sizes; and every list shows a full page at
+the smallest size too (a deep page is 20 pages in; the bot of the filtered lists plays one game in 20 besides its
+share), so that the sizes differ in history only. It then serves the database with
+the README's server (gunicorn with 2 uvicorn workers, reading gunicorn.conf.py, DEBUG off), one server a size, all at
+once, the requests alternating between them so that every size sees the same moments of a busy machine; for each URL:
 
 - CPU per request: the server's worker processes' CPU time (user + system) over the idle requests, per request;
 - queries per request, counted in process (CaptureQueriesContext);
@@ -37,6 +40,7 @@ import psutil
 from benchmarks.api import ASGI, ROOT, free_port, played_document, start_gunicorn
 
 BOTS, OWNERS, ENTRANTS, REPLAYS, RUNNING = 200, 50, 16, 100, 5
+BUSY = 20  # the first bot's extra share of the ladder's games (`pair`)
 TOURNAMENT_SHARE = 0.02  # of the matches, in the round robin's sets
 CLIENTS = 32
 CPU_RATIO, LOADED_RATIO = 1.2, 3.0
@@ -101,7 +105,7 @@ def fill(matches: int) -> dict[str, Any]:
     Rating.objects.bulk_create([Rating(ladder=ladder, bot_version=v, mu=rng.gauss(25, 3), sigma=rng.uniform(1, 8),
                                        games=100, wins=50, seat_record=[[50, 30], [50, 20]]) for v in versions])
     games_per_set = max(1, round(matches * TOURNAMENT_SHARE / (ENTRANTS * (ENTRANTS - 1) // 2)))
-    tournament, played = fill_tournament(versions[:ENTRANTS], options, games_per_set, rng)
+    tournament, played = fill_tournament(versions[-ENTRANTS:], options, games_per_set, rng)
     fill_ladder(ladder, versions, options, matches - played - RUNNING, rng)
     fill_running(ladder, versions, options, rng)
     fill_replays(options)
@@ -111,8 +115,8 @@ def fill(matches: int) -> dict[str, Any]:
     rebuild_standings(ladder)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # the planner's statistics, as autovacuum keeps them on a live database
-    return {"ladder": ladder.pk, "tournament": tournament.pk, "bot": bots[BOTS // 2].pk,
-            "version": versions[BOTS // 2].pk, "bot_name": bots[BOTS // 2].name,
+    return {"ladder": ladder.pk, "tournament": tournament.pk, "bot": bots[0].pk, "version": versions[0].pk,
+            "bot_name": bots[0].name,
             "last_round": ENTRANTS - 1, "games_per_set": games_per_set}
 
 
@@ -131,7 +135,15 @@ def fill_ladder(ladder: Any, versions: list[Any], options: dict[str, Any], count
         Seat.objects.bulk_create([
             Seat(match=m, number=n, bot_version=v, score=10 - n, rank=n + 1, rating_mu_before=25,
                  rating_mu_after=25 + (1 - 2 * n), rating_sigma_before=5, rating_sigma_after=4.9)
-            for m in batch for n, v in enumerate(rng.sample(versions, 2))], batch_size=5_000)
+            for m in batch for n, v in enumerate(pair(m.seed, versions, rng))], batch_size=5_000)
+
+
+def pair(index: int, versions: list[Any], rng: random.Random) -> list[Any]:
+    """Two versions for a ladder game; the first bot (BUSY's) plays every BUSY-th game besides its share, so that
+    it fills a page of the lists filtered by it at the smallest size too."""
+    if index % BUSY == 0:
+        return [versions[0], rng.choice(versions[1:])]
+    return rng.sample(versions, 2)
 
 
 def fill_running(ladder: Any, versions: list[Any], options: dict[str, Any], rng: random.Random) -> None:
@@ -193,7 +205,7 @@ def urls(ids: dict[str, Any]) -> dict[str, str]:
     pages = {
         "page /": "/",
         "page /matches/": "/matches/",
-        "page /matches/ 40 pages in": f"/matches/?before={deep_before(40 * 25)}",
+        "page /matches/ 20 pages in": f"/matches/?before={deep_before(20 * 25)}",
         "page /matches/ by bot": f"/matches/?bot={ids['bot_name']}",
         "page ladder": f"/ladders/{ladder}/",
         "page tournament": f"/tournaments/{tournament}/",
@@ -271,9 +283,17 @@ def workers_cpu(server: Any) -> float:
 
 
 def get(conn: http.client.HTTPConnection, url: str) -> float:
-    started = time.perf_counter()
-    conn.request("GET", url, headers={"Host": "127.0.0.1", "Accept": "*/*"})
-    response = conn.getresponse()
+    """One request's milliseconds. A keep-alive connection the server closed while it idled (uvicorn's keep-alive
+    timeout, while the other servers took their turn) is opened again and the request timed from there."""
+    try:
+        started = time.perf_counter()
+        conn.request("GET", url, headers={"Host": "127.0.0.1", "Accept": "*/*"})
+        response = conn.getresponse()
+    except (http.client.RemoteDisconnected, ConnectionError):
+        conn.close()
+        started = time.perf_counter()
+        conn.request("GET", url, headers={"Host": "127.0.0.1", "Accept": "*/*"})
+        response = conn.getresponse()
     body = response.read()
     if response.status != 200:
         raise SystemExit(f"GET {url}: {response.status} {body[:300]!r}")
