@@ -437,7 +437,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                           "and API endpoint measured on it (this module's docstring)")
     parser.add_argument("--db-prefix", default="ludus_bench_api", help="with --matches: the databases' names start "
                                                                         "with it")
-    parser.add_argument("--port", type=int, default=0, help="with --matches: the server's port (default: a free one)")
+    parser.add_argument("--port", type=int, default=0,
+                        help="with --matches: the first size's server port, the next sizes' the ports after it "
+                             "(default: free ones)")
     parser.add_argument("--keep", action="store_true", help="with --matches: keep the databases")
     parser.add_argument("--requests-idle", dest="idle_requests", type=int, default=60,
                         help="with --matches: sequential requests per URL")

@@ -218,10 +218,11 @@ def bot_record(bot: Bot) -> Record:
 RATING_POINTS = 200  # the chart's most recent rated games: a page that reads a bot's whole history grows with it
 
 
-def rating_history(bot: Bot) -> list[Series]:
+def rating_history(version_ids: list[int]) -> list[Series]:
     """One series per competition and version (keyed by id: two competitions may share a name), the conservative
-    rating after each of the bot's last RATING_POINTS rated games, in the order they were rated."""
-    seats = (Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED,
+    rating after each of the bot's (these versions') last RATING_POINTS rated games, in the order they were rated.
+    The versions by id, not through a join: the database then reads them off the index seat_version_match."""
+    seats = (Seat.objects.filter(bot_version_id__in=version_ids, match__status=Match.Status.FINISHED,
                                  rating_mu_after__isnull=False, rating_sigma_after__isnull=False)
              .order_by("-match_id")
              .values_list("match__ladder_id", "match__tournament_id", "bot_version_id", "bot_version__number",

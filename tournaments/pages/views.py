@@ -152,7 +152,7 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     is_owner = _is_owner(request, bot)
     return render(request, "pages/bot.html", {
         "bot": bot, "record": record, "versions": versions, "is_owner": is_owner,
-        "chart": rating_chart(queries.rating_history(bot), f"Rating history of {bot.name}"),
+        "chart": rating_chart(queries.rating_history([v.pk for v, _ in versions]), f"Rating history of {bot.name}"),
         "rating_points": queries.RATING_POINTS,
         "recent_matches": matches[:10],
         "sees_unrated": unrated.can_see_unrated(request.user, bot),
