@@ -1,6 +1,6 @@
 """`/api/matches/` pages by cursor (keyset on the id): a walk through the pages while new matches land sees each
-older match once, a cursor the API did not give is a 400 naming `cursor`, and a page deep in the list costs the
-queries of the first."""
+older match once, a cursor the API did not give is a 404 that says so (never a 500, nor page 1), and a page deep in
+the list costs the queries of the first."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def cursor(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
-# What a client might send as a cursor, and each is a 400 naming it (not a 404, nor a 500 from the database).
+# What a client might send as a cursor: each is a 404 that names the cursor (not page 1, nor a 500 from the database).
 BAD_CURSORS = {
     "not base64": "%%%",
     "base64 of nothing it knows": cursor("hello"),
@@ -70,10 +70,10 @@ BAD_CURSORS = {
 
 
 @pytest.mark.parametrize("value", BAD_CURSORS.values(), ids=BAD_CURSORS.keys())
-def test_it_answers_a_cursor_it_did_not_give_with_a_400(world: World, value: str) -> None:
+def test_it_answers_a_cursor_it_did_not_give_with_a_404_that_says_so(world: World, value: str) -> None:
     response = world.client("anonymous").get("/api/matches/", {"cursor": value})
-    assert response.status_code == 400, response.content
-    assert "follow a page's `next`" in response.json()["cursor"][0]
+    assert response.status_code == 404, response.content
+    assert "the cursor is not one of this list's" in response.json()["detail"]
 
 
 def queries_of(client: Any, url: str) -> int:

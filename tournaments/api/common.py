@@ -184,11 +184,13 @@ class CursorPagination(StrictPageSize, pagination.CursorPagination):
     does. `next` and `previous` carry the cursor."""
 
     ordering = "-id"
-    invalid_cursor_message = "cursor is not one of this list's: follow a page's `next` or `previous` link as given"
+    invalid_cursor_message = ("no such page: the cursor is not one of this list's; follow a page's `next` or "
+                              "`previous` link as given")
 
     def decode_cursor(self, request: Request) -> pagination.Cursor | None:
-        """DRF's cursor, checked: one it cannot read, or without a position that is an id, is a 400 (DRF would
-        read the first as page 1, and pass the second to the database as text, a 500). An empty one is page 1."""
+        """DRF's cursor, checked: one it cannot read, or without a position that is an id, is a 404 naming the
+        cursor, as DRF answers one it cannot decode (no such page; a schema-valid string is no bad input), where DRF
+        would read the first as page 1 and pass the second to the database as text, a 500. An empty one is page 1."""
         try:
             cursor = super().decode_cursor(request)
         except exceptions.NotFound:
@@ -199,7 +201,7 @@ class CursorPagination(StrictPageSize, pagination.CursorPagination):
                 return cursor
             if position is not None and is_whole(str(position)) and int(position) <= MAX_ID:
                 return cursor
-        raise exceptions.ValidationError({self.cursor_query_param: [self.invalid_cursor_message]})
+        raise exceptions.NotFound(self.invalid_cursor_message)
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         parameters = super().get_schema_operation_parameters(view)
