@@ -21,7 +21,8 @@ from tournaments.standings import (
     ladder_seat_record,
     seat_win_rates,
 )
-from tournaments.visibility import PRIVATE_LABEL, hidden_versions, seat_label, validation_matches, visible_bots
+from tournaments.system_ladders import VALIDATION_LADDER, internal_ladders
+from tournaments.visibility import PRIVATE_LABEL, hidden_versions, seat_label, visible_bots
 
 
 @dataclass
@@ -248,6 +249,10 @@ def rating_history(version_ids: list[int]) -> list[Series]:
 
 
 def validation_match_id(version_id: int) -> int | None:
-    """The version's latest kept smoke match (workers.validation: the upload plays seat 0), if any."""
-    return (Match.objects.filter(validation_matches(), seats__number=0, seats__bot_version_id=version_id)
-            .order_by("-pk").values_list("pk", flat=True).first())
+    """The version's latest kept smoke match (workers.validation: the upload plays seat 0), if any. The validation
+    ladders' ids first (one a game): with them the database reads those ladders' matches off match_ladder_recent,
+    where through the join it walked back through every match of every ladder."""
+    ladders = list(Ladder.objects.filter(internal_ladders(), name__startswith=VALIDATION_LADDER)
+                   .values_list("pk", flat=True))
+    return (Match.objects.filter(ladder_id__in=ladders, seats__number=0, seats__bot_version_id=version_id)
+            .order_by("-pk").values_list("pk", flat=True).first()) if ladders else None
