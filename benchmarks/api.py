@@ -12,6 +12,7 @@ per request are counted in process (CaptureQueriesContext) for page sizes 10 and
     python -m benchmarks.api --refill              # drop and fill the database again
     python -m benchmarks.api --baseline /tmp/old   # and a checkout of another commit, side by side
     python -m benchmarks.api --concurrent 8,32 --baseline /tmp/old   # N clients at once on the ASGI server
+    python -m benchmarks.api --matches 1000,100000  # every page and endpoint at two sizes (benchmarks/api_scaling.py)
 
 With --baseline, a second gunicorn runs that checkout's code on the same database, and the requests alternate
 between the two servers, so both see the same machine at the same moments: the ratio of their p95s is the honest
@@ -361,6 +362,8 @@ def get(conn: http.client.HTTPConnection, url: str) -> None:
 
 
 def main() -> None:
+    from benchmarks import api_scaling
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=200, help="timed requests per endpoint")
     parser.add_argument("--refill", action="store_true", help="drop and fill the benchmark database again")
@@ -369,7 +372,11 @@ def main() -> None:
     parser.add_argument("--concurrent", help="client counts, such as 8,32: the schema, the match list and the "
                                              "ladder standings under the ASGI server, N requests at once")
     parser.add_argument("--rounds", type=int, default=16, help="with --concurrent: rounds of N requests per server")
+    api_scaling.add_arguments(parser)
     args = parser.parse_args()
+    if args.matches:
+        api_scaling.run(args)
+        return
     url = bench_url(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ludus"))
     must_fill = recreate_database(url, args.refill)
     setup_django(url)

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from engine import InvalidOptions, load_game
@@ -338,6 +338,13 @@ class Match(Clocked):
             models.Index(fields=["status", "lease_expires"], name="match_status_lease"),
             models.Index(fields=["dispatch_after"], condition=Q(status="queued", dispatched_at__isnull=True),
                          name="match_outbox"),
+            # The keyset reads (tournaments/pages/keyset.py): the newest finished matches for the home page, a
+            # ladder's and a tournament's newest, a tournament's rounds and tables a page at a time; none sorts history.
+            models.Index(F("finished_at").desc(), F("id").desc(), condition=Q(status="finished"),
+                         name="match_finished_recent"),
+            models.Index(fields=["ladder", "id"], name="match_ladder_recent"),
+            models.Index(fields=["tournament", "id"], name="match_tournament_recent"),
+            models.Index(fields=["tournament", "round", "table", "id"], name="match_tournament_round"),
         ]
 
     def __str__(self) -> str:
@@ -377,6 +384,8 @@ class Seat(models.Model):
     class Meta:
         ordering = ["match_id", "number"]
         constraints = [models.UniqueConstraint(fields=["match", "number"], name="seat_unique_per_match")]
+        # A bot's newest matches (its page, the match lists' bot filter) without reading its whole history.
+        indexes = [models.Index(fields=["bot_version", "match"], name="seat_version_match")]
 
     def __str__(self) -> str:
         return f"seat {self.number} of match {self.match_id}"

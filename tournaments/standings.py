@@ -325,9 +325,14 @@ def seat_win_rates(competition: Competition) -> dict[int, tuple[int, int]]:
 
 
 def game_seat_win_rates(game: str, players: int) -> dict[int, tuple[int, int]]:
-    """Per seat number: (wins, games) over every finished game of this game at tables of `players`, anywhere."""
-    return seat_wins(Seat.objects.filter(match__game=game, match__num_players=players,
-                                         match__status=Match.Status.FINISHED))
+    """Per seat number: (wins, games) over every finished game of this game at tables of `players`, anywhere: the
+    sum of the standings rows' seats over its competitions of that table size, summed by the database (one row an
+    entrant and competition is read, not a seat of every game: pages stay as fast on the millionth match)."""
+    rows = StandingsRow.objects.filter(Q(ladder__game=game, ladder__players_per_match=players)
+                                       | Q(tournament__game=game, tournament__players_per_table=players))
+    sums = rows.aggregate(**{f"{i}_{j}": Sum(Cast(KT(f"seats__{i}__{j}"), IntegerField()))
+                             for i in range(players) for j in (0, 1)})
+    return {i: (sums[f"{i}_1"] or 0, sums[f"{i}_0"]) for i in range(players) if sums[f"{i}_0"]}
 
 
 def ladder_seat_record(ladder: Ladder) -> list[list[int]]:

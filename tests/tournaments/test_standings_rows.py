@@ -139,3 +139,24 @@ def test_a_table_is_read_in_statements_that_do_not_grow_with_its_games(
     # the count of finished matches, the rows, the entries, the ratings, the byes
     with django_assert_max_num_queries(5):
         assert len(lines(tournament)) == 4
+
+
+def test_the_games_seat_rates_from_the_rows_are_those_of_every_finished_seat(
+    tinynim: Any, builtin_versions: dict[str, Any]
+) -> None:
+    from tournaments.models import Seat
+    from tournaments.standings import game_seat_win_rates, seat_wins
+
+    rng = random.Random(11)
+    versions = list(builtin_versions.values())[:4]
+    ladders = [Ladder.objects.create(name=f"seats {n}", game="tinynim", players_per_match=n) for n in (2, 3)]
+    for seed in range(16):
+        ladder = ladders[seed % 2]
+        random_result(create_match(ladder, rng.sample(versions, ladder.players_per_match), seed), rng)
+    tournament = create_tournament(versions, name="seats cup", game="tinynim", players_per_table=2, seed=3)
+    Tournament.objects.filter(pk=tournament.pk).update(state=Tournament.State.RUNNING)
+    for game in range(6):
+        random_result(create_match(tournament, rng.sample(versions, 2), game, round=1), rng)
+    for players in (2, 3):
+        finished = Seat.objects.filter(match__game="tinynim", match__num_players=players, match__status="finished")
+        assert game_seat_win_rates("tinynim", players) == seat_wins(finished) != {}

@@ -139,7 +139,7 @@ class Pagination(PageNumberPagination):
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:
             return self.page_size
-        if not raw.isdigit() or int(raw) < 1:
+        if not is_whole(raw) or int(raw) < 1:
             raise exceptions.ValidationError({"page_size": [f"page_size must be a whole number from 1 to "
                                                             f"{self.max_page_size}, got {raw!r}"]})
         if int(raw) > self.max_page_size:
@@ -149,7 +149,7 @@ class Pagination(PageNumberPagination):
 
     def paginate_queryset(self, queryset: Any, request: Request, view: APIView | None = None) -> Any:
         page = request.query_params.get(self.page_query_param, "1")
-        if page != "last" and (not page.isdigit() or int(page) < 1):
+        if page != "last" and (not is_whole(page) or int(page) < 1):
             raise exceptions.ValidationError({"page": [f"page must be a whole number from 1, got {page!r}"]})
         return super().paginate_queryset(queryset, request, view)
 
@@ -161,6 +161,11 @@ class Pagination(PageNumberPagination):
             if parameter["name"] == self.page_query_param:
                 parameter["schema"].update({"minimum": 1})
         return parameters
+
+
+def is_whole(raw: str) -> bool:
+    """Whether the text is a whole number in ASCII digits (`str.isdigit` takes "²", which `int` refuses)."""
+    return raw.isascii() and raw.isdigit()
 
 
 class StrictPageSize:
@@ -179,6 +184,24 @@ class CursorPagination(StrictPageSize, pagination.CursorPagination):
     does. `next` and `previous` carry the cursor."""
 
     ordering = "-id"
+    invalid_cursor_message = ("no such page: the cursor is not one of this list's; follow a page's `next` or "
+                              "`previous` link as given")
+
+    def decode_cursor(self, request: Request) -> pagination.Cursor | None:
+        """DRF's cursor, checked: one it cannot read, or without a position that is an id, is a 404 naming the
+        cursor, as DRF answers one it cannot decode (no such page; a schema-valid string is no bad input), where DRF
+        would read the first as page 1 and pass the second to the database as text, a 500. An empty one is page 1."""
+        try:
+            cursor = super().decode_cursor(request)
+        except exceptions.NotFound:
+            cursor = None
+        else:
+            position = cursor.position if cursor is not None else None
+            if not request.query_params.get(self.cursor_query_param):
+                return cursor
+            if position is not None and is_whole(str(position)) and int(position) <= MAX_ID:
+                return cursor
+        raise exceptions.NotFound(self.invalid_cursor_message)
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         parameters = super().get_schema_operation_parameters(view)

@@ -9,12 +9,8 @@ from typing import ClassVar
 
 from tournaments.models import Match, Tournament
 from tournaments.pages.queries import Round, Row, Table
+from tournaments.pages.round_pages import table_anchor
 from tournaments.standings import competition_standings
-
-
-def table_anchor(round_number: int, index: int) -> str:
-    """The id of a table on the tournament page (index from 1 within its round)."""
-    return f"table-{round_number}-{index}"
 
 
 @dataclass
@@ -25,7 +21,7 @@ class Cell:
     ahead: int = 0
     level: int = 0
     behind: int = 0
-    tables: list[str] = field(default_factory=list)  # anchors of the tables they shared, in round order
+    tables: list[str] = field(default_factory=list)  # links to the tables they shared, in round order
 
     @property
     def outcome(self) -> str:
@@ -41,16 +37,10 @@ class CrossRow:
     cells: list[Cell | None]  # one per row of the table, in the same order; None on the diagonal
 
 
-def cross_table(tournament: Tournament, rows: list[Row], rounds: list[Round]) -> list[CrossRow]:
-    """The round robin's cross-table in standings order (rows as the reader may see them, tournaments.visibility)."""
+def cross_table(tournament: Tournament, rows: list[Row], met: dict[tuple[int, int], list[str]]) -> list[CrossRow]:
+    """The round robin's cross-table in standings order (rows as the reader may see them, tournaments.visibility),
+    each cell linked to the tables where the two met (round_pages.meetings)."""
     standings = {s.version_id: s for s in competition_standings(tournament)}
-    met: dict[tuple[int, int], list[str]] = {}
-    for round_ in rounds:
-        for index, table in enumerate(round_.tables, start=1):
-            for a in table.entrants:
-                for b in table.entrants:
-                    if a != b:
-                        met.setdefault((a, b), []).append(table_anchor(round_.number, index))
     result = []
     for row in rows:
         record = standings[row.version_id].head_to_head if row.version_id in standings else {}

@@ -4,13 +4,15 @@ filtered matches, a bot's record."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat, Tournament
 from tournaments.pages.charts import Series
+from tournaments.pages.round_pages import table_order
 from tournaments.rating_rule import conservative, is_provisional
 from tournaments.ratings import MODEL
 from tournaments.standings import (
@@ -19,7 +21,8 @@ from tournaments.standings import (
     ladder_seat_record,
     seat_win_rates,
 )
-from tournaments.visibility import PRIVATE_LABEL, hidden_versions, seat_label, validation_matches, visible_bots
+from tournaments.system_ladders import VALIDATION_LADDER, internal_ladders
+from tournaments.visibility import PRIVATE_LABEL, hidden_versions, seat_label, visible_bots
 
 
 @dataclass
@@ -124,19 +127,18 @@ class Round:
     bye_entrants: list[int] = field(default_factory=list)  # their bot version ids, in the same order
 
 
-def rounds(tournament: Tournament, user: Any) -> list[Round]:
-    """The rounds in order, each with its tables (games grouped by their entrants, sets kept together), its byes and,
+def rounds(tournament: Tournament, user: Any, numbers: Collection[int]) -> list[Round]:
+    """These rounds in order, each with its tables (in the order of their numbers, sets kept together), its byes and,
     in single elimination, who advanced from each table."""
     entries = list(tournament.entry_set.select_related("bot_version__bot"))
     label = {e.bot_version_id: seat_label(user, e.bot_version) for e in entries}
-    by_round: dict[int, dict[tuple[int, ...], Table]] = defaultdict(dict)
-    for match in with_seats(tournament.matches.order_by("pk")):
-        key = tuple(sorted(seat.bot_version_id for seat in match.seats.all()))
-        by_round[match.round or 0].setdefault(key, Table(key)).games.append(match)
-    numbers = sorted(set(by_round) | {b for e in entries for b in e.byes})
+    by_round: dict[int, dict[int | None, list[Match]]] = defaultdict(dict)
+    for match in with_seats(tournament.matches.filter(round__in=list(numbers)).order_by("pk")):
+        by_round[match.round or 0].setdefault(match.table, []).append(match)
     result = []
-    for number in numbers:
-        tables = list(by_round[number].values())
+    for number in sorted(set(numbers)):
+        tables = [Table(tuple(sorted({seat.bot_version_id for game in games for seat in game.seats.all()})), games)
+                  for _, games in sorted(by_round[number].items(), key=lambda item: table_order(item[0]))]
         if tournament.format == Tournament.Format.SINGLE_ELIMINATION:
             out = {e.bot_version_id for e in entries if e.eliminated_round is not None and e.eliminated_round <= number}
             for table in tables:
@@ -160,23 +162,24 @@ def with_seats(matches: QuerySet[Match]) -> QuerySet[Match]:
     return matches.select_related("ladder", "tournament").prefetch_related("seats__bot_version__bot")
 
 
-def filter_matches(params: dict[str, Any], user: Any) -> QuerySet[Match]:
-    """Matches by game, bot (name or id, of the bots this user may see), status and competition ("ladder:3" or
-    "tournament:5"), newest first."""
-    matches = Match.objects.all()
+def filter_matches(matches: QuerySet[Match], params: dict[str, Any], user: Any) -> QuerySet[Match]:
+    """These matches by game, bot (name or id, of the bots this user may see), status and competition ("ladder:3"
+    or "tournament:5"), newest first. The bot is a correlated EXISTS, not a join: no DISTINCT, so the database
+    walks the id index and stops at a page (tournaments/pages/keyset.py)."""
     if params.get("game"):
         matches = matches.filter(game=params["game"])
     if params.get("status"):
         matches = matches.filter(status=params["status"])
     if params.get("bot"):
         bot = str(params["bot"])
-        by_name = Q(seats__bot_version__bot__name__iexact=bot)
-        named = by_name | Q(seats__bot_version__bot_id=int(bot)) if bot.isdigit() else by_name
-        matches = matches.filter(named & visible_bots(user, "seats__bot_version__bot__"))
+        by_name = Q(bot_version__bot__name__iexact=bot)
+        named = by_name | Q(bot_version__bot_id=int(bot)) if bot.isdigit() else by_name
+        seats = Seat.objects.filter(named & visible_bots(user, "bot_version__bot__"), match=OuterRef("pk"))
+        matches = matches.filter(Exists(seats))
     kind, _, pk = str(params.get("competition") or "").partition(":")
     if kind in ("ladder", "tournament") and pk.isdigit():
         matches = matches.filter(**{f"{kind}_id": int(pk)})
-    return with_seats(matches.distinct().order_by("-id"))
+    return with_seats(matches.order_by("-id"))
 
 
 def competition_choices() -> list[tuple[str, str]]:
@@ -214,33 +217,43 @@ def bot_record(bot: Bot) -> Record:
     return record
 
 
-def rating_history(bot: Bot) -> list[Series]:
+RATING_POINTS = 200  # the chart's most recent rated games: a page that reads a bot's whole history grows with it
+
+
+def rating_history(version_ids: list[int]) -> list[Series]:
     """One series per competition and version (keyed by id: two competitions may share a name), the conservative
-    rating after each rated game, in the order they were rated."""
-    seats = (Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED,
+    rating after each of the bot's (these versions') last RATING_POINTS rated games, in the order they were rated.
+    The versions by id, not through a join: the database then reads them off the index seat_version_match."""
+    seats = (Seat.objects.filter(bot_version_id__in=version_ids, match__status=Match.Status.FINISHED,
                                  rating_mu_after__isnull=False, rating_sigma_after__isnull=False)
-             .select_related("match__ladder", "match__tournament", "bot_version")
-             .order_by("match__rating_seq", "match_id"))
+             .order_by("-match_id")
+             .values_list("match__ladder_id", "match__tournament_id", "bot_version_id", "bot_version__number",
+                          "match__ladder__name", "match__tournament__name", "rating_mu_before",
+                          "rating_sigma_before", "rating_mu_after", "rating_sigma_after", "match__rating_seq",
+                          "match_id"))
     series: dict[tuple[int | None, int | None, int], Series] = {}
-    for seat in seats:
-        match = seat.match
-        key = (match.ladder_id, match.tournament_id, seat.bot_version_id)
+    for (ladder, tournament, version, number, ladder_name, cup_name, mu_before, sigma_before, mu, sigma,
+         *_) in sorted(seats[:RATING_POINTS], key=lambda seat: (seat[-2] or 0, seat[-1])):
+        key = (ladder, tournament, version)
         if key not in series:
-            series[key] = Series(f"{match.competition} (v{seat.bot_version.number})")
-            if seat.rating_mu_before is not None and seat.rating_sigma_before is not None:
-                series[key].points.append(conservative(seat.rating_mu_before, seat.rating_sigma_before))
-        mu, sigma = seat.rating_mu_after, seat.rating_sigma_after
+            series[key] = Series(f"{ladder_name or cup_name} (v{number})")
+            if mu_before is not None and sigma_before is not None:
+                series[key].points.append(conservative(mu_before, sigma_before))
         assert mu is not None and sigma is not None  # the query keeps rated seats only
         series[key].points.append(conservative(mu, sigma))
         series[key].games += 1
     labels = Counter(s.label for s in series.values())
-    for (ladder, tournament, _), item in series.items():
+    for (ladder_id, tournament_id, _), item in series.items():
         if labels[item.label] > 1:  # the same name twice: say which is which
-            item.label += f" [ladder #{ladder}]" if ladder else f" [tournament #{tournament}]"
+            item.label += f" [ladder #{ladder_id}]" if ladder_id else f" [tournament #{tournament_id}]"
     return list(series.values())
 
 
 def validation_match_id(version_id: int) -> int | None:
-    """The version's latest kept smoke match (workers.validation: the upload plays seat 0), if any."""
-    return (Match.objects.filter(validation_matches(), seats__number=0, seats__bot_version_id=version_id)
-            .order_by("-pk").values_list("pk", flat=True).first())
+    """The version's latest kept smoke match (workers.validation: the upload plays seat 0), if any. The validation
+    ladders' ids first (one a game): with them the database reads those ladders' matches off match_ladder_recent,
+    where through the join it walked back through every match of every ladder."""
+    ladders = list(Ladder.objects.filter(internal_ladders(), name__startswith=VALIDATION_LADDER)
+                   .values_list("pk", flat=True))
+    return (Match.objects.filter(ladder_id__in=ladders, seats__number=0, seats__bot_version_id=version_id)
+            .order_by("-pk").values_list("pk", flat=True).first()) if ladders else None

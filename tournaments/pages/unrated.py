@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Sum
 
 from tournaments.models import Bot, Ladder, Match, Seat
 from tournaments.pages.queries import Record
@@ -34,12 +34,12 @@ def unrated_matches(user: Any) -> QuerySet[Match]:
         return matches
     if not user.is_authenticated:
         return matches.none()
-    return matches.filter(pk__in=Seat.objects.filter(bot_version__bot__owner=user).values("match_id"))
+    return matches.filter(Exists(Seat.objects.filter(bot_version__bot__owner=user, match=OuterRef("pk"))))
 
 
-def of_kind(matches: QuerySet[Match], kind: str, user: Any) -> QuerySet[Match]:
+def of_kind(kind: str, user: Any) -> QuerySet[Match]:
     """The public matches, or the unrated work this user may see."""
-    return matches.filter(pk__in=(unrated_matches(user) if kind == UNRATED else public_matches()).values("pk"))
+    return unrated_matches(user) if kind == UNRATED else public_matches()
 
 
 def can_see_unrated(user: Any, bot: Bot) -> bool:

@@ -8,6 +8,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db.models import Exists, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -17,9 +18,10 @@ from engine import list_games
 from tournaments import ladder_clock, upload_rule, visibility
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.ladder_entries import EntryRefused, enter_ladder, withdraw_from_ladder
-from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Tournament
-from tournaments.pages import brackets, queries, unrated, version_tests
+from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Seat, Tournament
+from tournaments.pages import brackets, queries, round_pages, unrated, version_tests
 from tournaments.pages.charts import rating_chart
+from tournaments.pages.keyset import BadCursor, keyset_page
 from tournaments.pages.validation_log import read_log
 from tournaments.rating_rule import provisional_sigma
 
@@ -78,24 +80,37 @@ def next_round() -> dict[str, Any]:
 
 def internal_ladder(request: HttpRequest, ladder: Ladder) -> HttpResponse:
     """A system ladder of unrated work: no standings, only the games this user may see."""
-    matches = unrated.unrated_matches(request.user).filter(ladder=ladder).order_by("-id")
-    page = Paginator(queries.with_seats(matches), MATCHES_PER_PAGE).get_page(request.GET.get("page"))
+    matches = queries.with_seats(unrated.unrated_matches(request.user).filter(ladder=ladder))
+    try:
+        page = keyset_page(matches, request, MATCHES_PER_PAGE)
+    except BadCursor as exc:
+        return bad_input(exc)
     return render(request, "pages/internal_ladder.html", {"ladder": ladder, "page": page})
+
+
+def bad_input(exc: ValueError) -> HttpResponse:
+    return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
 
 
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(Tournament, pk=pk)
+    try:
+        shown = round_pages.round_page(tournament, request.GET.get(round_pages.ROUND))
+    except round_pages.BadRound as exc:
+        return bad_input(exc)
     rows = queries.shown_rows(request.user, queries.competition_rows(tournament))
-    rounds = queries.rounds(tournament, request.user)
     round_robin = tournament.format == Tournament.Format.ROUND_ROBIN
+    crossed = round_robin and len(rows) > 1
     return render(request, "pages/tournament.html", {
         "tournament": tournament,
         "rows": rows,
         "seat_rates": queries.seat_rates(tournament),
         "game_seat_rates": queries.game_seat_rates(tournament.game, tournament.players_per_table),
-        "rounds": brackets.round_views(tournament, rounds, rows),
-        "games": sum(len(table.games) for round_ in rounds for table in round_.tables),
-        "cross_table": brackets.cross_table(tournament, rows, rounds) if round_robin and len(rows) > 1 else None,
+        "rounds": brackets.round_views(tournament, queries.rounds(tournament, request.user, shown.numbers), rows),
+        "round_page": shown,
+        "games": shown.games,
+        "cross_table": brackets.cross_table(tournament, rows, round_pages.meetings(tournament, shown)) if crossed
+        else None,
         "champion": queries.champion(tournament, request.user),
         "provisional_sigma": provisional_sigma(),
     })
@@ -117,11 +132,12 @@ class MatchFilter(forms.Form):
 def match_list(request: HttpRequest) -> HttpResponse:
     form = MatchFilter(request.GET or None)
     params = form.cleaned_data if form.is_valid() else {}
-    matches = unrated.of_kind(queries.filter_matches(params, request.user), params.get("kind", ""), request.user)
-    page = Paginator(matches, MATCHES_PER_PAGE).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
-    return render(request, "pages/matches.html", {"form": form, "page": page, "query": query.urlencode()})
+    kind = unrated.of_kind(params.get("kind", ""), request.user)
+    try:
+        page = keyset_page(queries.filter_matches(kind, params, request.user), request, MATCHES_PER_PAGE)
+    except BadCursor as exc:
+        return bad_input(exc)
+    return render(request, "pages/matches.html", {"form": form, "page": page})
 
 
 def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -131,12 +147,13 @@ def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "pages/not_found.html", {"what": "bot"}, status=404)
     record = unrated.rated_record(bot)
     versions = [(v, record.by_version.get(v.pk, [0, 0])) for v in bot.versions.order_by("-number")]
-    played = unrated.public_matches().filter(seats__bot_version__bot=bot)
-    matches = queries.with_seats(played.distinct().order_by("-id"))
+    played = unrated.public_matches().filter(Exists(Seat.objects.filter(bot_version__bot=bot, match=OuterRef("pk"))))
+    matches = queries.with_seats(played.order_by("-id"))
     is_owner = _is_owner(request, bot)
     return render(request, "pages/bot.html", {
         "bot": bot, "record": record, "versions": versions, "is_owner": is_owner,
-        "chart": rating_chart(queries.rating_history(bot), f"Rating history of {bot.name}"),
+        "chart": rating_chart(queries.rating_history([v.pk for v, _ in versions]), f"Rating history of {bot.name}"),
+        "rating_points": queries.RATING_POINTS,
         "recent_matches": matches[:10],
         "sees_unrated": unrated.can_see_unrated(request.user, bot),
         "open_ladders": open_ladders(bot) if is_owner else [],
