@@ -12,6 +12,7 @@ command -v bwrap >/dev/null || need+=(bubblewrap)
 { [ -x /usr/bin/javac ] && [ -x /usr/bin/java ]; } || need+=(default-jdk-headless)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
+command -v ip >/dev/null || need+=(iproute2)  # the same: its namespaces and veth pairs
 command -v socat >/dev/null || need+=(socat)  # benchmarks/separate_workers.py --netns: the namespaces' forwarders
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -54,13 +54,15 @@ def network(tmp_path: Path) -> Iterator[Any]:
 
     missing = [tool for tool in ("ip", "nsenter", "socat") if shutil.which(tool) is None]
     if missing or os.geteuid() != 0:
-        pytest.skip(f"network namespaces need root and {', '.join(missing) or 'ip, nsenter, socat'}")
+        pytest.fail(f"network namespaces need root and {', '.join(missing) or 'ip, nsenter, socat'}: "
+                    "run `make sysdeps` as root (iproute2, util-linux, socat)")
     # Named after this suite's database: two suites on one host never share a namespace name.
     prefix = str(settings.DATABASES["default"]["NAME"]).removeprefix("test_").replace("_", "-")
     probe = f"{prefix}-{os.getpid()}-probe"
     tried = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, check=False)
     if tried.returncode != 0:
-        pytest.skip(f"`ip netns add` is not permitted here: {tried.stderr.strip()}")
+        pytest.fail(f"`ip netns add` is not permitted here ({tried.stderr.strip()}): the suite runs as root on a host "
+                    "that allows network namespaces, as the README's test command does")
     subprocess.run(["ip", "netns", "del", probe], check=True)
     network = Network(prefix, IPv4Network("10.236.0.0/16"), tmp_path / "sockets")
     try:
