@@ -355,6 +355,9 @@ STORAGES = {
                               env_float("LUDUS_REPLAY_STORE_TIMEOUT", 5.0, minimum=0.1)),
 }
 LUDUS_REPLAY_MOVE_SECONDS = env_int("LUDUS_REPLAY_MOVE_SECONDS", 60, minimum=1)
+# Each replay is verified by re-simulation after its match (a task the runner sends); beat verifies every replay still
+# unverified this many seconds after its result was recorded (a lost message), and looks this often.
+LUDUS_VERIFY_SWEEP_SECONDS = env_int("LUDUS_VERIFY_SWEEP_SECONDS", 60, minimum=1)
 
 # --- Celery (read by config/celery.py through the CELERY_ namespace) ----------------------------------------------
 CELERY_BROKER_URL = env_optional("CELERY_BROKER_URL")  # unset: the embedded runner in manage.py
@@ -368,7 +371,8 @@ CELERY_TASK_ROUTES = {
     **{name: {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.control"} for name in (
         "workers.requeue_expired", "workers.send_outbox", "workers.revalidate_stale", "workers.flag_faulty_bots",
         "workers.schedule_ladders",
-        "workers.advance_tournaments", "workers.advance_version_tests", "workers.move_pending_replays")},
+        "workers.advance_tournaments", "workers.advance_version_tests", "workers.move_pending_replays",
+        "workers.sweep_unverified_replays")},
     "workers.validate_version": {"queue": f"{CELERY_TASK_DEFAULT_QUEUE}.validation"},
 }
 CELERY_TASK_SERIALIZER = "json"
@@ -399,6 +403,7 @@ CELERY_BEAT_SCHEDULE = {
                             "schedule": env_int("LUDUS_REAPER_SECONDS", 60, minimum=1)},
     "advance-version-tests": {"task": "workers.advance_version_tests", "schedule": LUDUS_DISPATCH_SECONDS},
     "move-pending-replays": {"task": "workers.move_pending_replays", "schedule": LUDUS_REPLAY_MOVE_SECONDS},
+    "sweep-unverified-replays": {"task": "workers.sweep_unverified_replays", "schedule": LUDUS_VERIFY_SWEEP_SECONDS},
 }
 
 # --- Operations: the one-beat lease, metrics, logs (docs/operations.md) ----------------------------------------------

@@ -15,7 +15,16 @@ from tournaments.models import Match
 class Replay(models.Model):
     """The header and footer in the database; the action log in the replay store (replays/storage.py), found by its
     key and checked against its digest, or still in the database: a replay written before the store, or one the
-    store did not take when its result was written (pending, until housekeeping moves it)."""
+    store did not take when its result was written (pending, until housekeeping moves it).
+
+    The runner records a result with its replay `verifying`; a verification task re-simulates it after the match
+    and marks it `verified`, or `mismatch` with the reason, its result reverted (replays/verification.py,
+    docs/architecture.md#replays)."""
+
+    class Verification(models.TextChoices):
+        VERIFYING = "verifying"
+        VERIFIED = "verified"
+        MISMATCH = "mismatch"
 
     # OneToOne makes "one result per match" a database fact: a second insert raises IntegrityError.
     match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="replay")
@@ -30,6 +39,9 @@ class Replay(models.Model):
     pending = models.BooleanField(default=False, help_text="the store did not take the action log when the result "
                                   "was written: housekeeping moves it there")
     footer = models.JSONField()
+    verification = models.CharField(max_length=10, choices=Verification.choices, default=Verification.VERIFYING,
+                                    help_text="verifying until re-simulated after the match (replays/verification.py)")
+    verify_error = models.TextField(blank=True, default="", help_text="why the replay did not verify (mismatch)")
     size = models.PositiveIntegerField(default=0, help_text="bytes of the compressed action log")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -38,7 +50,9 @@ class Replay(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["id"], condition=models.Q(pending=True), name="replay_pending")]
+        indexes = [models.Index(fields=["id"], condition=models.Q(pending=True), name="replay_pending"),
+                   models.Index(fields=["created_at"], condition=models.Q(verification="verifying"),
+                                name="replay_verifying")]
 
     def __str__(self) -> str:
         return f"replay of match {self.match_id}"

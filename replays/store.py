@@ -23,16 +23,22 @@ from replays.progress import MatchProgress
 from tournaments.models import Match
 
 
-def placed_store(document: dict[str, Any]) -> Callable[[Match, dict[str, Any]], None]:
+def placed_store(document: dict[str, Any], replaces: bool = False) -> Callable[[Match, dict[str, Any]], None]:
     """Write the document's action log to the replay store now, before the result's transaction; return the store
     function for record_result, which inserts the row pointing at the file (or, the store down, holding the bytes,
-    pending). Writing twice (a retried result) writes one file: its key is its content's digest."""
-    return functools.partial(store_replay, placed=place_actions(document))
+    pending). Writing twice (a retried result) writes one file: its key is its content's digest. replaces: the
+    match failed before, so a replay that did not verify may be there (replaced, as store_replay says)."""
+    return functools.partial(store_replay, placed=place_actions(document), replaces=replaces)
 
 
-def store_replay(match: Match, document: dict[str, Any], placed: storage.Placement | None = None) -> None:
-    """The replay replaces the live progress; its action log goes where placed says (without it, it is written to
-    the store here). A second replay for the match raises IntegrityError, and the whole result rolls back."""
+def store_replay(match: Match, document: dict[str, Any], placed: storage.Placement | None = None,
+                 replaces: bool = False) -> None:
+    """The replay, verifying, replaces the live progress; its action log goes where placed says (without it, it is
+    written to the store here). replaces: the replay of an earlier attempt whose result was reverted for a mismatch
+    goes first (the match was requeued since). A second replay for the match raises IntegrityError, and the whole
+    result rolls back."""
+    if replaces:
+        Replay.objects.filter(match_id=match.pk, verification=Replay.Verification.MISMATCH).delete()
     replay = Replay.from_document(match, document, placed or place_actions(document))
     if connection.vendor == "postgresql":
         _store_and_drop(match.pk, replay)

@@ -1,6 +1,7 @@
 """Verification by re-simulation: the action log must reproduce the recorded outcome (docs/architecture.md#replays).
 
-Needs only the engine, so replays verify offline and before a result is committed.
+Needs only the engine, so replays verify offline; the runner records a result first and verifies its replay after
+the match (replays/verification.py, docs/architecture.md#replays).
 
 A branch's header carries `"branch": {"parent", "step", "force", "resample"}` (docs/branches.md). Its action log
 holds every step from the start: the parent's first steps (K, or K - 1 when step K is forced), the forced option if
@@ -80,18 +81,39 @@ class Resimulation:
 
 
 def branch_start(header: dict[str, Any], prefix: Sequence[dict[str, Any]],
-                 watch: Callable[[int, State, Decision], None] | None = None) -> State:
+                 watch: Callable[[int, State, Decision], None] | None = None,
+                 digest: Digest | None = None) -> State:
     """The position a branch's bots play on from: the prefix stepped (and resampled) from the header's start.
 
     watch(index, state, decision), if given, sees each prefix step before it is taken (the runner walks its built-in
-    bots through the parent's steps with it)."""
+    bots through the parent's steps with it); digest, if given, takes each prefix step's events."""
     sim = Resimulation(header)
     for index, record in enumerate(prefix):
         decision = sim.state.decision()
         if watch is not None and decision is not None:
             watch(index, sim.state, decision)
-        sim.step(index, record)
+        events = sim.step(index, record)
+        if digest is not None:
+            digest.add(events)
     return sim.state
+
+
+class Digest:
+    """The footer's digest: the sha256 of every step's events, then of the final omniscient view. verify_document
+    makes it by re-simulation; the runner makes it while the match is played, so the re-simulation after the match
+    proves the events and views it played (docs/architecture.md#replays)."""
+
+    def __init__(self) -> None:
+        self._sha = hashlib.sha256()
+
+    def add(self, events: list[Any]) -> None:
+        self._sha.update(canonical_json(events))
+
+    def of_final(self, state: State) -> str:
+        """The hex digest, with the final position's omniscient view; more events may still be added after."""
+        sha = self._sha.copy()
+        sha.update(canonical_json(state.view(None)))
+        return sha.hexdigest()
 
 
 def verify_document(document: dict[str, Any]) -> dict[str, Any]:
@@ -106,9 +128,9 @@ def verify_document(document: dict[str, Any]) -> dict[str, Any]:
         raise ReplayMismatch(str(exc)) from exc
     header, actions, footer = document["header"], document["actions"], document["footer"]
     sim = Resimulation(header)
-    digest = hashlib.sha256()
+    digest = Digest()
     for index, record in enumerate(actions):
-        digest.update(canonical_json(sim.step(index, record)))
+        digest.add(sim.step(index, record))
     state = sim.state
     if state.decision() is not None:
         raise ReplayMismatch(f"the action log ends after {len(actions)} action(s) but the game is not over")
@@ -117,11 +139,11 @@ def verify_document(document: dict[str, Any]) -> dict[str, Any]:
     _check_counts(header["players"], actions, footer)
     expected = engine_outcome.with_forfeits(footer.get("forfeited") or [False] * header["players"]).to_dict()
     _compare(expected, footer["outcome"])
-    digest.update(canonical_json(state.view(None)))
-    if "digest" in footer and footer["digest"] != digest.hexdigest():
+    replayed = digest.of_final(state)
+    if "digest" in footer and footer["digest"] != replayed:
         raise ReplayMismatch("the events or the final position differ from the recorded digest "
-                             "(the engine no longer replays this game byte for byte)")
-    return dict(expected, digest=digest.hexdigest())
+                             "(the engine does not replay this game byte for byte)")
+    return dict(expected, digest=replayed)
 
 
 def _check_counts(players: int, actions: list[dict[str, Any]], footer: dict[str, Any]) -> None:

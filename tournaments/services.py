@@ -24,9 +24,9 @@ from django.utils import timezone
 from tournaments.advancement import advance_tournament
 from tournaments.dispatch import send_matches
 from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
-from tournaments.ratings import lock_competition, locked_ratings, rate_seats, update_rows
+from tournaments.ratings import lock_competition, locked_ratings, rate_seats, rebuild_ratings, update_rows
 from tournaments.rows import columns, instances, width
-from tournaments.standings import count_result
+from tournaments.standings import count_result, rebuild_standings
 
 logger = logging.getLogger(__name__)
 
@@ -135,13 +135,16 @@ def _lease_end() -> CombinedExpression:
 
 
 def record_result(match_id: int, owner: str, document: dict[str, Any], logs: list[str] | None = None,
-                  seats: list[Seat] | None = None, *, store: Callable[[Match, dict[str, Any]], None]) -> Match:
+                  seats: list[Seat] | None = None, *, store: Callable[[Match, dict[str, Any]], None],
+                  advance: bool = True) -> Match:
     """In one transaction: finish the match, write its seats, its replay and the rating updates.
 
-    document is the verified replay document, logs each seat's captured stderr; seats, the match's seats with their
+    document is the replay document as played (the runner verifies it after the match: revert_result undoes a result
+    whose replay does not re-simulate), logs each seat's captured stderr; seats, the match's seats with their
     match as the runner loaded them (else read here); store writes the replay, called with the finished match and
     the document inside the transaction (the runner passes replays.store.store_replay: replays imports tournaments,
-    never the reverse). Raises ResultRefused unless this runner holds the running
+    never the reverse). advance: check the tournament's round once committed (the runner leaves it to the
+    verification: a round advances on verified results). Raises ResultRefused unless this runner holds the running
     match; a second replay for the match raises IntegrityError (and writes nothing). Nine statements for a rated
     match once its seats have ratings and standings rows (eight with seats given), one lock on the competition row.
     """
@@ -170,9 +173,40 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
             rate_seats(match, seats, seq, ratings)
         update_rows(Seat, seats, SEAT_RESULT_FIELDS)
         store(match, document)
-    if match.tournament_id:
+    if match.tournament_id and advance:
         finish_tournament_if_done(match.tournament_id)
     return match
+
+
+RESULT_FIELDS = {"score": None, "rank": None, "rating_mu_before": None, "rating_mu_after": None,
+                 "rating_sigma_before": None, "rating_sigma_after": None}
+
+
+def revert_result(match_id: int, cause: str, flag: Callable[[int], None]) -> bool:
+    """A recorded result whose replay did not verify: the match failed with the cause, its seats' results cleared,
+    and the competition's ratings and standings rows rebuilt from the history left, so nothing of it counts; flag is
+    called with the match id in the same transaction (replays.verification marks the replay). Under the
+    competition's lock, as record_result. False when the match is not finished (reverted already)."""
+    match = Match.objects.filter(pk=match_id).select_related("ladder", "tournament").first()
+    if match is None:
+        return False
+    competition = match.ladder or match.tournament
+    if competition is None:
+        raise ValueError(f"match {match_id} belongs to no ladder or tournament")
+    with transaction.atomic():
+        type(competition).objects.select_for_update().filter(pk=competition.pk).values_list("pk").get()
+        if Match.objects.filter(pk=match_id, status=Status.FINISHED).update(
+                status=Status.FAILED, error=cause[-4000:], lease_expires=None) != 1:
+            return False
+        Seat.objects.filter(match_id=match_id).update(**RESULT_FIELDS)
+        flag(match_id)
+        if match.rated:
+            rebuild_ratings(type(competition), competition.pk)
+        rebuild_standings(competition)
+    logger.error("match %s: result reverted, its replay does not verify: %s", match_id, cause)
+    if match.tournament_id:
+        finish_tournament_if_done(match.tournament_id)
+    return True
 
 
 @contextlib.contextmanager

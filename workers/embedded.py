@@ -8,6 +8,7 @@ database connection; each sets Django up itself from the same environment.
 from __future__ import annotations
 
 import atexit
+import logging
 import multiprocessing
 import os
 import threading
@@ -15,11 +16,13 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
+logger = logging.getLogger(__name__)
 _pool: ProcessPoolExecutor | None = None
 _lock = threading.Lock()
 _in_pool_worker = False
 _futures: list[Future[str]] = []
 _child_backlog: list[int] = []  # matches a pool child queued itself to play after its own (a version test's batch)
+_child_verifications: list[int] = []  # matches whose replays the child verifies once its match is done
 MAX_RUNS = 10  # a requeued match is retried in the same child; the runner itself caps attempts
 
 
@@ -66,7 +69,29 @@ def _run_one(match_id: int) -> str:
         if outcome != "requeued":
             break
         outcome = run_match(match_id)
+    _verify_recorded()
     return outcome
+
+
+def verify_after(match_id: int) -> None:
+    """In a pool child: verify the match's replay once the run that recorded it is over (docs/architecture.md#replays:
+    off the match's path, as a worker's verification task)."""
+    _child_verifications.append(match_id)
+
+
+def _verify_recorded() -> None:
+    """The replays this child recorded, verified; then any left verifying by a child that stopped before it verified
+    (there is no beat here to sweep them)."""
+    from django.conf import settings
+
+    from replays.verification import sweep_unverified, verify_replay  # as in _run_one
+
+    try:
+        while _child_verifications:
+            verify_replay(_child_verifications.pop(0))
+        sweep_unverified(settings.LUDUS_VERIFY_SWEEP_SECONDS)
+    except Exception:  # the next match's run verifies what is left, by the sweep
+        logger.exception("verifying replays in the embedded runner failed")
 
 
 def pool() -> ProcessPoolExecutor:

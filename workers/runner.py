@@ -1,5 +1,5 @@
-"""The match runner: claim, play, verify by re-simulation, record in one transaction
-(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox).
+"""The match runner: claim, play, record in one transaction, then verify by re-simulation off the match's path
+(docs/architecture.md#bots-the-wire-protocol-and-the-sandbox, docs/architecture.md#replays).
 
 `run_match(match_id)` is what both the Celery task and the embedded pool call. It is safe to run any number of
 times, concurrently: the claim and the result are compare-and-set updates, and the replay is one per match.
@@ -21,14 +21,16 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
-from engine import load_game
+from engine import State, load_game
 from replays import format as replay_format
 from replays import live
 from replays.progress import is_watched, save_progress
 from replays.store import drop_progress, placed_store
-from replays.verify import ReplayMismatch, branch_start, verify_document
+from replays.verification import verify_replay
+from replays.verify import Digest, ReplayMismatch, branch_start
 from replays.version_test_measures import advance_after
 from tournaments.dberrors import describe, is_connection_lost
+from tournaments.dispatch import PRIORITY_RECOVERED
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
 from tournaments.services import (
@@ -40,7 +42,7 @@ from tournaments.services import (
     record_result,
     renew_lease,
 )
-from workers import health, metrics
+from workers import embedded, health, metrics
 from workers.play import PlayResult, Start, play_game
 from workers.sandbox import pinning
 from workers.sandbox_settings import make_sandboxed_seat
@@ -99,18 +101,15 @@ def _advance_version_test(match_id: int, outcome: str) -> None:
 
 def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timings,
                  rows: list[tuple[Any, ...]]) -> tuple[str, str]:
-    """Play, verify and record; return the outcome and, for an infrastructure failure, its cause. rows: the claim's
-    (the match with its seats, read in the same statement)."""
+    """Play and record, then send the replay's verification; return the outcome and, for an infrastructure failure,
+    its cause. rows: the claim's (the match with its seats, read in the same statement)."""
     try:
         match, seats = timings.measure("load", lambda: loaded_match(rows))
         document, logs = play_match(match, seats, timings, heartbeat)
-        document["footer"]["digest"] = timings.measure("verify", lambda: verify_document(document))["digest"]
     except LeaseLost as exc:
         return f"lease lost: {exc}", ""
     except PermanentFailure as exc:
         return _fail(match_id, owner, f"{type(exc).__name__}: {exc}", permanent=True)
-    except ReplayMismatch as exc:
-        return _fail(match_id, owner, f"replay verification failed: {exc}")
     except Exception as exc:  # anything that is not a bot fault is the infrastructure's: retry, never rate
         logger.exception("match %s failed", match_id)
         return _fail(match_id, owner, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}")
@@ -118,10 +117,11 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
         # Safe to retry: the result is a compare-and-set in one transaction, so a retry after a commit whose
         # acknowledgement was lost is refused rather than written twice.
         # The replay's file is written first, out of the result's transaction; store inserts the row pointing at it
-        # (and drops the live progress) inside that transaction.
-        store = timings.measure("store", lambda: placed_store(document))
+        # (and drops the live progress) inside that transaction. A match that failed before may have a replay whose
+        # result was reverted: store replaces it. The tournament's round is checked once the replay is verified.
+        store = timings.measure("store", lambda: placed_store(document, replaces=bool(match.error)))
         timings.measure("record", lambda: with_db_retry(
-            lambda: record_result(match_id, owner, document, logs, seats, store=store)))
+            lambda: record_result(match_id, owner, document, logs, seats, store=store, advance=False)))
     except ResultRefused as exc:
         return f"result refused: {exc}", ""
     except (OperationalError, InterfaceError) as exc:
@@ -133,7 +133,26 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
     except Exception as exc:  # a broken invariant, a deadlock, a locked SQLite file: the whole write rolled back
         logger.exception("recording match %s failed", match_id)
         return _fail(match_id, owner, f"recording the result failed: {type(exc).__name__}: {exc}")
+    timings.measure("verify", lambda: send_verification(match_id))
     return "finished", ""
+
+
+def send_verification(match_id: int) -> None:
+    """Verify the recorded match's replay by re-simulation, off the match's path (docs/architecture.md#replays): a
+    task through the broker; without one, in the embedded pool's child once its match is done, or here (tools, tests).
+    A message that is not sent, or lost, is beat's sweep's (replays/verification.py)."""
+    if embedded.is_pool_child():
+        embedded.verify_after(match_id)
+    elif settings.CELERY_BROKER_URL:
+        from workers.tasks import verify_replay_task  # tasks import this module
+
+        try:  # no retries: a broker that does not take it now must not hold the worker; the sweep sends it later
+            verify_replay_task.apply_async((match_id,), priority=PRIORITY_RECOVERED, retry=False)
+        except Exception:
+            logger.warning("sending the verification of match %s failed; beat's sweep verifies it", match_id,
+                           exc_info=True)
+    else:
+        verify_replay(match_id)
 
 
 def _fail(match_id: int, owner: str, cause: str, permanent: bool = False) -> tuple[str, str]:
@@ -173,8 +192,9 @@ def with_db_retry(operation: Callable[[], T]) -> T:
 class Timings:
     """Milliseconds per phase of one match, logged by run_match: claim (with the read of the match and its seats,
     in the same statement on PostgreSQL), load (making their objects), spawn (making the seat players), play (the
-    whole game, including start and finish: the seats' processes starting and stopping), verify, store (writing the
-    replay's file), record.
+    whole game, including start and finish: the seats' processes starting and stopping; the footer's digest is made
+    as it goes), digest (the final view's), store (writing the replay's file), record, verify (sending the replay's
+    verification: the re-simulation itself runs after the match).
     """
 
     def __init__(self) -> None:
@@ -244,7 +264,8 @@ def _not_claimed(match_id: int) -> str:
 def play_match(
     match: Match, seats: list[Seat], timings: Timings | None = None, heartbeat: Heartbeat | None = None
 ) -> tuple[dict[str, Any], list[str]]:
-    """Play the match with one player per seat; return the replay document (not yet verified) and seat logs."""
+    """Play the match with one player per seat; return the replay document (not yet verified; its footer's digest
+    made from the game as played) and seat logs."""
     timings = timings or Timings()
     if [seat.number for seat in seats] != list(range(match.num_players)):
         numbers = [s.number for s in seats]
@@ -264,15 +285,37 @@ def play_match(
             with_timing("spawn", lambda: players.extend(TimedSeat(make_seat_player(match, seat), timings)
                                                         for seat in seats))
             recorder = ProgressRecorder(match, heartbeat=heartbeat, owner=heartbeat.owner if heartbeat else "")
-            start = branch_of(match, match_header(match, seats, options, clock), players)
+            digest = Digest()
+            start = branch_of(match, match_header(match, seats, options, clock), players, digest) or Start(
+                game.new_state(match.num_players, match.seed, options), [])
+            played = Start(DigestingState(start.state, digest), start.prefix)  # type: ignore[arg-type]
             result = with_timing("play", lambda: play_game(match.game, match.num_players, match.seed, options,
                                                            players, clock, match.max_faults, on_action=recorder,
-                                                           start=start))
+                                                           start=played))
         finally:
             for player in players:
                 _close(player)
+    document = replay_document(match, seats, options, clock, result)
+    document["footer"]["digest"] = timings.measure("digest", lambda: digest.of_final(start.state))
     # Seat logs go to the seats, for their owners only, never into the public replay.
-    return replay_document(match, seats, options, clock, result), result.logs
+    return document, result.logs
+
+
+class DigestingState:
+    """The match's state as the game loop plays it, each step's events added to the footer's digest as they come:
+    the re-simulation after the match must reproduce them (play_game hands back no events). Everything else is the
+    state's own; a clone is the state's, not wrapped."""
+
+    def __init__(self, state: State, digest: Digest) -> None:
+        self._played, self._digest = state, digest
+
+    def choose(self, index: int) -> list[Any]:
+        events = self._played.choose(index)
+        self._digest.add(events)
+        return events
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._played, name)
 
 
 def replay_document(match: Match, seats: list[Seat], options: dict[str, Any], clock: Clock,
@@ -289,17 +332,19 @@ def match_header(match: Match, seats: list[Seat], options: dict[str, Any], clock
     return live.match_header(match, [_seat_header(seat) for seat in seats], options, clock.to_dict())
 
 
-def branch_of(match: Match, header: dict[str, Any], players: list[SeatPlayer]) -> Start | None:
-    """Where a branch's bots take over (None for a match that is no branch)."""
+def branch_of(match: Match, header: dict[str, Any], players: list[SeatPlayer],
+              digest: Digest | None = None) -> Start | None:
+    """Where a branch's bots take over (None for a match that is no branch); digest takes the prefix's events."""
     if match.parent_id is None:
         return None
     try:
-        return start_branch(header, match.branch_prefix, players)
+        return start_branch(header, match.branch_prefix, players, digest)
     except ReplayMismatch as exc:  # the stored prefix no longer replays: no retry can fix that
         raise PermanentFailure(f"branch {match.pk} cannot reach its branch point: {exc}") from exc
 
 
-def start_branch(header: dict[str, Any], prefix: list[dict[str, Any]], players: Sequence[SeatPlayer]) -> Start:
+def start_branch(header: dict[str, Any], prefix: list[dict[str, Any]], players: Sequence[SeatPlayer],
+                 digest: Digest | None = None) -> Start:
     """The prefix replayed (and resampled) from the header's start. Built-in bots are walked through every prefix
     step of their seat first, a forced one too, and told what was played there, so their seeded tie-breaks and
     memory stand where the parent's did: a branch that changes nothing, or forces the move that was played, plays on
@@ -310,7 +355,7 @@ def start_branch(header: dict[str, Any], prefix: list[dict[str, Any]], players: 
         if not player.has_process:
             player.catch_up(state.view(decision.seat) if player.needs_view else None, decision, prefix[index]["choice"])
 
-    return Start(branch_start(header, prefix, catch_up), list(prefix))
+    return Start(branch_start(header, prefix, catch_up, digest), list(prefix))
 
 
 class TimedSeat(SeatWrapper):

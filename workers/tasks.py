@@ -16,6 +16,7 @@ from django.db import InterfaceError, OperationalError
 from replays.analysis_jobs import run_analysis, send
 from replays.moves import move_pending
 from replays.store import drop_progress
+from replays.verification import sweep_unverified, verify_replay
 from replays.version_test_measures import advance_all
 from tournaments.advancement import advance_running_tournaments
 from tournaments.bot_lifecycle import flag_faulty_bots, revalidate_stale
@@ -42,6 +43,20 @@ def run_match_task(match_id: int) -> str:
         what = "is unreachable" if is_connection_lost(exc) else "refused a statement"
         logger.warning("match %s: the database %s; retrying with back-off (%s)", match_id, what, describe(exc))
         raise
+
+
+@shared_task(name="workers.verify_replay", autoretry_for=(OperationalError, InterfaceError), max_retries=5,
+             retry_backoff=True, retry_jitter=False)
+def verify_replay_task(match_id: int) -> str:
+    """Re-simulate a recorded match's replay (sent by the runner after the result): verified, or its result
+    reverted and the replay flagged (replays/verification.py)."""
+    return verify_replay(match_id)
+
+
+@shared_task(name="workers.sweep_unverified_replays")
+def sweep_unverified_replays_task() -> int:
+    """Beat: verify the replays still unverified LUDUS_VERIFY_SWEEP_SECONDS after their result (a lost message)."""
+    return sweep_unverified(settings.LUDUS_VERIFY_SWEEP_SECONDS)
 
 
 @shared_task(name="workers.analyse_match")

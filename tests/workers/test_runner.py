@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterator
 from datetime import timedelta
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
 from django.db import IntegrityError, connection
 from django.db.models.functions import Now
 from django.test.utils import CaptureQueriesContext
@@ -19,11 +21,19 @@ from replays.api.feeds import read_snapshot
 from replays.models import Replay
 from replays.progress import MatchProgress, is_watched, live_actions, mark_watched
 from replays.store import store_replay
+from replays.verification import verify_replay
 from replays.verify import verify_document
 from tournaments.models import Ladder, Match, Rating
 from tournaments.new_matches import create_match
 from tournaments.scheduling import start_tournament
-from tournaments.services import ResultRefused, claim_match, fail_match, record_result, requeue_expired
+from tournaments.services import (
+    ResultRefused,
+    claim_match,
+    fail_match,
+    record_result,
+    requeue_expired,
+    requeue_match,
+)
 from workers import runner
 from workers.runner import ProgressRecorder, play_match, run_match
 
@@ -134,9 +144,6 @@ def test_the_reaper_requeues_matches_whose_lease_expired(match: Match) -> None:
 
 
 def test_recomputed_ratings_equal_the_live_ones_and_a_changed_rating_is_named(tournament: Any) -> None:
-    import io
-
-    from django.core.management import call_command
     from django.core.management.base import CommandError
 
     for match in start_tournament(tournament, enqueue=False):
@@ -153,7 +160,7 @@ def test_recomputed_ratings_equal_the_live_ones_and_a_changed_rating_is_named(to
     call_command("recompute_ratings", "--check", stdout=io.StringIO())
 
 
-def test_a_result_that_does_not_re_simulate_is_requeued_unrated_with_the_cause(
+def test_a_result_that_does_not_re_simulate_is_reverted_after_the_match_and_can_be_played_again(
     match: Match, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import workers.runner
@@ -166,13 +173,22 @@ def test_a_result_that_does_not_re_simulate_is_requeued_unrated_with_the_cause(
         return result
 
     monkeypatch.setattr(workers.runner, "play_game", play_game_with_a_corrupted_log)
-    assert run_match(match.pk) == "requeued"
-    match.refresh_from_db()
-    assert match.status == "queued" and match.error.startswith("replay verification failed: action 0: recorded for")
-    assert not Replay.objects.filter(match=match).exists()
-    assert not match.seats.filter(rating_mu_after__isnull=False).exists()
-    monkeypatch.setattr(workers.runner, "play_game", real_play_game)
+    monkeypatch.setattr(workers.runner, "send_verification", lambda match_id: None)  # verified below, as a task would
     assert run_match(match.pk) == "finished"
+    assert Replay.objects.get(match=match).verification == "verifying"
+    assert verify_replay(match.pk) == "mismatch"
+    match.refresh_from_db()
+    assert match.status == "failed" and match.error.startswith("replay verification failed: action 0: recorded for")
+    replay = Replay.objects.get(match=match)
+    assert replay.verification == "mismatch" and replay.verify_error.startswith("action 0: recorded for")
+    assert not match.seats.filter(rating_mu_after__isnull=False).exists()
+    assert set(Rating.objects.filter(tournament=match.tournament).values_list("games", flat=True)) == {0}
+    call_command("recompute_ratings", "--check", stdout=io.StringIO())
+    monkeypatch.setattr(workers.runner, "play_game", real_play_game)
+    assert requeue_match(match)
+    assert run_match(match.pk) == "finished"  # the flagged replay makes way for the new one
+    assert verify_replay(match.pk) == "verified"
+    assert Replay.objects.get(match=match).verification == "verified"
 
 
 def test_a_worker_leaves_a_match_it_just_failed_to_another_worker(match: Match) -> None:

@@ -1,0 +1,77 @@
+"""Every replay verified by re-simulation, after its match (docs/architecture.md#replays).
+
+The runner records a result with its replay `verifying` (the footer's digest made as the game was played), then
+sends `verify_replay` (a Celery task; the embedded pool's child after the match). It re-simulates the replay as
+stored: verified, and the tournament's round checked; or a mismatch, and the result is reverted
+(tournaments.services.revert_result: the match failed, unrated and uncounted) and the replay flagged with the reason.
+Beat's `sweep_unverified` verifies the replays still verifying a while after their result: a lost message never
+leaves one unverified.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from datetime import timedelta
+
+from django.utils import timezone
+
+from replays.format import ReplayFormatError
+from replays.models import Replay
+from replays.storage import ReplayUnavailable
+from replays.verify import ReplayMismatch, verify_document
+from tournaments.services import finish_tournament_if_done, revert_result
+
+logger = logging.getLogger(__name__)
+
+Verification = Replay.Verification
+SWEEP_BATCH = 200  # replays one sweep verifies at most; the next takes the rest
+MISMATCH = "replay verification failed: "  # the reverted match's error, then the reason
+
+
+def verify_replay(match_id: int) -> str:
+    """Re-simulate the match's replay if it is still verifying; return "verified", "mismatch", "unavailable" (the
+    store does not answer: left verifying for the sweep) or what it already was. Safe to run twice, concurrently."""
+    replay = Replay.objects.filter(match_id=match_id).select_related("match").first()
+    if replay is None:
+        return "missing"
+    if replay.verification != Verification.VERIFYING:
+        return f"already {replay.verification}"
+    try:
+        verify_document(replay.document())
+    except (ReplayMismatch, ReplayFormatError) as exc:
+        return _mismatch(match_id, str(exc))
+    except ReplayUnavailable:
+        logger.warning("replay of match %s: the store does not answer; verified later", match_id, exc_info=True)
+        return "unavailable"
+    if Replay.objects.filter(pk=replay.pk, verification=Verification.VERIFYING).update(
+            verification=Verification.VERIFIED) and replay.match.tournament_id:
+        finish_tournament_if_done(replay.match.tournament_id)  # a round advances on verified results
+    return "verified"
+
+
+def _mismatch(match_id: int, why: str) -> str:
+    logger.error("replay of match %s does not verify: %s; reverting its result", match_id, why)
+    flag = functools.partial(_flag, why=why)
+    if not revert_result(match_id, MISMATCH + why, flag=flag):
+        flag(match_id)  # the match was not finished (reverted already): the replay is flagged all the same
+    return "mismatch"
+
+
+def _flag(match_id: int, why: str) -> None:
+    Replay.objects.filter(match_id=match_id).update(verification=Verification.MISMATCH, verify_error=why[-4000:])
+
+
+def sweep_unverified(older_than: float) -> int:
+    """Verify the replays still verifying `older_than` seconds after they were stored (a lost message, a worker
+    that stopped before it verified); return how many were checked."""
+    stale = (Replay.objects.filter(verification=Verification.VERIFYING,
+                                   created_at__lt=timezone.now() - timedelta(seconds=older_than))
+             .order_by("created_at").values_list("match_id", flat=True)[:SWEEP_BATCH])
+    found = list(stale)
+    if found:
+        logger.warning("verification: %s replay(s) still verifying after %s s; verifying them now", len(found),
+                       older_than)
+    for match_id in found:
+        verify_replay(match_id)
+    return len(found)
