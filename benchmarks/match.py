@@ -26,7 +26,12 @@ The figures (JSON keys):
   protocol_us_per_decision, and sandboxed_ms / seats_ms per match. On a machine that other work keeps busy, wall
   time measures the queue for the CPU as much as the code; CPU time does not (cgroups off: seats_ms is 0);
 - result_statements (median; _max), competition_locks: the result write (tournaments.services.record_result) of
-  a sandboxed match.
+  a sandboxed match;
+- fixed_ms: the fixed part of a match, built-in and sandboxed: the runner's claim, verify, digest, store and record
+  phases added up (a checkout without some of them counts 0 for those). With --broker URL the drivers send to that
+  Redis, as a deployed worker does (the runner's verification goes out as a message: its cost is the send; each
+  checkout on a queue of its own, emptied at the end); without it a checkout that verifies after the result
+  verifies in its driver, inside its verify phase.
 Each checkout first plays --warmup unmeasured matches (default 1). With --baseline, `baseline` holds the same for
 that checkout and `over_baseline` the ratios. Warm seats are on (`--warm 8`, LUDUS_WARM_SEATS): each version's
 sandbox plays its matches in turn; `--warm 0` starts every seat anew.
@@ -51,16 +56,18 @@ DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/ludus"
 TARGETS = {"sandboxed_over_engine": 3.0, "builtin_over_engine": 1.3, "matches_per_min_over_baseline": 5.0,
            "protocol_us_per_decision": 250.0, "decide_bytes_median": 1024, "result_statements": 8,
            "competition_locks": 1}
+FIXED_PHASES = ("claim", "verify", "digest", "store", "record")  # the fixed part of a match, beside its game
 WARMUP_SEED = 1000  # the unmeasured matches' seeds: 1000, 1001, ... (never one of the measured 1..N)
 
 
 class Checkout:
     """A driver process on its own database."""
 
-    def __init__(self, root: Path, server_url: str, game: str, players: int, cgroups: bool, warm: int) -> None:
+    def __init__(self, root: Path, server_url: str, game: str, players: int, cgroups: bool, warm: int,
+                 broker: str | None = None) -> None:
         import psycopg
 
-        self.root = root
+        self.root, self.broker = root, broker
         self.name = f"ludus_bench_match_{os.getpid()}_{uuid.uuid4().hex[:6]}"
         self.admin = urlsplit(server_url)._replace(path="/postgres").geturl()
         with psycopg.connect(self.admin, autocommit=True) as conn:
@@ -71,6 +78,8 @@ class Checkout:
         if not cgroups:
             env["LUDUS_SANDBOX_WITHOUT_CGROUPS"] = "1"
         env["LUDUS_WARM_SEATS"] = str(warm)  # a checkout without warm seats ignores it
+        if broker:
+            env.update(CELERY_BROKER_URL=broker, LUDUS_QUEUE=self.name)
         self.proc = subprocess.Popen(
             [sys.executable, str(DRIVER), "--root", str(root), "--game", game, "--players", str(players)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=root, env=env)
@@ -103,6 +112,12 @@ class Checkout:
             self.proc.wait()
         with psycopg.connect(self.admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+        if self.broker:  # the messages nobody consumed: the queue's lists (one per priority step) and its sets
+            import redis
+
+            client = redis.Redis.from_url(self.broker)
+            for key in client.scan_iter(f"*{self.name}*"):
+                client.delete(key)
 
 
 def spread(values: list[float]) -> dict[str, float]:
@@ -126,6 +141,9 @@ def figures(samples: list[dict[str, Any]]) -> dict[str, Any]:
                      - s["engine_example"]["cpu_seconds"] + s["engine_example"]["view_seconds"])
                     / s["engine_example"]["decisions"] * 1e6 for s in samples]
     phases = sorted({p for s in samples for way in ("builtin", "sandboxed") for p in s[way]["phases"]})
+
+    def fixed_ms(way: dict[str, Any]) -> float:
+        return sum(float(way["phases"].get(phase, 0.0)) for phase in FIXED_PHASES)
     decide_bytes = [n for s in samples for n in s["decide_bytes"]]
     return {
         "sandboxed_over_engine": spread([s["sandboxed"]["seconds"] / s["engine_example"]["seconds"] for s in samples]),
@@ -155,18 +173,19 @@ def figures(samples: list[dict[str, Any]]) -> dict[str, Any]:
             "engine_example_views": spread([s["engine_example"]["view_seconds"] * 1000 for s in samples]),
             "sandboxed": spread([x * 1000 for x in sandboxed]),
         },
+        "fixed_ms": {way: spread([fixed_ms(s[way]) for s in samples]) for way in ("builtin", "sandboxed")},
         "phases_ms": {way: {p: statistics.median(s[way]["phases"].get(p, 0.0) for s in samples) for p in phases}
                       for way in ("builtin", "sandboxed")},
     }
 
 
 def run(seeds: list[int], baselines: list[Path], game: str, players: int, cgroups: bool,
-        warm: int, warmup: int = 1) -> dict[str, Any]:
+        warm: int, warmup: int = 1, broker: str | None = None) -> dict[str, Any]:
     server = os.environ.get("DATABASE_URL", DEFAULT_URL)
     checkouts: list[Checkout] = []
     try:
         for root in [ROOT, *baselines]:
-            checkouts.append(Checkout(root, server, game, players, cgroups, warm))
+            checkouts.append(Checkout(root, server, game, players, cgroups, warm, broker))
         # Unmeasured matches first: a driver's first matches pay for imports, caches and, with warm seats on, for
         # starting the sandboxes the pool then keeps; measured, they made whichever checkout went first look slower.
         for i in range(warmup):
@@ -181,7 +200,7 @@ def run(seeds: list[int], baselines: list[Path], game: str, players: int, cgroup
         for checkout in checkouts:
             checkout.close()
     report: dict[str, Any] = {"game": game, "players": players, "seeds": seeds, "cgroups": cgroups, "warm_seats": warm,
-                              "warmup": warmup,
+                              "warmup": warmup, "broker": bool(broker),
                               **figures(samples[0]), "targets": TARGETS, "cpus": os.cpu_count()}
     if baselines:
         base = figures(samples[1])
@@ -191,6 +210,8 @@ def run(seeds: list[int], baselines: list[Path], game: str, players: int, cgroup
             "sandboxed_ms": report["ms"]["sandboxed"]["median"] / base["ms"]["sandboxed"]["median"],
             "builtin_ms": report["ms"]["builtin"]["median"] / base["ms"]["builtin"]["median"],
             "cpu_sandboxed_ms": report["cpu"]["sandboxed_ms"]["median"] / base["cpu"]["sandboxed_ms"]["median"],
+            **{f"fixed_ms_{way}": report["fixed_ms"][way]["median"] / base["fixed_ms"][way]["median"]
+               for way in ("builtin", "sandboxed")},
         }
         report["matches_per_min_over_baseline"] = report["over_baseline"]["matches_per_min_sandboxed"]
     return report
@@ -222,7 +243,10 @@ def print_table(report: dict[str, Any]) -> None:
           f"per decision" + (f" (baseline {base['cpu']['sandboxed_over_engine']['median']:.1f}x, "
                              f"{base['cpu']['protocol_us_per_decision']['median']:.0f} us)" if base else ""))
     for way in ("builtin", "sandboxed"):
-        print(f"{way} phases (ms, median): " + ", ".join(f"{p} {v:.0f}" for p, v in report["phases_ms"][way].items()))
+        print(f"{way} phases (ms, median): " + ", ".join(f"{p} {v:.1f}" for p, v in report["phases_ms"][way].items()))
+        fixed = report["fixed_ms"][way]
+        print(f"{way} fixed part ({' + '.join(FIXED_PHASES)}): {fixed['median']:.1f} ms ({fixed['min']:.1f}-"
+              f"{fixed['max']:.1f})" + (f", baseline {base['fixed_ms'][way]['median']:.1f} ms" if base else ""))
     if base:
         print(f"sandboxed matches per minute over the baseline: {report['matches_per_min_over_baseline']:.2f}x")
 
@@ -242,12 +266,13 @@ def main() -> None:
                              "0: every seat starts and stops with its match)")
     parser.add_argument("--baseline", type=Path, help="a checkout of another commit, measured side by side")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--broker", help="a Redis URL the drivers send to, as a deployed worker (see fixed_ms)")
     args = parser.parse_args()
     if args.warmup < 0:
         parser.error(f"--warmup must be 0 or more, got {args.warmup}")
     seeds = list(range(1, 1 + (4 if args.quick else args.seeds)))
     report = run(seeds, [args.baseline.resolve()] if args.baseline else [], args.game, args.players,
-                 not args.no_cgroups, args.warm, args.warmup)
+                 not args.no_cgroups, args.warm, args.warmup, args.broker)
     if args.json:
         print(json.dumps(report, indent=2))
     else:

@@ -32,6 +32,11 @@ def test_a_worker_runs_every_match_of_a_tournament_once(
     tournament, matches = create_and_start(ENTRANTS, fields)  # C(5,3) tables x 2 games = 20 matches
     assert len(matches) == 20
     wait_until(lambda: unfinished(tournament) == 0, 600, "the worker to finish 20 matches")
+    # each replay is verified after its match, by a task the runner sent; the round ends with the last of them
+    verifying = Replay.objects.filter(match__tournament=tournament, verification="verifying")
+    wait_until(lambda: not verifying.exists(), 120, "the worker to verify every replay")
+    wait_until(lambda: Tournament.objects.get(pk=tournament.pk).state == Tournament.State.FINISHED, 60,
+               "the tournament to finish")
 
     assert tournament.matches.filter(status=Match.Status.FINISHED).count() == 20
     assert Replay.objects.filter(match__tournament=tournament).count() == 20
@@ -41,6 +46,7 @@ def test_a_worker_runs_every_match_of_a_tournament_once(
         assert len(seats) == 3
         assert all(s.rank and s.score is not None and s.rating_mu_after is not None for s in seats)
         verify_document(match.replay.document())
+        assert match.replay.verification == "verified"
     for rating in Rating.objects.filter(tournament=tournament):
         played = Seat.objects.filter(match__tournament=tournament, bot_version=rating.bot_version).count()
         assert rating.games == played == 12  # each entrant sits at C(4,2)=6 tables, 2 games each

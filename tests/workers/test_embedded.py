@@ -29,3 +29,6 @@ def test_it_plays_a_tournament_on_the_test_database(make_tournament: Any, settin
     # The children wrote here, in pytest's test database, not in the database the environment names.
     assert set(Match.objects.filter(tournament=tournament).values_list("status", flat=True)) == {"finished"}
     assert Replay.objects.filter(match__tournament=tournament).count() == len(matches)
+    # each child verified the replays of its matches once they were recorded
+    assert set(Replay.objects.filter(match__tournament=tournament).values_list("verification", flat=True)) == {
+        "verified"}
