@@ -25,11 +25,11 @@ class MatchAdmin(tournaments_admin.MatchAdmin):
 
 @admin.register(Replay)
 class ReplayAdmin(admin.ModelAdmin):
-    list_display = ("match", "format_version", "size", "pending", "created_at")
-    list_filter = ("format_version", "pending", "match__game")
+    list_display = ("match", "format_version", "size", "pending", "verification", "created_at")
+    list_filter = ("format_version", "pending", "verification", "match__game")
     search_fields = ("=match__id", "match__tournament__name")
     readonly_fields = ("match", "format_version", "header", "footer", "size", "digest", "location", "pending",
-                       "created_at")
+                       "verification", "verify_error", "created_at")
     exclude = ("actions",)
     actions = ["verify_replays"]
 

@@ -2,7 +2,7 @@
 
 The runner records a result with its replay `verifying` (the footer's digest made as the game was played), then
 sends `verify_replay` (a Celery task; the embedded pool's child after the match). It re-simulates the replay as
-stored: verified, and the tournament's round checked; or a mismatch, and the result is reverted
+stored: verified; or a mismatch, and the result is reverted
 (tournaments.services.revert_result: the match failed, unrated and uncounted) and the replay flagged with the reason.
 Beat's `sweep_unverified` verifies the replays still verifying a while after their result: a lost message never
 leaves one unverified.
@@ -20,7 +20,7 @@ from replays.format import ReplayFormatError
 from replays.models import Replay
 from replays.storage import ReplayUnavailable
 from replays.verify import ReplayMismatch, verify_document
-from tournaments.services import finish_tournament_if_done, revert_result
+from tournaments.services import revert_result
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ MISMATCH = "replay verification failed: "  # the reverted match's error, then th
 def verify_replay(match_id: int) -> str:
     """Re-simulate the match's replay if it is still verifying; return "verified", "mismatch", "unavailable" (the
     store does not answer: left verifying for the sweep) or what it already was. Safe to run twice, concurrently."""
-    replay = Replay.objects.filter(match_id=match_id).select_related("match").first()
+    replay = Replay.objects.filter(match_id=match_id).first()
     if replay is None:
         return "missing"
     if replay.verification != Verification.VERIFYING:
@@ -44,9 +44,7 @@ def verify_replay(match_id: int) -> str:
     except ReplayUnavailable:
         logger.warning("replay of match %s: the store does not answer; verified later", match_id, exc_info=True)
         return "unavailable"
-    if Replay.objects.filter(pk=replay.pk, verification=Verification.VERIFYING).update(
-            verification=Verification.VERIFIED) and replay.match.tournament_id:
-        finish_tournament_if_done(replay.match.tournament_id)  # a round advances on verified results
+    Replay.objects.filter(pk=replay.pk, verification=Verification.VERIFYING).update(verification=Verification.VERIFIED)
     return "verified"
 
 

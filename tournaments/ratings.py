@@ -9,11 +9,11 @@ matches in `rating_seq` order, so it reproduces the live ratings exactly, howeve
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import connection, transaction
-from django.db.models import F, Field, Model, Q
+from django.db.models import Field, Model, Q
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -37,24 +37,37 @@ def lock_competition(match: Match, finishing: bool = False) -> int | None:
     """Lock the row of the match's ladder or tournament until the transaction ends, in one statement. For a rated
     match the lock is the update that takes the competition's next `rating_seq`, returned (None when unrated).
     finishing: the match's result is being recorded, so the competition's standings rows count one more finished
-    match (`standings_matches`, tournaments/standings.py): in the same update when rated, one more when not."""
+    match (`standings_matches`, tournaments/standings.py): in the same update."""
+    return send_competition_lock(match, finishing)()
+
+
+def send_competition_lock(match: Match, finishing: bool = False) -> Callable[[], int | None]:
+    """lock_competition's statement, sent: on PostgreSQL in a pipeline (record_result) its answer comes with the
+    next statement's that is read; the function returned reads the `rating_seq` taken (None when unrated)."""
     model: type[Ladder] | type[Tournament] = Ladder if match.ladder_id else Tournament
     pk = match.ladder_id or match.tournament_id
     if pk is None:
         raise ValueError(f"match {match.pk} belongs to no ladder or tournament")
-    if not match.rated:
+    counts = ['"rating_seq" = "rating_seq" + 1'] if match.rated else []
+    counts += ['"standings_matches" = "standings_matches" + 1'] if finishing else []
+    if not counts:  # an unrated match's lock alone
         list(model.objects.select_for_update().filter(pk=pk).values_list("pk"))
-        if finishing:
-            model.objects.filter(pk=pk).update(standings_matches=F("standings_matches") + 1)
-        return None
-    counted = ', "standings_matches" = "standings_matches" + 1' if finishing else ""
-    with connection.cursor() as cursor:
-        cursor.execute(f'UPDATE "{model._meta.db_table}" SET "rating_seq" = "rating_seq" + 1{counted} WHERE "id" = %s '
-                       'RETURNING "rating_seq"', [pk])
-        row = cursor.fetchone()
-    if row is None:
-        raise ValueError(f"match {match.pk} belongs to no ladder or tournament")
-    return int(row[0])
+        return lambda: None
+    cursor = connection.cursor()
+    cursor.execute(f'UPDATE "{model._meta.db_table}" SET {", ".join(counts)} WHERE "id" = %s RETURNING "rating_seq"',
+                   [pk])
+
+    def taken() -> int | None:
+        with cursor:
+            row = cursor.fetchone()
+        if row is None:
+            raise ValueError(f"match {match.pk} belongs to no ladder or tournament")
+        return int(row[0]) if match.rated else None
+
+    if connection.vendor != "postgresql":  # no pipeline: read at once (SQLite steps a RETURNING as it is read)
+        seq = taken()
+        return lambda: seq
+    return taken
 
 
 def next_rating_seq(match: Match) -> int:

@@ -12,25 +12,26 @@ import functools
 import logging
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import DurationField, F, Q, Value
+from django.db.models import DurationField, F, Model, Q, QuerySet, Value
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 from django.utils import timezone
 
 from tournaments.advancement import advance_tournament
 from tournaments.dispatch import send_matches
-from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
-from tournaments.ratings import lock_competition, locked_ratings, rate_seats, rebuild_ratings, update_rows
+from tournaments.models import Bot, BotVersion, Ladder, Match, Seat, Tournament
+from tournaments.ratings import locked_ratings, rate_seats, rebuild_ratings, send_competition_lock, update_rows
 from tournaments.rows import columns, instances, width
-from tournaments.standings import count_result, rebuild_standings
+from tournaments.standings import count_result, rebuild_standings, result_rows
 
 logger = logging.getLogger(__name__)
 
 Status = Match.Status
+M = TypeVar("M", bound=Model)
 
 
 class ResultRefused(Exception):
@@ -135,16 +136,14 @@ def _lease_end() -> CombinedExpression:
 
 
 def record_result(match_id: int, owner: str, document: dict[str, Any], logs: list[str] | None = None,
-                  seats: list[Seat] | None = None, *, store: Callable[[Match, dict[str, Any]], None],
-                  advance: bool = True) -> Match:
+                  seats: list[Seat] | None = None, *, store: Callable[[Match, dict[str, Any]], None]) -> Match:
     """In one transaction: finish the match, write its seats, its replay and the rating updates.
 
     document is the replay document as played (the runner verifies it after the match: revert_result undoes a result
     whose replay does not re-simulate), logs each seat's captured stderr; seats, the match's seats with their
     match as the runner loaded them (else read here); store writes the replay, called with the finished match and
     the document inside the transaction (the runner passes replays.store.store_replay: replays imports tournaments,
-    never the reverse). advance: check the tournament's round once committed (the runner leaves it to the
-    verification: a round advances on verified results). Raises ResultRefused unless this runner holds the running
+    never the reverse). Raises ResultRefused unless this runner holds the running
     match; a second replay for the match raises IntegrityError (and writes nothing). Nine statements for a rated
     match once its seats have ratings and standings rows (eight with seats given), one lock on the competition row.
     """
@@ -158,22 +157,25 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
     match = seats[0].match
     with transaction.atomic(), _pipelined():
         # The competition row first: it serializes rating updates and round changes, in one lock order. On
-        # PostgreSQL the statements go in a pipeline: the lock with BEGIN, then the compare-and-set with the rating
-        # rows' lock, then the writes, then COMMIT: four round trips instead of one a statement.
-        seq = lock_competition(match, finishing=True)
-        finished = _send_finish(match_id, owner, now, seq)
+        # PostgreSQL the statements go in a pipeline: BEGIN, the lock, the compare-and-set, the read of the standings
+        # rows and the rating rows' lock are sent together and answered in one round trip; then the writes and
+        # COMMIT in a second (a version's first game there creates its rows: one or two more).
+        taken = send_competition_lock(match, finishing=True)
+        finished = _send_finish(match, owner, now)
+        standings = _send_read(result_rows(match, seats))
         ratings = locked_ratings(match, [seat.bot_version_id for seat in seats]) if match.rated else None
+        seq = taken()
         if finished() != 1:
             raise ResultRefused(f"match {match_id} is not running under {owner}; its result was not recorded")
         match.status, match.finished_at, match.lease_expires, match.error = Status.FINISHED, now, None, ""
         match.rating_seq = seq
         apply_outcome(match, seats, document, logs or [])
-        count_result(match, seats)
+        count_result(match, seats, standings())
         if match.rated:
             rate_seats(match, seats, seq, ratings)
         update_rows(Seat, seats, SEAT_RESULT_FIELDS)
         store(match, document)
-    if match.tournament_id and advance:
+    if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     return match
 
@@ -222,23 +224,46 @@ def _pipelined() -> Iterator[None]:
         yield
 
 
-def _send_finish(match_id: int, owner: str, now: datetime, seq: int | None) -> Callable[[], int]:
+def _send_finish(match: Match, owner: str, now: datetime) -> Callable[[], int]:
     """The result's compare-and-set, sent (written out: in a pipeline its answer comes with the next statement's, or
-    when read); the function returned reads how many rows it finished."""
+    when read); the function returned reads how many rows it finished. A rated match takes the `rating_seq` the
+    competition's lock (sent before it, in the same transaction) has just taken."""
     field = Match._meta.get_field("finished_at")
+    quote = connection.ops.quote_name
+    competition = (Ladder if match.ladder_id else Tournament)._meta.db_table
+    seq = f'(SELECT "rating_seq" FROM {quote(competition)} WHERE "id" = %s)' if match.rated else "NULL"
     # In a pipeline the row count is only set once the answer is read, and reading rows is what waits for it.
     returning = ' RETURNING "id"' if connection.vendor == "postgresql" else ""
     cursor = connection.cursor()
-    cursor.execute(f'UPDATE {connection.ops.quote_name(Match._meta.db_table)} SET "status" = %s, "finished_at" = %s, '
-                   '"lease_expires" = NULL, "error" = \'\', "rating_seq" = %s '
+    cursor.execute(f'UPDATE {quote(Match._meta.db_table)} SET "status" = %s, "finished_at" = %s, '
+                   f'"lease_expires" = NULL, "error" = \'\', "rating_seq" = {seq} '
                    f'WHERE "id" = %s AND "status" = %s AND "lease_owner" = %s{returning}',
-                   [Status.FINISHED, field.get_db_prep_save(now, connection), seq, match_id, Status.RUNNING, owner])
+                   [Status.FINISHED, field.get_db_prep_save(now, connection),
+                    *([match.ladder_id or match.tournament_id] if match.rated else []), match.pk, Status.RUNNING,
+                    owner])
 
     def finished() -> int:
         with cursor:
             return len(cursor.fetchall()) if returning else int(cursor.rowcount)
 
     return finished
+
+
+def _send_read(rows: QuerySet[M]) -> Callable[[], list[M]]:
+    """The queryset's own statement, sent (in a pipeline its answer comes with the next one read); the function
+    returned reads its instances. Elsewhere read at once."""
+    sql, params = rows.query.sql_with_params()
+    cursor = connection.cursor()
+    cursor.execute(sql, params)
+
+    def read() -> list[M]:
+        with cursor:
+            return [instances(row, (rows.model,))[0] for row in cursor.fetchall()]
+
+    if connection.vendor != "postgresql":
+        found = read()
+        return lambda: found
+    return read
 
 
 SEAT_RESULT_FIELDS = [

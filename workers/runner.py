@@ -118,10 +118,10 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
         # acknowledgement was lost is refused rather than written twice.
         # The replay's file is written first, out of the result's transaction; store inserts the row pointing at it
         # (and drops the live progress) inside that transaction. A match that failed before may have a replay whose
-        # result was reverted: store replaces it. The tournament's round is checked once the replay is verified.
+        # result was reverted: store replaces it.
         store = timings.measure("store", lambda: placed_store(document, replaces=bool(match.error)))
         timings.measure("record", lambda: with_db_retry(
-            lambda: record_result(match_id, owner, document, logs, seats, store=store, advance=False)))
+            lambda: record_result(match_id, owner, document, logs, seats, store=store)))
     except ResultRefused as exc:
         return f"result refused: {exc}", ""
     except (OperationalError, InterfaceError) as exc:

@@ -42,6 +42,8 @@ class ReplaySerializer(serializers.Serializer):
     header = serializers.JSONField(help_text="format, game, rules_version, options, seed, players, clock, seats")
     footer = serializers.JSONField(help_text="outcome, faults, forfeited, digest")
     size = serializers.IntegerField(help_text="bytes of the compressed action log")
+    verification = serializers.ChoiceField(choices=Replay.Verification.choices, help_text="verifying: not yet "
+                                           "re-simulated (each replay is, right after its result is recorded)")
     steps = serializers.SerializerMethodField(help_text="number of actions; frames run from 0 to steps")
     viewer = serializers.SerializerMethodField(help_text="the replay viewer; add #step=N&view=SEAT to open a step")
 
