@@ -59,9 +59,12 @@ class Counter:
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         self.counts[self.phase] = self.counts.get(self.phase, 0) + 1
         head = sql.split(" WHERE ")[0]
-        if self.phase == "record" and ('"tournaments_ladder"' in head or '"tournaments_tournament"' in head) and (
-                "FOR UPDATE" in sql or sql.startswith("UPDATE")):
-            self.locks += 1  # a statement that locks the competition row
+        # A statement that locks the competition row: an update of it, or a read of it for update (not an update of
+        # another table that reads it, as the result's compare-and-set reads the rating_seq just taken).
+        on_competition = sql.startswith(('UPDATE "tournaments_ladder"', 'UPDATE "tournaments_tournament"')) or (
+            ('"tournaments_ladder"' in head or '"tournaments_tournament"' in head) and "FOR UPDATE" in sql)
+        if self.phase == "record" and on_competition:
+            self.locks += 1
         return execute(sql, params, many, context)
 
     def during(self, phase: str, operation: Callable[..., Any]) -> Callable[..., Any]:
