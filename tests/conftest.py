@@ -113,6 +113,18 @@ def wait_until_fixture() -> Callable[..., Any]:
 
 
 @pytest.fixture
+def embedded_runner_stopped(settings: Any) -> Iterator[None]:
+    """The live server's embedded runner plays and analyses what the test asks for (no broker, as in the demo, even
+    where the test run has one); at the end its processes are stopped at once, not waited for: what a test left
+    running (an analysis it only asked for, a branch's games) is not worth its CPU."""
+    from workers import embedded
+
+    settings.CELERY_BROKER_URL = ""
+    yield
+    embedded.shutdown(wait=False)
+
+
+@pytest.fixture
 def toygame_prelude() -> str:
     """Python source that registers tinynim in a fresh process (prepend it to `python -c` code)."""
     return REGISTER_TOYGAME

@@ -153,10 +153,17 @@ def errors() -> list[BaseException]:
     return [exc for exc in done if exc is not None]
 
 
-def shutdown() -> None:
+def shutdown(wait: bool = True) -> None:
+    """Stop the pool: let the matches and analyses in flight end (wait), or stop their processes at once, as a
+    killed worker's would be (the reaper requeues a match whose lease runs out, and an analysis resumes where it
+    stopped). Work not yet started is dropped either way."""
     global _pool
     with _lock:
         if _pool is not None:
+            # Not pool.terminate_workers(): it comes with Python 3.14; the pool's children are its _processes.
+            children = [] if wait else list((getattr(_pool, "_processes", None) or {}).values())
+            for child in children:
+                child.terminate()
             _pool.shutdown(wait=True, cancel_futures=True)
             _pool = None
             _stop_resource_tracker()

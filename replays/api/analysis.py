@@ -127,6 +127,8 @@ class AnalysisView(APIView):
         return Response(AnalysisListSerializer({"analyses": rows}).data)
 
     @extend_schema(tags=["matches"], summary="Analyse a seat of a finished match move by move (throttled)",
+                   description="Only a finished match can be analysed: for a match that is queued, running, failed "
+                               "or cancelled the answer is a 400 naming `match`.",
                    request=AnalysisRequestSerializer,
                    responses={200: AnalysisSerializer, 202: AnalysisSerializer, **errors(400, 401, 403, 404, 429)})
     def post(self, request: Request, pk: int) -> Response:

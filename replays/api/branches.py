@@ -98,6 +98,8 @@ class BranchesView(APIView):
         return Response({"branches": branch_rows(request.user, parent), "batches": batch_rows(parent)})
 
     @extend_schema(tags=["matches"], summary="Branch a finished match at a step (throttled)",
+                   description="Only a finished match can be branched: for a match that is queued, running, failed "
+                               "or cancelled the answer is a 400 naming `match`.",
                    request=BranchRequestSerializer,
                    responses={201: BranchListSerializer, **errors(400, 401, 403, 404, 429)})
     def post(self, request: Request, pk: int) -> Response:

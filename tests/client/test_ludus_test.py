@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,20 +13,12 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from tournaments.builtins import ensure_builtin
-from tournaments.dispatch import runner
 from tournaments.models import VersionTest
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration,
+              pytest.mark.usefixtures("embedded_runner_stopped")]
 
 LUDUS = Path(sys.executable).with_name("ludus")
-
-
-@pytest.fixture(autouse=True)
-def embedded_runner_stopped(settings: Any) -> Iterator[None]:
-    """The live server's embedded runner plays the games (no broker here); its processes go with the test."""
-    settings.CELERY_BROKER_URL = ""
-    yield
-    runner().stop_embedded()
 
 
 def ludus(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

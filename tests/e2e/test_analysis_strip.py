@@ -4,7 +4,6 @@ Desktop and phone, axe clean."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,20 +11,10 @@ from e2e_matches import short_evolution
 from e2e_pages import log_in
 from playwright.sync_api import expect
 
-from tournaments.dispatch import runner
-
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow,
+              pytest.mark.usefixtures("embedded_runner_stopped")]
 
 SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
-
-
-@pytest.fixture(autouse=True)
-def embedded_runner_stopped(settings: Any) -> Iterator[None]:
-    """The live server's embedded runner runs the analysis (no broker here, as in the demo); its processes go with
-    the test."""
-    settings.CELERY_BROKER_URL = ""
-    yield
-    runner().stop_embedded()
 
 
 # What reaches past the window's right edge, outermost first: what a failure names.

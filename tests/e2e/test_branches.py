@@ -4,28 +4,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from e2e_pages import log_in
 from playwright.sync_api import expect
 
-from tournaments.dispatch import runner
 from tournaments.models import Match
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("embedded_runner_stopped")]
 
 SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
-
-
-@pytest.fixture(autouse=True)
-def embedded_runner_stopped(settings: Any) -> Iterator[None]:
-    """The live server's embedded runner plays the branches (no broker here, as in the demo, even where the test
-    run has one: no Celery worker serves this test); its processes go with the test."""
-    settings.CELERY_BROKER_URL = ""
-    yield
-    runner().stop_embedded()
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))

@@ -14,7 +14,6 @@ from e2e_pages import log_in
 from playwright.sync_api import expect
 
 from replays.models import Replay
-from tournaments.dispatch import runner
 from tournaments.models import Match
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -61,15 +60,6 @@ def sized(request: Any, browser: Any, live_server: Any, problems: Any) -> Iterat
     problems.watch(page)
     yield request.param, page
     context.close()
-
-
-@pytest.fixture
-def embedded_runner_stopped(settings: Any) -> Iterator[None]:
-    """The live server's embedded runner plays what the forms ask for (no broker, as in the demo); its processes go
-    with the test."""
-    settings.CELERY_BROKER_URL = ""
-    yield
-    runner().stop_embedded()
 
 
 def light_and_dark(page: Any, check_a11y: Any) -> None:

@@ -4,7 +4,6 @@ from running to its verdict live, and opens one of its games' replays (docs/vers
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,19 +11,9 @@ from e2e_pages import log_in
 from playwright.sync_api import expect
 
 from tournaments.builtins import ensure_builtin
-from tournaments.dispatch import runner
 from tournaments.models import VersionTest
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def embedded_runner_stopped(settings: Any) -> Iterator[None]:
-    """The live server's embedded runner plays the test's games and advances the test after each batch (no broker
-    here, as in the demo); its processes go with the test."""
-    settings.CELERY_BROKER_URL = ""
-    yield
-    runner().stop_embedded()
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("embedded_runner_stopped")]
 
 
 def test_an_author_starts_a_test_from_the_version_page_and_watches_it_decide(

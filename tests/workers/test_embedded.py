@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -32,3 +33,17 @@ def test_it_plays_a_tournament_on_the_test_database(make_tournament: Any, settin
     # each child verified the replays of its matches once they were recorded
     assert set(Replay.objects.filter(match__tournament=tournament).values_list("verification", flat=True)) == {
         "verified"}
+
+
+def test_a_shutdown_that_does_not_wait_stops_the_work_in_flight(settings: Any) -> None:
+    """What a test (or a stopping demo) leaves running is stopped, not waited for; the pool starts again on demand."""
+    import psutil
+
+    settings.LUDUS_WORKER_CONCURRENCY = 1
+    busy = embedded.pool().submit(time.sleep, 600)
+    child = next(iter(embedded.pool()._processes.values()))  # the pool's one child, busy sleeping
+    embedded.shutdown(wait=False)
+    assert busy.done()  # failed: its process is gone (BrokenProcessPool), not finished
+    assert not psutil.pid_exists(child.pid) or psutil.Process(child.pid).status() == psutil.STATUS_ZOMBIE
+    assert embedded.pool().submit(sum, [1, 2]).result(timeout=300) == 3
+    embedded.shutdown()
