@@ -45,6 +45,9 @@ class Runner(Protocol):
     def send_analysis(self, analysis_id: int) -> None:
         """Hand a match analysis (docs/analysis.md) to a runner, behind every queued match (PRIORITY_ANALYSIS)."""
 
+    def send_verification(self, match_id: int) -> None:
+        """Hand a recorded match's replay to a runner to verify by re-simulation (docs/architecture.md#replays)."""
+
     def stale_validations(self) -> list[int]:
         """Versions whose validation was lost (a dead worker, a broker outage)."""
 

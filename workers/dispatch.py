@@ -8,7 +8,8 @@ from typing import Any
 
 from django.conf import settings
 
-from tournaments.dispatch import PRIORITY_ANALYSIS, PRIORITY_TEST
+from replays.verification import verify_replay
+from tournaments.dispatch import PRIORITY_ANALYSIS, PRIORITY_RECOVERED, PRIORITY_TEST
 from workers import embedded, validation
 from workers.runner import run_match
 
@@ -37,6 +38,20 @@ def send_analysis(analysis_id: int) -> None:
         analyse_match_task.apply_async((analysis_id,), priority=PRIORITY_ANALYSIS)
     else:
         embedded.submit_analysis(analysis_id)
+
+
+def send_verification(match_id: int) -> None:
+    """A task ahead of the queued matches (its result is recorded: nothing waits on it but the replay's mark); in the
+    embedded pool's child, once its match is done; with neither, here and now (tools, tests)."""
+    if settings.CELERY_BROKER_URL and not embedded.is_pool_child():
+        from workers.tasks import verify_replay_task  # as in send_match
+
+        # No retries: a broker that does not take it now must not hold the runner; beat's sweep verifies it later.
+        verify_replay_task.apply_async((match_id,), priority=PRIORITY_RECOVERED, retry=False)
+    elif embedded.is_pool_child():
+        embedded.verify_after(match_id)
+    else:
+        verify_replay(match_id)
 
 
 def stale_validations() -> list[int]:

@@ -26,11 +26,10 @@ from replays import format as replay_format
 from replays import live
 from replays.progress import is_watched, save_progress
 from replays.store import drop_progress, placed_store
-from replays.verification import verify_replay
 from replays.verify import Digest, ReplayMismatch, branch_start
 from replays.version_test_measures import advance_after
+from tournaments import dispatch
 from tournaments.dberrors import describe, is_connection_lost
-from tournaments.dispatch import PRIORITY_RECOVERED
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Match, Seat
 from tournaments.services import (
@@ -42,7 +41,7 @@ from tournaments.services import (
     record_result,
     renew_lease,
 )
-from workers import embedded, health, metrics
+from workers import health, metrics
 from workers.play import PlayResult, Start, play_game
 from workers.sandbox import pinning
 from workers.sandbox_settings import make_sandboxed_seat
@@ -138,21 +137,14 @@ def _run_claimed(match_id: int, owner: str, heartbeat: Heartbeat, timings: Timin
 
 
 def send_verification(match_id: int) -> None:
-    """Verify the recorded match's replay by re-simulation, off the match's path (docs/architecture.md#replays): a
-    task through the broker; without one, in the embedded pool's child once its match is done, or here (tools, tests).
-    A message that is not sent, or lost, is beat's sweep's (replays/verification.py)."""
-    if embedded.is_pool_child():
-        embedded.verify_after(match_id)
-    elif settings.CELERY_BROKER_URL:
-        from workers.tasks import verify_replay_task  # tasks import this module
-
-        try:  # no retries: a broker that does not take it now must not hold the worker; the sweep sends it later
-            verify_replay_task.apply_async((match_id,), priority=PRIORITY_RECOVERED, retry=False)
-        except Exception:
-            logger.warning("sending the verification of match %s failed; beat's sweep verifies it", match_id,
-                           exc_info=True)
-    else:
-        verify_replay(match_id)
+    """Verify the recorded match's replay by re-simulation, off the match's path (docs/architecture.md#replays),
+    through the dispatch seam (workers/dispatch.py). A message that is not sent, or lost, is beat's sweep's
+    (replays/verification.py)."""
+    try:
+        dispatch.runner().send_verification(match_id)
+    except Exception:
+        logger.warning("sending the verification of match %s failed; beat's sweep verifies it", match_id,
+                       exc_info=True)
 
 
 def _fail(match_id: int, owner: str, cause: str, permanent: bool = False) -> tuple[str, str]:
