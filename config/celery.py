@@ -17,6 +17,10 @@ from workers.sandbox.warm_pool import POOL
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("ludus", include=["workers.tasks"])
+# The shared tasks (workers/tasks.py) send through Celery's current app, which is per thread: the app made here is
+# current only in the thread that imported this module first. Every other thread (a web server's, a test's live
+# server) would fall back to Celery's default app, its default queue ("celery") and no worker.
+app.set_default()
 app.config_from_object("django.conf:settings", namespace="CELERY")
 
 
