@@ -17,8 +17,9 @@ difference: it gets a view of its own, and changing it never changes the next on
 are shared with the view before: a bot that keeps old views and changes new ones should copy what it keeps).
 When the engine offers it (`"reuse": true` in its hello: warm seats), `run` plays on after a `result` if another
 `hello` follows, and returns at the end of input; its hello answers name the hello's `epoch`. With an engine of
-protocol 3 it also asks for the seat's history (`"history": true`): each decide then carries the events since the
-last, as this seat saw them, and `run` keeps them all in `Bot.history`.
+protocol 3 and a `Bot` passed to it (`run(act, bot=bot)`: the only way act reads it), it also asks for the seat's
+history (`"history": true`): each decide then carries the events since the last, as this seat saw them, and `run`
+keeps them all in `Bot.history`. Without one it does not ask: the worker then builds no events or contexts for it.
 
 For search bots (docs/bots.md, "Search bots"): `Bot.time_left()` is what is left of this move's clock, and `sim`
 (`from ludus import sim`) is the engine that plays the match, bound read-only into every sandbox:
@@ -251,7 +252,7 @@ def run(
             state.hello, state.history = message, []
             version = message.get("protocol", 1)
             if version >= 2:  # a warm seat names the match's epoch: lines before it are dropped
-                answer, epoch = HELLO_3 if version >= 3 else HELLO, message.get("epoch")
+                answer, epoch = HELLO_3 if version >= 3 and bot is not None else HELLO, message.get("epoch")
                 out.write(answer if epoch is None else answer[:-2] + b',"epoch":%d}\n' % epoch)
                 out.flush()
         elif kind == "decide":
