@@ -221,7 +221,7 @@ def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any
             view, root = op["value"], value
             owned.add(id(root))
             continue
-        parents, _, last = _steps(path)
+        parents, _, last = _STEPS.get(path) or _steps(path)
         mine, theirs = view, root
         for at, key in parents:
             if type(mine) is list:
