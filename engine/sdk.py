@@ -214,11 +214,11 @@ def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any
     usual operation, on an object, is done here rather than through _apply_op."""
     root = given.copy() if type(given) in (dict, list) else given
     owned = {id(root)}  # the containers this patch copied: act's last view keeps its own
-    values = _copy([op.get("value") for op in patch])
-    for op, value in zip(patch, values, strict=True):
-        path = op["path"]
+    for op in patch:
+        path, value = op["path"], op.get("value")
+        copied = _copy(value) if type(value) is list or type(value) is dict else value  # scalars are shared
         if path == "":
-            view, root = op["value"], value
+            view, root = value, copied
             owned.add(id(root))
             continue
         parents, _, last = _STEPS.get(path) or _steps(path)
@@ -233,11 +233,11 @@ def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any
             theirs = child
         kind = op["op"]
         if type(mine) is dict and kind != "remove":
-            mine[last] = op["value"]
-            theirs[last] = value
+            mine[last] = value
+            theirs[last] = copied
         else:
-            _apply_op(mine, kind, last, op.get("value"))
-            _apply_op(theirs, kind, last, value)
+            _apply_op(mine, kind, last, value)
+            _apply_op(theirs, kind, last, copied)
     return view, root
 
 
