@@ -108,10 +108,15 @@ def offers_history(state: State) -> bool:
 
 def hand_events(game: Game, players: Sequence[SeatPlayer], events: list[Any], wanting: Sequence[bool]) -> None:
     """Each seat that may want its history (wanting) gets the events as its seat saw them. Only sandboxed seats keep
-    them (workers/sandbox/seat.py, add_events); built-in bots have no use for them."""
+    them (workers/sandbox/seat.py, add_events); built-in bots have no use for them. A game whose events are all public
+    (it keeps Game.seat_events, a copy) copies them once for every seat: the seats only encode them."""
+    public = type(game).seat_events is Game.seat_events
+    seen: list[Any] | None = None
     for seat, player in enumerate(players):
         if wanting[seat]:
-            player.add_events(game.seat_events(seat, events))  # type: ignore[attr-defined]
+            if seen is None or not public:
+                seen = game.seat_events(seat, events)
+            player.add_events(seen)  # type: ignore[attr-defined]
 
 
 class _Table:
