@@ -339,6 +339,11 @@ class SandboxedSeat(Freezer):
             except SeatDied:
                 pass
 
+    @property
+    def is_parking(self) -> bool:
+        """Its result was sent, and finish will park it in the pool (frozen) rather than wait for it to exit."""
+        return self._parking
+
     def _can_park(self) -> bool:
         """A warm seat (not a validation's) whose bot plays on, alive, and room in the pool (reserved here, released
         if not parked)."""
