@@ -12,6 +12,17 @@ and on the same CPU:
 Each repetition times `--trips` round trips; the table gives the median µs a round trip over `--reps` repetitions,
 with the spread. docs/scaling.md uses these to say which throughput targets a process per seat can reach.
 
+Beside the floor, `parts` is what Ludus adds to it in a decision, each part timed alone in this process (CPU µs a
+decision, the least of `--reps` passes over the decisions of `--games` recorded games of benchmarks/match.py's
+match: 4-player Evolution, the example bot in every seat). The worker's: the seat's view (`view`), its patch from
+the seat's last view (`patch`), the decide message written as a line (`encode`), the reply line read (`reply`);
+the SDK's: its whole loop (`sdk_run`: `engine.sdk.run` over the same lines with an act that returns 0), and two
+parts of it timed alone, the decide line parsed (`sdk_parse`) and act's view made from the patch (`sdk_view`: the
+check that act left its last view alone, and the copy of the paths the patch touches). What a
+decision costs in `python -m benchmarks.match` beyond the floor and these parts is the worker's loop around them
+(the clock, the CPU counters, the log's step mark, the hand-offs), the kernel's side of the seats' processes, and
+cold caches: five processes take turns on one CPU.
+
     python -m benchmarks.floor
     python -m benchmarks.floor --json
 """
@@ -48,6 +59,108 @@ def decide_line() -> bytes:
         last[decision.seat] = view
         state.choose(bots[decision.seat].act(view, decision))
     return line
+
+
+def recorded_games(games: int) -> list[tuple[int, list[int]]]:
+    """The seeds and choices of games 4-player Evolution games between copies of the example bot, seeds 1, 2, ...
+    as benchmarks/match.py plays them."""
+    from pathlib import Path
+
+    from benchmarks.match_driver import example_act
+    from engine import load_game
+
+    act = example_act(Path(__file__).resolve().parent.parent / "examples" / "bots" / "evolution_bot.py")
+    game = load_game("evolution")
+    played = []
+    for seed in range(1, games + 1):
+        state, choices = game.new_state(4, seed, game.validate_options({})), []
+        while (decision := state.decision()) is not None:
+            choices.append(act(state.view(decision.seat), {"kind": decision.kind, "options": list(decision.options),
+                                                           "prompt": decision.prompt}))
+            state.choose(choices[-1])
+        played.append((seed, choices))
+    return played
+
+
+def decision_parts(games: int, reps: int) -> dict[str, float]:
+    """CPU µs a decision of each part of a decision that Ludus adds to the floor, timed alone (see the module's doc)."""
+    import gc
+    import io
+
+    from engine import load_game, protocol, sdk
+    from workers.sandbox.pipes import encode_line
+
+    game, played = load_game("evolution"), recorded_games(games)
+    clock = {"move_ms": 1000, "bank_ms": 10000}
+    decides: list[tuple[int, Any, Any, Any, Any]] = []  # seq, decision, view, last view of the seat, patch
+    streams = [[protocol.encode(protocol.hello("evolution", "1", seat, 4, {}, clock)) for seat in range(4)]
+               for _ in played]
+
+    def replay(seed: int, choices: list[int], views: bool) -> Any:
+        state = game.new_state(4, seed, game.validate_options({}))
+        for choice in choices:
+            if views:
+                state.view(state.decision().seat)
+            state.choose(choice)
+        return state
+
+    for number, (seed, choices) in enumerate(played):
+        state, last = game.new_state(4, seed, game.validate_options({})), {}
+        for seq, choice in enumerate(choices, 1):
+            decision = state.decision()
+            view = state.view(decision.seat)
+            patch = protocol.view_patch(last[decision.seat], view) if decision.seat in last else None
+            decides.append((seq, decision, view, last.get(decision.seat), patch))
+            streams[number][decision.seat] += encode_line(protocol.decide(seq, view, decision, clock, patch))
+            last[decision.seat] = view
+            state.choose(choice)
+    lines = [stream for per_game in streams for stream in per_game]
+    count, reply = len(decides), b'{"seq":7,"choice":0}'
+    messages: list[list[Any]] = []
+
+    def parse_all() -> None:
+        messages[:] = [[json.loads(line) for line in stream.splitlines()[1:]] for stream in lines]
+
+    def sdk_views() -> None:
+        for stream in messages:
+            view: Any = None
+            given: Any = None
+            for message in stream:
+                if "view" in message:
+                    view, given = message["view"], sdk._copy(message["view"])
+                elif given == view:
+                    view, given = sdk._patch_pair(view, given, message["patch"])
+
+    timed: dict[str, tuple[Callable[[], object], Callable[[], object]]] = {
+        "view": (lambda: [replay(seed, choices, True) for seed, choices in played],
+                 lambda: [replay(seed, choices, False) for seed, choices in played]),
+        "patch": (lambda: [protocol.view_patch(old, new) for _, _, new, old, _ in decides if old is not None], list),
+        "encode": (lambda: [encode_line(protocol.decide(seq, new, decision, clock, patch))
+                            for seq, decision, new, _, patch in decides], list),
+        "reply": (lambda: [protocol.parse_reply(reply, 7, 3) for _ in range(count)], lambda: list(range(count))),
+        "sdk_parse": (lambda: [len(json.loads(line.decode())) for stream in lines for line in stream.splitlines()],
+                      lambda: [len(line.decode()) for stream in lines for line in stream.splitlines()]),
+        "sdk_view": (sdk_views, list),
+        "sdk_run": (lambda: [sdk.run(lambda view, decision: 0, stdin=io.BytesIO(stream), stdout=io.BytesIO())
+                             for stream in lines], list),
+    }
+
+    def least(run: Callable[[], object], without: Callable[[], object]) -> float:
+        """The least CPU of reps passes of run, less the least of without (what run does besides the part)."""
+        runs, besides = [], []
+        for _ in range(reps):
+            for timing, operation in ((runs, run), (besides, without)):
+                parse_all()  # the SDK's parts take fresh messages: applying a patch changes its values' owners
+                gc.collect()
+                gc.freeze()  # what this benchmark keeps is not scanned by the collections the part's own work makes
+                start = time.process_time()
+                operation()
+                timing.append(time.process_time() - start)
+                gc.unfreeze()
+        return max(0.0, min(runs) - min(besides)) / count * 1e6
+
+    parts = {name: least(run, without) for name, (run, without) in timed.items()}
+    return parts
 
 
 def _echo_byte(read: Any, write: Any) -> None:
@@ -112,10 +225,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--trips", type=int, default=3000)
+    parser.add_argument("--games", type=int, default=3,
+                        help="recorded games whose decisions time Ludus's parts (default 3; 0: none)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = parser.parse_args(argv)
     if len(os.sched_getaffinity(0)) < 2:
         parser.error("needs two CPUs to compare different CPUs with one")
+    parts = decision_parts(args.games, args.reps) if args.games else {}
     line = decide_line()
     cases = [(kind, same) for kind in ("pipe", "json") for same in (False, True)]
     samples: dict[str, list[float]] = {f"{kind}_{'same' if same else 'two'}_cpu": [] for kind, same in cases}
@@ -124,7 +240,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             samples[f"{kind}_{'same' if same else 'two'}_cpu"].append(round_trip_us(kind, same, args.trips, line))
     report = {"decide_bytes": len(line), "trips": args.trips, "reps": args.reps,
               "us_per_round_trip": {name: {"median": statistics.median(values), "min": min(values),
-                                           "max": max(values)} for name, values in samples.items()}}
+                                           "max": max(values)} for name, values in samples.items()},
+              "parts_us_per_decision": parts}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -132,6 +249,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               f"the decide line is {len(line)} bytes")
         for name, row in report["us_per_round_trip"].items():
             print(f"  {name:<15} {row['median']:7.1f}   {row['min']:.1f}-{row['max']:.1f}")
+        if parts:
+            print(f"Ludus's parts of a decision, CPU µs (the least of {args.reps} passes over {args.games} games)")
+            for name, us in parts.items():
+                print(f"  {name:<15} {us:7.1f}")
     return report
 
 

@@ -21,8 +21,9 @@ The figures (JSON keys):
   costs, views included;
 - decide_bytes_median: the decide lines sent to the sandboxes, newline included;
 - cpu: the same in CPU time instead of wall time (the worker process with all its threads, plus the seats' own
-  CPU while they decide, read from their control groups around each decide; for the protocol, the worker's CPU in
-  the game loop only): sandboxed_over_engine, builtin_over_engine,
+  CPU over the game, read from their control groups once every seat is booted and again before the result: this
+  checkout's driver runs every checkout, so all are measured alike; for the protocol, the worker's CPU in the game
+  loop only): sandboxed_over_engine, builtin_over_engine,
   protocol_us_per_decision, and sandboxed_ms / seats_ms per match. On a machine that other work keeps busy, wall
   time measures the queue for the CPU as much as the code; CPU time does not (cgroups off: seats_ms is 0);
 - result_statements (median; _max), competition_locks: the result write (tournaments.services.record_result) of

@@ -132,6 +132,28 @@ class Driver:
         for name, phase in (("start_seats", "seats_start"), ("finish_seats", "seats_stop")):
             if hasattr(play, name):
                 setattr(play, name, self.timed(phase, getattr(play, name)))
+        # The seats' own CPU over the game: their control groups' counters read once all are booted (start_seats
+        # returned) and again as the result is about to be sent (finish_seats). Counters read around every decide
+        # cost the worker two reads a decision (counted in its own CPU) and missed what a seat did after its reply.
+        self.seats_cpu_ns = 0
+        self.seat_groups: list[tuple[Any, int]] = []
+        started, finished = play.start_seats, play.finish_seats
+
+        def counted_start(players: Any, *args: Any, **kwargs: Any) -> Any:
+            booted = started(players, *args, **kwargs)
+            groups = [getattr(player, "group", None) for player in players]  # None: no control group, or a built-in
+            driver.seat_groups = [(group, group.cpu_ns()) for group in groups
+                                  if group is not None and not group.removed]
+            return booted
+
+        def counted_finish(*args: Any, **kwargs: Any) -> Any:
+            for group, before in driver.seat_groups:
+                if not group.removed:  # a seat killed during the game took its group (and its counter) with it
+                    driver.seats_cpu_ns += group.cpu_ns() - before
+            driver.seat_groups = []
+            return finished(*args, **kwargs)
+
+        play.start_seats, play.finish_seats = counted_start, counted_finish  # type: ignore[assignment]
         self.play_cpu = 0.0  # the worker's CPU seconds in the game loop (the runner's play phase)
         play_game = getattr(runner, "play_game")  # noqa: B009 (the checkout's own name, patched below)
 
@@ -152,20 +174,6 @@ class Driver:
             return bool(send(seat, data, *args, **kwargs))
 
         setattr(sandbox.SandboxedSeat, "_send", counted_send)  # noqa: B010
-        # The seats' own CPU, from their control groups around each decide (a seat is frozen while another decides).
-        self.seats_cpu_ns = 0
-        decide = sandbox.SandboxedSeat.decide
-
-        def measured_decide(seat: Any, *args: Any, **kwargs: Any) -> Any:
-            group: Any = getattr(seat, "group", None)  # None: an older checkout, or a seat without a control group
-            before = group.cpu_ns() if group is not None and not group.removed else None
-            try:
-                return decide(seat, *args, **kwargs)
-            finally:
-                if group is not None and before is not None and not group.removed:
-                    driver.seats_cpu_ns += group.cpu_ns() - before
-
-        setattr(sandbox.SandboxedSeat, "decide", measured_decide)  # noqa: B010
         self.run_match = runner.run_match
 
     def timed(self, phase: str, operation: Callable[..., Any]) -> Callable[..., Any]:

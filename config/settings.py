@@ -112,6 +112,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "tournaments.health.UnavailableMiddleware",  # a service that does not answer (the replay store): a 503
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into its 429 page
 ]
 # django-axes checks every login (the pages', the admin's, the API's token login) before the password does.

@@ -17,8 +17,9 @@ difference: it gets a view of its own, and changing it never changes the next on
 are shared with the view before: a bot that keeps old views and changes new ones should copy what it keeps).
 When the engine offers it (`"reuse": true` in its hello: warm seats), `run` plays on after a `result` if another
 `hello` follows, and returns at the end of input; its hello answers name the hello's `epoch`. With an engine of
-protocol 3 it also asks for the seat's history (`"history": true`): each decide then carries the events since the
-last, as this seat saw them, and `run` keeps them all in `Bot.history`.
+protocol 3 and a `Bot` passed to it (`run(act, bot=bot)`: the only way act reads it), it also asks for the seat's
+history (`"history": true`): each decide then carries the events since the last, as this seat saw them, and `run`
+keeps them all in `Bot.history`. Without one it does not ask: the worker then builds no events or contexts for it.
 
 For search bots (docs/bots.md, "Search bots"): `Bot.time_left()` is what is left of this move's clock, and `sim`
 (`from ludus import sim`) is the engine that plays the match, bound read-only into every sandbox:
@@ -193,30 +194,50 @@ def patched_copy(doc: Any, patch: list[dict[str, Any]]) -> Any:
     return root
 
 
+# A path's steps: each part with the key it takes in a list (its integer) and in an object (itself), and the last.
+_STEPS: dict[str, tuple[tuple[tuple[Any, str], ...], Any, str]] = {}
+
+
+def _steps(path: str) -> tuple[tuple[tuple[Any, str], ...], Any, str]:
+    found = _STEPS.get(path)
+    if found is None:
+        keys = tuple((int(p) if p.isascii() and p.isdecimal() else p, p) for p in _parts(path))
+        found = (keys[:-1], *keys[-1])
+        if len(_STEPS) < 4096:
+            _STEPS[path] = found
+    return found
+
+
 def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any, Any]:
     """apply_patch(view, patch) and patched_copy(given, patch) in one walk of the patch's paths: the loop's usual
-    step, when act's last view is still equal to the SDK's own."""
+    step, when act's last view is still equal to the SDK's own. Paths are parsed once per match (_steps), and the
+    usual operation, on an object, is done here rather than through _apply_op."""
     root = given.copy() if type(given) in (dict, list) else given
     owned = {id(root)}  # the containers this patch copied: act's last view keeps its own
-    values = _copy([op.get("value") for op in patch])
-    for op, value in zip(patch, values, strict=True):
-        path = op["path"]
+    for op in patch:
+        path, value = op["path"], op.get("value")
+        copied = _copy(value) if type(value) is list or type(value) is dict else value  # scalars are shared
         if path == "":
-            view, root = op["value"], value
+            view, root = value, copied
             owned.add(id(root))
             continue
-        *parents, last = _parts(path)
+        parents, _, last = _STEPS.get(path) or _steps(path)
         mine, theirs = view, root
-        for part in parents:
-            key: Any = int(part) if type(mine) is list else part
+        for at, key in parents:
+            if type(mine) is list:
+                key = at
             mine, child = mine[key], theirs[key]
             if id(child) not in owned:
                 child = theirs[key] = child.copy()
                 owned.add(id(child))
             theirs = child
         kind = op["op"]
-        _apply_op(mine, kind, last, op.get("value"))
-        _apply_op(theirs, kind, last, value)
+        if type(mine) is dict and kind != "remove":
+            mine[last] = value
+            theirs[last] = copied
+        else:
+            _apply_op(mine, kind, last, value)
+            _apply_op(theirs, kind, last, copied)
     return view, root
 
 
@@ -244,20 +265,15 @@ def run(
         sys.stdout = sys.stderr  # the author's print() goes to the log, never into the protocol
     view: Any = {}  # the view as the engine sent it, patched; never given to act
     given: Any = None  # what act got last: its own, which it may have changed
+    monotonic, write, flush = time.monotonic, out.write, out.flush
     for line in inp:
         message = _loads(line.decode() if type(line) is bytes else line)  # bytes go through a slower decoder
-        kind = message.get("type") if isinstance(message, dict) else None
-        if kind == "hello":
-            state.hello, state.history = message, []
-            version = message.get("protocol", 1)
-            if version >= 2:  # a warm seat names the match's epoch: lines before it are dropped
-                answer, epoch = HELLO_3 if version >= 3 else HELLO, message.get("epoch")
-                out.write(answer if epoch is None else answer[:-2] + b',"epoch":%d}\n' % epoch)
-                out.flush()
-        elif kind == "decide":
-            state.started = time.monotonic()
+        kind = message.get("type") if type(message) is dict else None
+        if kind == "decide":
+            state.started = monotonic()
             state.clock = message.get("clock", {})
-            state.history += message.get("events", ())
+            if "events" in message:  # protocol 3, asked for in its hello
+                state.history += message["events"]
             state.context = message.get("context")
             if "patch" in message:
                 # act's last view, unchanged (one C-level comparison), takes the patch as a copy of the paths it
@@ -271,8 +287,15 @@ def run(
                 view = message.get("view", {})
                 given = _copy(view)
             choice = act(given, message["decision"])
-            out.write(_reply_line(message["seq"], choice))
-            out.flush()
+            write(_reply_line(message["seq"], choice))
+            flush()
+        elif kind == "hello":
+            state.hello, state.history = message, []
+            version = message.get("protocol", 1)
+            if version >= 2:  # a warm seat names the match's epoch: lines before it are dropped
+                answer, epoch = HELLO_3 if version >= 3 and bot is not None else HELLO, message.get("epoch")
+                write(answer if epoch is None else answer[:-2] + b',"epoch":%d}\n' % epoch)
+                flush()
         elif kind == "result":
             state.outcome = message.get("outcome")
             if not state.hello.get("reuse"):

@@ -18,6 +18,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import Storage, storages
 
 from replays.verify import ReplayMismatch
+from tournaments.health import Unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -28,8 +29,11 @@ SKIP_SECONDS = 10.0
 _skipped_until: weakref.WeakKeyDictionary[Storage, float] = weakref.WeakKeyDictionary()
 
 
-class ReplayUnavailable(Exception):
-    """The replay store did not answer (down, unreachable, refusing); the message names the key and the cause."""
+class ReplayUnavailable(Unavailable):
+    """The replay store did not answer (down, unreachable, refusing); the message names the key and the cause. A
+    request that meets it gets a 503 that says to retry (tournaments.health.UnavailableMiddleware)."""
+
+    service = "the replay store"
 
 
 class ReplayDigestMismatch(ReplayMismatch):

@@ -80,3 +80,35 @@ class HealthMiddleware:
         if request.path == PATH and request.method in ("GET", "HEAD"):
             return healthz()
         return self.get_response(request)
+
+
+class Unavailable(Exception):
+    """A service a request needs did not answer (the replay store): the answer is a 503 that says to retry, not a
+    500. The message is for the log; the client is told only which service, and when to try again."""
+
+    service = "a service"
+
+
+RETRY_AFTER_S = 30
+
+
+class UnavailableMiddleware:
+    """Turn Unavailable, raised by a page or an API view, into a 503 with Retry-After (JSON under /api/, text
+    elsewhere); DRF hands exceptions it does not know on to Django, so one middleware serves both."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, Unavailable):
+            return None
+        log.warning("503 for %s: %s", request.path, exception)
+        detail = f"{exception.service} is not answering; try again in {RETRY_AFTER_S} seconds"
+        response: HttpResponse = (JsonResponse({"detail": detail}, status=503) if request.path.startswith("/api/")
+                                  else HttpResponse(detail + "\n", status=503, content_type="text/plain"))
+        response["Retry-After"] = str(RETRY_AFTER_S)
+        return response
+

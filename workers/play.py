@@ -9,7 +9,7 @@ from typing import Any
 from engine import Game, State, load_game, protocol
 from engine.core import Outcome
 from workers.metrics import count_fault
-from workers.seats import Clock, Reply, SeatDied, SeatPlayer, finish_seats, hand_turn, start_seats
+from workers.seats import Clock, Reply, SeatDied, SeatPlayer, finish_seats, start_seats
 
 DEFAULT_CLOCK = Clock()
 DEFAULT_CHOICE = 0  # the documented default on a fault: the first option
@@ -63,16 +63,18 @@ def play_game(
     started = start_seats(players, hellos)
     result.forfeited = [not ok for ok in started]
     seq, holder = len(result.actions), -1  # seq is the step a decision makes, a branch's too (replays/links.py)
-    pausable = any(player.has_process for player in players)  # built-ins only: no hand-off
+    table = _Table(players, history)
     while (decision := state.decision()) is not None:
         seat = decision.seat
         seq += 1
-        if seat != holder and pausable:  # only the seat holding the decision may compute (docs/bots.md, "The freezer")
-            hand_turn(players, seat)
+        if seat != holder:  # only the seat holding the decision may compute (docs/bots.md, "The freezer")
+            table.hand_turn(seat)
             holder = seat
-        if history and getattr(players[seat], "wants_events", False):
+        if table.wanting[seat]:
             players[seat].set_context(state.seat_context(seat))  # type: ignore[attr-defined]
-        reply = _ask(players[seat], seq, state, decision, banks[seat], result)
+        reply = _ask(table, seq, state, decision, banks[seat], result)
+        if history:  # its hello may have been read during its decide
+            table.wanting[seat] = getattr(players[seat], "wants_events", False)
         banks[seat] = max(0, banks[seat] - max(0, reply.ms - clock.move_ms))
         record: dict[str, Any] = {"seat": seat, "choice": reply.choice, "ms": reply.ms}
         if reply.cpu_ms is not None:
@@ -86,8 +88,8 @@ def play_game(
                 _stop(players[seat])
         result.actions.append(record)
         events = state.choose(reply.choice)
-        if history:
-            hand_events(game, players, events)
+        if events and True in table.wanting:
+            hand_events(game, players, events, table.wanting)
         if on_action is not None:
             on_action(result.actions)
     result.outcome = forfeit_last(state.outcome(), result.forfeited)
@@ -104,12 +106,38 @@ def offers_history(state: State) -> bool:
     return True
 
 
-def hand_events(game: Game, players: Sequence[SeatPlayer], events: list[Any]) -> None:
-    """Each seat that may want its history gets the events as its seat saw them. Only sandboxed seats keep them
-    (workers/sandbox/seat.py, add_events); built-in bots have no use for them."""
+def hand_events(game: Game, players: Sequence[SeatPlayer], events: list[Any], wanting: Sequence[bool]) -> None:
+    """Each seat that may want its history (wanting) gets the events as its seat saw them. Only sandboxed seats keep
+    them (workers/sandbox/seat.py, add_events); built-in bots have no use for them. A game whose events are all public
+    (it keeps Game.seat_events, a copy) copies them once for every seat: the seats only encode them."""
+    public = type(game).seat_events is Game.seat_events
+    seen: list[Any] | None = None
     for seat, player in enumerate(players):
-        if getattr(player, "wants_events", False):
-            player.add_events(game.seat_events(seat, events))  # type: ignore[attr-defined]
+        if wanting[seat]:
+            if seen is None or not public:
+                seen = game.seat_events(seat, events)
+            player.add_events(seen)  # type: ignore[attr-defined]
+
+
+class _Table:
+    """What the loop calls on the seats at every decision, looked up once a match: through a wrapper
+    (workers/seats.py SeatWrapper) each lookup is a failed one first, then __getattr__."""
+
+    def __init__(self, players: Sequence[SeatPlayer], history: bool) -> None:
+        self.decides: list[Callable[[int, dict[str, Any] | None, Any, int], Reply]] = [
+            player.decide for player in players]
+        self.needs_view = [bool(player.needs_view) for player in players]
+        # Built-ins hand nothing over: only seats with a process are paused (workers.seats.hand_turn).
+        self.pauses = [(number, player.pause) for number, player in enumerate(players) if player.has_process]
+        # Whether a seat may want its events (protocol 3): until its hello is read, then if it asked; the loop asks
+        # again after each of its decides, where its hello is read.
+        self.wanting = [history and bool(getattr(player, "wants_events", False)) for player in players]
+
+    def hand_turn(self, seat: int) -> None:
+        """workers.seats.hand_turn, with the pauses looked up once."""
+        for number, pause in self.pauses:
+            if number != seat:
+                pause()
 
 
 def _stop(player: SeatPlayer) -> None:
@@ -117,13 +145,13 @@ def _stop(player: SeatPlayer) -> None:
     player.close()
 
 
-def _ask(player: SeatPlayer, seq: int, state: Any, decision: Any, bank_ms: int, result: PlayResult) -> Reply:
+def _ask(table: _Table, seq: int, state: Any, decision: Any, bank_ms: int, result: PlayResult) -> Reply:
     seat = decision.seat
     if result.forfeited[seat]:
         return Reply(choice=DEFAULT_CHOICE, ms=0)
-    view = state.view(seat) if player.needs_view else None
+    view = state.view(seat) if table.needs_view[seat] else None
     try:
-        reply = player.decide(seq, view, decision, bank_ms)
+        reply: Reply = table.decides[seat](seq, view, decision, bank_ms)
     except SeatDied as exc:
         result.forfeited[seat] = True
         return Reply(choice=DEFAULT_CHOICE, ms=0, fault=exc.code, detail=str(exc))

@@ -174,7 +174,9 @@ def finish_seats(players: Sequence[SeatPlayer], outcome: dict[str, Any]) -> list
     message = {"type": "result", "outcome": outcome}
     for player in players:
         player.send_result(message)
-    if sum(player.has_process for player in players) < 2:  # in-process seats stop at once: no threads for them
+    # In-process seats stop at once, and a warm seat whose bot plays on is only frozen and parked: no threads for
+    # them, nor for a single seat that must be waited for.
+    if sum(player.has_process and not getattr(player, "is_parking", False) for player in players) < 2:
         return [_finish(player, message) for player in players]
     with ThreadPoolExecutor(max_workers=len(players), thread_name_prefix="ludus-finish") as pool:
         return list(pool.map(_finish, players, [message] * len(players)))

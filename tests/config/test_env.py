@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from testkit import ROOT, read_settings
 
 from config.env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
@@ -85,8 +86,14 @@ def test_set_values_are_read_trimmed(monkeypatch: pytest.MonkeyPatch) -> None:
     ],
 )
 def test_settings_refuse_to_start_with_bad_environment(env: dict[str, str], message: str) -> None:
-    root = Path(__file__).resolve().parents[2]
-    clean = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings", **env}
-    done = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=root, env=clean,
+    with pytest.raises(ImproperlyConfigured, match=re.escape(message)):
+        read_settings({"PATH": "/usr/bin:/bin", **env})
+
+
+def test_a_process_with_a_bad_environment_stops_at_start_up_naming_the_variable() -> None:
+    """The same refusal in a new process, as a deployment meets it: a non-zero exit and the message on stderr."""
+    clean = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "1",
+             "LUDUS_MOVE_MS": "fast"}
+    done = subprocess.run([sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=clean,
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode != 0 and message in done.stderr
+    assert done.returncode != 0 and "LUDUS_MOVE_MS must be an integer" in done.stderr

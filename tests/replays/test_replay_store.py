@@ -91,6 +91,23 @@ def test_it_says_the_store_is_unavailable_when_it_does_not_answer(s3: S3Server, 
         replay.action_log()
 
 
+def test_a_request_that_needs_the_stopped_store_gets_a_503_that_says_to_retry(s3: S3Server, matches: list[Match],
+                                                                             admin_user: Any, client: Any) -> None:
+    replay = finished(matches[0])
+    s3.stop()
+    client.force_login(admin_user)  # sees every match, so no visibility rule stands before the store
+    for url in (f"/api/matches/{replay.match_id}/replay/actions/", f"/api/matches/{replay.match_id}/frames/",
+                f"/replays/{replay.match_id}/export/", f"/replays/{replay.match_id}/log.json"):
+        answer = client.get(url)
+        assert answer.status_code == 503, (url, answer.status_code, answer.content[:300])
+        assert answer["Retry-After"] == "30"
+        text = answer.json()["detail"] if url.startswith("/api/") else answer.content.decode()
+        assert "the replay store is not answering; try again in 30 seconds" in text, (url, text)
+        assert replay.location not in text  # where the bytes live is for the log, not the client
+    s3.start()
+    assert client.get(f"/api/matches/{replay.match_id}/replay/actions/").status_code == 200
+
+
 def test_a_result_the_store_did_not_take_keeps_its_replay_in_the_database_pending(s3: S3Server,
                                                                                   matches: list[Match]) -> None:
     s3.stop()

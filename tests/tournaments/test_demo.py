@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,11 +25,22 @@ def manage(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedP
                           timeout=600)
 
 
-def demo_env(tmp_path: Path) -> dict[str, str]:
-    """The embedded default on a fresh SQLite file."""
+def demo_env(tmp_path: Path, migrated: Path | None = None) -> dict[str, str]:
+    """The embedded default on a fresh SQLite file, or on a copy of `migrated` (a database migrate has just made:
+    the demo's migrate then has nothing to do, and the test does not pay for every migration again)."""
     env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "DATABASE_URL")}
+    if migrated is not None:
+        shutil.copyfile(migrated, tmp_path / "demo.sqlite3")
     env.update(DEBUG="1", DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}", LUDUS_WORKER_CONCURRENCY="2")
     return env
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("migrated")
+    done = manage(ROOT, demo_env(where), "migrate", "--verbosity", "0")
+    assert done.returncode == 0, done.stderr
+    return where / "demo.sqlite3"
 
 
 def test_the_demo_runs_a_tournament_on_sqlite_and_prints_standings(tmp_path: Path) -> None:
@@ -48,18 +60,8 @@ def test_the_demo_runs_a_tournament_on_sqlite_and_prints_standings(tmp_path: Pat
     assert "8 verified, 0 mismatched" in verified.stdout
 
 
-def test_a_second_demo_takes_a_name_of_its_own(tmp_path: Path) -> None:
-    env = demo_env(tmp_path)
-    names = []
-    for _ in range(2):
-        done = manage(ROOT, env, "demo", "--no-serve", "--entrants", "2", "--players", "2", "--games", "1")
-        assert done.returncode == 0, done.stderr
-        names.append(done.stdout.partition(": a round robin")[0].rpartition("\n")[2])
-    assert names == ["demo evolution round robin", "demo evolution round robin 2"], names
-
-
-def test_run_ladder_plays_the_demos_open_ladder_right_after_it(tmp_path: Path) -> None:
-    env = demo_env(tmp_path)
+def test_run_ladder_plays_the_demos_open_ladder_right_after_it(tmp_path: Path, migrated: Path) -> None:
+    env = demo_env(tmp_path, migrated)
     done = manage(ROOT, env, "demo", "--no-serve", "--entrants", "2", "--players", "2", "--games", "1")
     assert done.returncode == 0, done.stderr
     ladder = manage(ROOT, env, "run_ladder", "--rounds", "1", "--timeout", "300")
@@ -70,12 +72,13 @@ def test_run_ladder_plays_the_demos_open_ladder_right_after_it(tmp_path: Path) -
     assert shown.stdout.strip().splitlines()[-1] == "True"
 
 
-def test_the_demos_port_is_in_every_link_printed_in_another_shell(tmp_path: Path) -> None:
+def test_the_demos_port_is_in_every_link_printed_in_another_shell(tmp_path: Path, migrated: Path) -> None:
     """`make demo PORT=8391`: var/local.env records the demo's address, so `replay show` in a new shell links to it;
-    an address the environment names wins and is left alone."""
+    an address the environment names wins and is left alone. A second demo on the same database takes a name of
+    its own."""
     local_env = tmp_path / "local.env"
     local_env.write_text("DEBUG=1\n")
-    env = {k: v for k, v in demo_env(tmp_path).items() if k != "LUDUS_SITE_URL"}
+    env = {k: v for k, v in demo_env(tmp_path, migrated).items() if k != "LUDUS_SITE_URL"}
     env["LUDUS_ENV_FILE"] = str(local_env)
     done = manage(ROOT, env, "demo", "--no-serve", "--entrants", "2", "--players", "2", "--games", "1",
                   "--addrport", "0.0.0.0:8391")
@@ -90,6 +93,8 @@ def test_the_demos_port_is_in_every_link_printed_in_another_shell(tmp_path: Path
                    "--entrants", "2", "--players", "2", "--games", "1", "--addrport", "127.0.0.1:8392")
     assert again.returncode == 0, again.stderr
     assert "LUDUS_SITE_URL=http://127.0.0.1:8391\n" in local_env.read_text()
+    names = [out.partition(": a round robin")[0].rpartition("\n")[2] for out in (done.stdout, again.stdout)]
+    assert names == ["demo evolution round robin", "demo evolution round robin 2"], names
 
 
 @pytest.mark.parametrize(("addrport", "url"), [("8391", "http://127.0.0.1:8391"), ("0:8391", "http://127.0.0.1:8391"),
@@ -99,10 +104,10 @@ def test_the_site_url_is_the_address_people_open(addrport: str, url: str) -> Non
     assert site_url(addrport) == url
 
 
-def test_the_demos_open_ladder_plays_by_itself_while_it_serves(tmp_path: Path) -> None:
+def test_the_demos_open_ladder_plays_by_itself_while_it_serves(tmp_path: Path, migrated: Path) -> None:
     """No run_ladder, no beat: the demo's clock tops the ladder up, its pool plays the matches, and the ladder page
     says when the next round comes."""
-    env = {**demo_env(tmp_path), "LUDUS_LADDER_SECONDS": "2"}
+    env = {**demo_env(tmp_path, migrated), "LUDUS_LADDER_SECONDS": "2"}
     port = free_port()
     log = tmp_path / "demo.log"
     with open(log, "wb") as out:

@@ -93,23 +93,35 @@ class Freezer:
         """At a decision of another seat (workers.seats.check_waiting: at most every CHECK_S)."""
         self._check_cpu()
 
-    def _off_turn_ms(self) -> int:
-        """The CPU milliseconds the seat's group used since its last reply: while it waited, watched or frozen (a
-        frozen task inside a kernel call runs on until the call returns). 0 before its first reply of a match."""
+    def _end_wait(self) -> int:
+        """Its turn comes: the CPU milliseconds the seat's group used since its last reply, while it waited, watched
+        or frozen (a frozen task inside a kernel call runs on until the call returns); 0 before its first reply of a
+        match. A seat that waited unfrozen is checked with that same reading (_check_cpu), and waits no more."""
         group = self._res.group
         if group is None or group.removed or self._replied is None:
+            if self._watched is not None:
+                self._check_cpu()
+                self._stop_waiting()
             return 0
-        return max(0, group.cpu_ns() - self._reply_ns) // 1_000_000
+        used = group.cpu_ns() - self._reply_ns
+        if self._watched is not None:  # what it used since the wait began was off its turn
+            if self._dead is None:
+                self._check_used(used)
+            self._stop_waiting()
+        return max(0, used) // 1_000_000
 
     def _check_cpu(self) -> None:
         """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
-        off its turn. It is frozen at once and at every hand-off for the rest of its process; its log says so, and
-        what it used is charged to its next move's cpu_ms."""
+        off its turn (_check_used)."""
         group = self._res.group
         if group is None or group.removed or self._dead is not None or self._watched is None:
             self._stop_waiting()
             return
-        used = group.cpu_ns() - self._reply_ns  # its wait began at its reply
+        self._check_used(group.cpu_ns() - self._reply_ns)  # its wait began at its reply
+
+    def _check_used(self, used: int) -> None:
+        """A waiting seat that used more than OFF_TURN_NS since its reply is frozen at once and at every hand-off for
+        the rest of its process; its log says so, and what it used is charged to its next move's cpu_ms."""
         if used > OFF_TURN_NS:
             self._strict = True
             self._freeze()

@@ -155,20 +155,23 @@ class SeatPipes:
         when the bot closed its stdout, or its stdin meanwhile."""
         assert self._stdout is not None
         fd = self._stdout.fileno()
+        lines = self.lines
         while True:
-            if self.lines:  # an empty buffer holds no line: straight to the wait
-                found = self.lines.take()
+            if lines:  # an empty buffer holds no line: straight to the read
+                found = lines.take()
                 if found is not None:
                     return found
-            if not self._wait_readable(fd, deadline, watch):
-                return None
-            try:
+            try:  # read before any wait: the deciding seat, woken by its decide line, has often replied already
                 chunk = os.read(fd, CHUNK)
             except BlockingIOError:
+                if not self._wait_readable(fd, deadline, watch):
+                    return None
                 continue
             if not chunk:
                 raise PipeClosed("closed its stdout")
-            self.lines.add(chunk)
+            if not lines and not lines.discarding and chunk.find(b"\n") == len(chunk) - 1:
+                return chunk[:-1]  # the usual reply: one whole line alone, never through the buffer
+            lines.add(chunk)
 
     def _wait_readable(self, fd: int, deadline: float, watch: Watch) -> bool:
         """Wait for stdout to be readable (True) or the deadline (False); a stdin closed meanwhile is PipeClosed."""

@@ -224,13 +224,11 @@ class SandboxedSeat(Freezer):
 
     def decide(self, seq: int, view: dict[str, Any] | None, decision: Decision, bank_ms: int) -> Reply:
         """Send decide seq and wait for one reply line until move_ms + bank_ms. Raises SeatDied if the bot is gone."""
-        self._hear_answer(time.monotonic() + self.config.startup_ms / 1000)  # a woken seat that did not settle
+        if self._answer_due is not None:  # a woken seat that did not settle
+            self._hear_answer(time.monotonic() + self.config.startup_ms / 1000)
         if self._dead is not None:
             raise SeatDied(self._dead, self._dead_code)
-        off_ms = self._off_turn_ms()
-        if self._watched is not None:  # its wait ends: what it used since the wait began was off its turn
-            self._check_cpu()
-            self._stop_waiting()
+        off_ms = self._end_wait()
         check_waiting()
         clock = {"move_ms": self.move_ms, "bank_ms": bank_ms}
         allowance = self.config.startup_ms if self._first else 0
@@ -340,6 +338,11 @@ class SandboxedSeat(Freezer):
                     self._pipes.close_stdin()
             except SeatDied:
                 pass
+
+    @property
+    def is_parking(self) -> bool:
+        """Its result was sent, and finish will park it in the pool (frozen) rather than wait for it to exit."""
+        return self._parking
 
     def _can_park(self) -> bool:
         """A warm seat (not a validation's) whose bot plays on, alive, and room in the pool (reserved here, released
