@@ -30,6 +30,7 @@ import pytest
 from engine.bots import Bot, make_bot
 from engine.cli.common import bot_seed, canonical_json
 from engine.cli.simulate import lineup_for_game, play_one
+from engine.core import State
 from engine.registry import load_game
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "bots" / "greedy_choices.json"
@@ -101,6 +102,28 @@ def test_deep_copies_of_the_bots_choose_as_the_originals(game_name: str) -> None
     players = PLAYERS[game_name][-1]
     expected = load_golden()["cases"][f"{game_name}-{players}p-walked-seed{SEEDS[0]}"]
     assert digest(walked_answers(game_name, players, SEEDS[0], copy_every=7)) == expected
+
+
+@pytest.mark.parametrize("game_name", list(PLAYERS))
+def test_a_copy_plays_on_without_moving_the_original(game_name: str) -> None:
+    """As an analysis plays out copies of its walkers from one position, then goes on with the walkers."""
+    game = load_game(game_name)
+    state = game.new_state(3, 5, game.validate_options({}))
+    bots: list[Bot] = [make_bot(name, game_name, bot_seed(5, seat))
+                       for seat, name in enumerate(["greedy", "greedy_eps30", "random"])]
+    for _ in range(150):
+        decision = state.decision()
+        assert decision is not None
+        state.choose(bots[decision.seat].act(state.view(decision.seat), decision))
+
+    def play_on(players: list[Bot], position: State) -> list[int]:
+        answers = []
+        while (now := position.decision()) is not None:
+            answers.append(players[now.seat].act(position.view(now.seat), now))
+            position.choose(answers[-1])
+        return answers
+
+    assert play_on(copy.deepcopy(bots), state.clone()) == play_on(bots, state)
 
 
 def test_every_recorded_case_is_still_played() -> None:
