@@ -3,17 +3,16 @@
 over the same seeded games, optionally paired against a baseline checkout.
 
 Games: `--games` seeded games per case (greedy against greedy_eps30, seats alternating, default options). Each
-repetition, in a process of its own, first plays every game once to record each decision and the acting seat's
-view, then times fresh bots answering exactly those decisions, one bot name at a time (a bot sees only its own
-decisions, so leaving out the other seats changes nothing), and checks they answer as in the recorded game; then
-deep copies of the bots at the middle of each game; then the games played again whole. With `--baseline DIR`
-repetitions of this checkout and the baseline alternate, each in a process run with PYTHONPATH set to its
-checkout, and the table gives both medians (lowest-highest) and the ratio of the medians. The choices' digest of
-each checkout is printed too: a faster bot must choose alike.
+repetition, in a process of its own, plays every game with each answer timed as it is given, the seat's view just
+built as in a match (CPU time, less the cost of reading the clock), deep-copies the bots COPIES times at the 200th
+decision, then plays the game again whole (views and engine included). With `--baseline DIR` repetitions of this
+checkout and the baseline alternate, each in a process run with PYTHONPATH set to its checkout, and the table
+gives both medians (lowest-highest over the repetitions) and the ratio of the medians. Each checkout's digest of
+the choices is printed too: a faster bot must choose alike.
 
     python -m benchmarks.bots                                  # this checkout
     python -m benchmarks.bots --baseline /work/base --reps 7   # paired with another checkout
-    python -m benchmarks.bots --json
+    python -m benchmarks.bots --game marine --json
 """
 
 from __future__ import annotations
@@ -79,7 +78,7 @@ def play_timed(game_name: str, players: int, seed: int) -> dict[str, Any]:
             "copies": COPIES * players}
 
 
-def measure_once(games: int, seed: int) -> dict[str, Any]:
+def measure_once(games: int, seed: int, only: list[str]) -> dict[str, Any]:
     """One repetition in this process: per case, µs per decision by bot, µs per bot copy, ms per game, digest."""
     from engine.cli.simulate import play_one
     from engine.registry import load_game
@@ -87,6 +86,8 @@ def measure_once(games: int, seed: int) -> dict[str, Any]:
     overhead = timer_overhead()
     rows: dict[str, Any] = {}
     for game_name, players in CASES:
+        if only and game_name not in only:
+            continue
         spent: dict[str, list[float]] = {}
         copies, digest, game_cpu = [0.0, 0], hashlib.sha256(), 0.0
         for index in range(games):
@@ -107,12 +108,13 @@ def measure_once(games: int, seed: int) -> dict[str, Any]:
     return rows
 
 
-def run_in(checkout: Path, games: int, seed: int) -> dict[str, Any]:
+def run_in(checkout: Path, games: int, seed: int, only: list[str]) -> dict[str, Any]:
     """One repetition in a fresh process importing the engine of `checkout` (-P: not this script's folder, whose
     engine.py would hide the engine package)."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    done = subprocess.run([sys.executable, "-P", str(Path(__file__).resolve()), "--once", "--games", str(games),
-                           "--seed", str(seed)], cwd=checkout, env=env, capture_output=True, text=True, check=False)
+    command = [sys.executable, "-P", str(Path(__file__).resolve()), "--once", "--games", str(games),
+               "--seed", str(seed), *[f"--game={g}" for g in only]]
+    done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{checkout}: {done.stderr.strip()[-2000:]}")
     return json.loads(done.stdout)  # type: ignore[no-any-return]
@@ -154,17 +156,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--seed", type=int, default=500)
     parser.add_argument("--baseline", type=Path, help="a checkout of another commit, measured alternately")
+    parser.add_argument("--game", action="append", default=[], help="only this game (repeatable)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--once", action="store_true", help=argparse.SUPPRESS)  # one repetition, JSON on stdout
     args = parser.parse_args(argv)
     if args.once:
-        print(json.dumps(measure_once(args.games, args.seed)))
+        print(json.dumps(measure_once(args.games, args.seed, args.game)))
         return 0
     checkouts = {"this": ROOT, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
     reps: dict[str, list[dict[str, Any]]] = {name: [] for name in checkouts}
     for _ in range(args.reps):
         for name, checkout in checkouts.items():
-            reps[name].append(run_in(checkout, args.games, args.seed))
+            reps[name].append(run_in(checkout, args.games, args.seed, args.game))
     results = {name: summarise(runs) for name, runs in reps.items()}
     print(json.dumps(results, indent=1) if args.json else table(results))
     return 0

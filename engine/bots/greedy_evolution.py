@@ -196,15 +196,16 @@ def best_trait_use(board: Board, card: str) -> tuple[float, int | None, str | No
 
 def _best_trait_use(board: Board, name: str) -> tuple[float, int | None, str | None]:
     best: tuple[float, int | None, str | None] = (-10.0, None, None)
+    newest = board.mine[-1] if board.mine else None
     for i, sp in enumerate(board.mine):
         replaced = None
         if len(sp["traits"]) + len(sp["face_down"]) >= 3:
             worst, worth = _worst_trait(board, i)
             if worst is None or worst == "Flight":
                 continue
-            gain, replaced = trait_value(board, name, sp) - worth - 0.5, worst
+            gain, replaced = _trait_value(board, name, sp, traits_of(sp), sp is newest) - worth - 0.5, worst
         else:
-            gain = trait_value(board, name, sp)
+            gain = _trait_value(board, name, sp, traits_of(sp), sp is newest)  # = trait_value, one call less
         if gain > best[0]:
             best = (gain, i, replaced)
     return best
@@ -216,7 +217,7 @@ def _worst_trait(board: Board, i: int) -> tuple[str | None, float]:
     if found is None:
         sp = board.mine[i]
         names = traits_of(sp)
-        values = [trait_value_on(board, t, sp) for t in names]
+        values = [_trait_value(board, t, sp, [n for n in names if n != t], False) for t in names]  # trait_value_on
         worst = values.index(min(values)) if values else None  # the first of the least worth, as min() picks
         found = board.worst[i] = (names[worst], values[worst]) if worst is not None else (None, 0.0)
     return found
