@@ -19,13 +19,13 @@ from __future__ import annotations
 import copy
 from bisect import bisect_left
 from collections.abc import Callable
-from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from engine.core import Decision
 
 View = dict[str, Any]
 Species = dict[str, Any]
+T = TypeVar("T")
 
 DEFENSIVE = frozenset({"Hard Shell", "Burrowing", "Climbing", "Defensive Herding", "Horns", "Symbiosis",
                        "Warning Call", "Camouflage"})
@@ -89,6 +89,18 @@ def is_carnivore(sp: Species) -> bool:
     return _remember_traits(sp)[2]
 
 
+class lazy(Generic[T]):  # lower case: a decorator, like the property it replaces
+    """functools.cached_property without its lock (Python 3.11 takes one at each first read, and a decision makes
+    several; a Board is read by one thread): the first read stores the value in the instance."""
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func, self.name = func, func.__name__
+
+    def __get__(self, board: Any, owner: type | None = None) -> T:
+        value = board.__dict__[self.name] = self.func(board)
+        return value
+
+
 class Board:
     """The view of one decision, with the handful of facts the heuristics use, each worked out when first asked
     (most decisions need few of them)."""
@@ -104,30 +116,30 @@ class Board:
         self.other_plan: Plan | None = None  # see _best_other_plan
         self.worst: dict[int, tuple[str | None, float]] = {}  # see _worst_trait
 
-    @cached_property
+    @lazy
     def hand(self) -> list[str]:
         return [c["card"] for c in self.seat["hand"] or []]
 
-    @cached_property
+    @lazy
     def foreign_carnivores(self) -> list[Species]:
         # is_carnivore without its per-species memo: map runs the name look-ups in C ("?" is named "?")
         return [sp for s in self.view["seats"] if s["seat"] != self.me for sp in s["species"]
                 if "Carnivore" in map(_NAMES.__getitem__, sp["traits"] + sp["face_down"])]
 
-    @cached_property
+    @lazy
     def foreign_sizes(self) -> list[int]:
         """Foreign species' body sizes, smallest first."""
         return sorted(sp["body_size"] for s in self.view["seats"] if s["seat"] != self.me for sp in s["species"])
 
-    @cached_property
+    @lazy
     def my_carnivores(self) -> int:
         return sum(1 for s in self.mine if is_carnivore(s))
 
-    @cached_property
+    @lazy
     def short(self) -> bool:
         return self.plant_need() > int(self.view["watering_hole"])
 
-    @cached_property
+    @lazy
     def biggest_attack(self) -> int | None:
         """The attack size of the biggest foreign carnivore (None without one)."""
         return max((_attack_size(c) for c in self.foreign_carnivores), default=None)
