@@ -5,10 +5,12 @@ A family of bots of known, ordered strength, for testing that ladders rank bots 
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from typing import Any
 
+from engine.bots.copying import copy_rng
 from engine.bots.greedy import GreedyBot
 from engine.core import Decision
 
@@ -30,6 +32,12 @@ class EpsilonGreedyBot:
         self.epsilon = epsilon
         self._rng = random.Random(seed ^ 0x5EED)
         self._greedy = GreedyBot(game, seed)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> EpsilonGreedyBot:
+        clone = copy.copy(self)
+        clone._rng = copy_rng(self._rng)
+        clone._greedy = copy.deepcopy(self._greedy, memo)
+        return clone
 
     def act(self, view: dict[str, Any] | None, decision: Decision) -> int:
         if len(decision.options) > 1 and self._rng.random() < self.epsilon:

@@ -10,10 +10,12 @@ fails on a decision it does not know falls back to the same generic rule for tha
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from engine.bots.copying import copy_rng
 from engine.core import Decision
 
 
@@ -72,6 +74,14 @@ class GreedyBot:
         self._rng = random.Random(seed)
         factory = SCORERS.get(game)
         self._scorer: Scorer = factory() if factory is not None else GenericScorer()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GreedyBot:
+        """A copy that plays on exactly as this bot would (replays/analysis.py copies its walkers per playout): the
+        rng's state, and the scorer's own copy (engine/bots/copying.py)."""
+        clone = copy.copy(self)
+        clone._rng = copy_rng(self._rng)
+        clone._scorer = copy.deepcopy(self._scorer, memo)
+        return clone
 
     def act(self, view: dict[str, Any] | None, decision: Decision) -> int:
         """The index of a best-scored option; ties broken by the seeded rng."""

@@ -16,14 +16,16 @@ uploaded bot may; it never sees hidden information. Ties are broken by the calle
 
 from __future__ import annotations
 
+import copy
+from bisect import bisect_left
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from engine.core import Decision
 
 View = dict[str, Any]
 Species = dict[str, Any]
+T = TypeVar("T")
 
 DEFENSIVE = frozenset({"Hard Shell", "Burrowing", "Climbing", "Defensive Herding", "Horns", "Symbiosis",
                        "Warning Call", "Camouflage"})
@@ -35,14 +37,20 @@ TRIGGER_ORDER = {"Fertile": 5.0, "Fat Tissue": 4.0, "Brood Parasite": 3.5, "Long
 KEEP_CARD = 0.6  # a card whose best use is worth less than this stays in hand
 
 
+class _Names(dict[str, str]):
+    """Card text -> trait name, filled as asked: a few dozen cards, asked about thousands of times a decision.
+    A dict with __missing__ rather than functools.cache, so that a hit is a plain subscript (no call)."""
+
+    def __missing__(self, card: str) -> str:
+        name = self[card] = card.rsplit(":", 1)[0]
+        return name
+
+
+_NAMES = _Names()
+
+
 def card_name(card: str) -> str:
-    name = _NAMES.get(card)
-    if name is None:
-        name = _NAMES[card] = card.rsplit(":", 1)[0]
-    return name
-
-
-_NAMES: dict[str, str] = {}  # card text -> trait name: a few dozen cards, asked about thousands of times a decision
+    return _NAMES[card]
 
 
 def card_food(card: str) -> int:
@@ -55,11 +63,18 @@ def traits_of(sp: Species) -> list[str]:
     cached = _TRAITS.get(id(sp))
     if cached is not None and cached[0] is sp:
         return cached[1]
-    return [card_name(c) for c in sp["traits"] + sp["face_down"] if c != "?"]
+    return _remember_traits(sp)[1]
 
 
-# id(species dict) -> (the dict, its trait names): filled by Board for the view of the current decision only
-_TRAITS: dict[int, tuple[Species, list[str]]] = {}
+def _remember_traits(sp: Species) -> tuple[Species, list[str], bool]:
+    names = [_NAMES[c] for c in sp["traits"] + sp["face_down"] if c != "?"]
+    entry = _TRAITS[id(sp)] = (sp, names, "Carnivore" in names)  # holding sp keeps its id from being reused
+    return entry
+
+
+# id(species dict) -> (the dict, its trait names, is it a carnivore): filled as asked, emptied by each Board (the
+# view of one decision)
+_TRAITS: dict[int, tuple[Species, list[str], bool]] = {}
 
 
 def need(sp: Species) -> int:
@@ -68,33 +83,66 @@ def need(sp: Species) -> int:
 
 
 def is_carnivore(sp: Species) -> bool:
-    return "Carnivore" in traits_of(sp)
+    cached = _TRAITS.get(id(sp))
+    if cached is not None and cached[0] is sp:
+        return cached[2]
+    return _remember_traits(sp)[2]
 
 
-@dataclass
+class lazy(Generic[T]):  # lower case: a decorator, like the property it replaces
+    """functools.cached_property without its lock (Python 3.11 takes one at each first read, and a decision makes
+    several; a Board is read by one thread): the first read stores the value in the instance."""
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func, self.name = func, func.__name__
+
+    def __get__(self, board: Any, owner: type | None = None) -> T:
+        value = board.__dict__[self.name] = self.func(board)
+        return value
+
+
 class Board:
-    """The view, read once per decision, with the handful of facts the heuristics use."""
+    """The view of one decision, with the handful of facts the heuristics use, each worked out when first asked
+    (most decisions need few of them)."""
 
-    view: View
-
-    def __post_init__(self) -> None:
-        v = self.view
+    def __init__(self, view: View) -> None:
         _TRAITS.clear()
-        for s in v["seats"]:
-            for sp in s["species"]:
-                _TRAITS[id(sp)] = (sp, [card_name(c) for c in sp["traits"] + sp["face_down"] if c != "?"])
-        self.me: int = v["you"] if isinstance(v.get("you"), int) else 0
-        self.seat: dict[str, Any] = v["seats"][self.me]
+        self.view = view
+        self.me: int = view["you"] if isinstance(view.get("you"), int) else 0
+        self.seat: dict[str, Any] = view["seats"][self.me]
         self.mine: list[Species] = self.seat["species"]
-        self.hand: list[str] = [c["card"] for c in self.seat["hand"] or []]
-        self.food_here: int = v["watering_hole"] + v.get("cliff", 0)
-        self.foreign_carnivores = [sp for s in v["seats"] if s["seat"] != self.me
-                                   for sp in s["species"] if is_carnivore(sp)]
-
-        self.short = self.plant_need() > int(v["watering_hole"])
         self.plans: dict[str, Plan] = {}  # by trait name
-        self.other_plans: list[Plan] | None = None
+        self.trait_uses: dict[str, tuple[float, int | None, str | None]] = {}  # see best_trait_use
+        self.other_plan: Plan | None = None  # see _best_other_plan
         self.worst: dict[int, tuple[str | None, float]] = {}  # see _worst_trait
+
+    @lazy
+    def hand(self) -> list[str]:
+        return [c["card"] for c in self.seat["hand"] or []]
+
+    @lazy
+    def foreign_carnivores(self) -> list[Species]:
+        # is_carnivore without its per-species memo: map runs the name look-ups in C ("?" is named "?")
+        return [sp for s in self.view["seats"] if s["seat"] != self.me for sp in s["species"]
+                if "Carnivore" in map(_NAMES.__getitem__, sp["traits"] + sp["face_down"])]
+
+    @lazy
+    def foreign_sizes(self) -> list[int]:
+        """Foreign species' body sizes, smallest first."""
+        return sorted(sp["body_size"] for s in self.view["seats"] if s["seat"] != self.me for sp in s["species"])
+
+    @lazy
+    def my_carnivores(self) -> int:
+        return sum(1 for s in self.mine if is_carnivore(s))
+
+    @lazy
+    def short(self) -> bool:
+        return self.plant_need() > int(self.view["watering_hole"])
+
+    @lazy
+    def biggest_attack(self) -> int | None:
+        """The attack size of the biggest foreign carnivore (None without one)."""
+        return max((_attack_size(c) for c in self.foreign_carnivores), default=None)
 
     def plant_need(self) -> int:
         return sum(max(need(sp), 0) for sp in self.mine if not is_carnivore(sp))
@@ -104,11 +152,12 @@ class Board:
 
     def threatened(self, sp: Species) -> bool:
         """A foreign carnivore is big enough to eat sp."""
-        return any(_attack_size(c) > sp["body_size"] for c in self.foreign_carnivores)
+        biggest = self.biggest_attack
+        return biggest is not None and biggest > sp["body_size"]
 
     def prey_count(self, size: int) -> int:
-        return sum(1 for s in self.view["seats"] if s["seat"] != self.me for sp in s["species"]
-                   if sp["body_size"] < size)
+        """Foreign species smaller than size."""
+        return bisect_left(self.foreign_sizes, size)
 
 
 def _attack_size(sp: Species) -> int:
@@ -120,15 +169,18 @@ def _attack_size(sp: Species) -> int:
 
 def trait_value(board: Board, name: str, sp: Species) -> float:
     """The worth of trait `name` on species sp (a trait on a surviving species also scores 1 point)."""
-    have = traits_of(sp)
+    return _trait_value(board, name, sp, traits_of(sp), sp is board.mine[-1])
+
+
+def _trait_value(board: Board, name: str, sp: Species, have: list[str], newest: bool) -> float:
+    """trait_value of `name` on sp when sp has the traits `have` and is (or not) the newest own species."""
     if name in have or name in ("Flight", "Dive Bomb", "Seed Dispersal"):
         return -10.0
     carnivore = "Carnivore" in have
     if name == "Carnivore":
         if any(t in PLANT_ONLY for t in have):
             return -1.0
-        mine = sum(1 for s in board.mine if is_carnivore(s))
-        return 1.0 + (1.5 if mine == 0 and board.prey_count(sp["body_size"] + 1) else 0.2)
+        return 1.0 + (1.5 if board.my_carnivores == 0 and board.prey_count(sp["body_size"] + 1) else 0.2)
     if name in DEFENSIVE:
         return 1.0 + (2.5 if board.threatened(sp) else 0.2)
     if name in CARNIVORE_HELPERS:
@@ -136,7 +188,7 @@ def trait_value(board: Board, name: str, sp: Species) -> float:
     if name == "Scavenger":
         return 1.0 + (1.5 if board.foreign_carnivores or carnivore else 0.2)
     if name == "Cooperation":
-        return 1.0 + (1.2 if not carnivore and sp is not board.mine[-1] else 0.1)
+        return 1.0 + (1.2 if not carnivore and not newest else 0.1)
     if name == "Brood Parasite":
         return 1.5 if sp["avian"] else 0.5
     if carnivore and name in PLANT_ONLY:
@@ -145,17 +197,27 @@ def trait_value(board: Board, name: str, sp: Species) -> float:
 
 
 def best_trait_use(board: Board, card: str) -> tuple[float, int | None, str | None]:
-    """(value, species index, trait to replace) of playing card as a trait on the best species."""
+    """(value, species index, trait to replace) of playing card as a trait on the best species (once per trait
+    name and decision)."""
     name = card_name(card)
+    best = board.trait_uses.get(name)
+    if best is None:
+        best = board.trait_uses[name] = _best_trait_use(board, name)
+    return best
+
+
+def _best_trait_use(board: Board, name: str) -> tuple[float, int | None, str | None]:
     best: tuple[float, int | None, str | None] = (-10.0, None, None)
+    newest = board.mine[-1] if board.mine else None
     for i, sp in enumerate(board.mine):
-        gain = trait_value(board, name, sp)
         replaced = None
         if len(sp["traits"]) + len(sp["face_down"]) >= 3:
             worst, worth = _worst_trait(board, i)
             if worst is None or worst == "Flight":
                 continue
-            gain, replaced = gain - worth - 0.5, worst
+            gain, replaced = _trait_value(board, name, sp, traits_of(sp), sp is newest) - worth - 0.5, worst
+        else:
+            gain = _trait_value(board, name, sp, traits_of(sp), sp is newest)  # = trait_value, one call less
         if gain > best[0]:
             best = (gain, i, replaced)
     return best
@@ -166,16 +228,17 @@ def _worst_trait(board: Board, i: int) -> tuple[str | None, float]:
     found = board.worst.get(i)
     if found is None:
         sp = board.mine[i]
-        worst = min(traits_of(sp), key=lambda t: trait_value_on(board, t, sp), default=None)
-        found = board.worst[i] = (worst, trait_value_on(board, worst, sp) if worst is not None else 0.0)
+        names = traits_of(sp)
+        values = [_trait_value(board, t, sp, [n for n in names if n != t], False) for t in names]  # trait_value_on
+        worst = values.index(min(values)) if values else None  # the first of the least worth, as min() picks
+        found = board.worst[i] = (names[worst], values[worst]) if worst is not None else (None, 0.0)
     return found
 
 
 def trait_value_on(board: Board, name: str, sp: Species) -> float:
-    """The worth of a trait already on sp (as if it were not there yet)."""
-    others = dict(sp, traits=[c for c in sp["traits"] if card_name(c) != name],
-                  face_down=[c for c in sp["face_down"] if c == "?" or card_name(c) != name])
-    return trait_value(board, name, others)
+    """The worth of a trait already on sp (as if it were not there yet: sp without any card of that name, which
+    is never the newest species object)."""
+    return _trait_value(board, name, sp, [t for t in traits_of(sp) if t != name], False)
 
 
 def population_value(board: Board, sp: Species) -> float:
@@ -199,9 +262,9 @@ def new_species_value(board: Board) -> float:
     return 2.6 if count < 3 else 1.0 if count < 5 else 0.1
 
 
-@dataclass(frozen=True)
-class Plan:
-    """What to do with a card: use ("trait", "species", "body", "population", "avian") and the species index."""
+class Plan(NamedTuple):
+    """What to do with a card: use ("trait", "species", "body", "population", "avian") and the species index (a
+    named tuple: several are made per decision, and a frozen dataclass is slower to make)."""
 
     value: float
     use: str
@@ -220,24 +283,28 @@ def card_plan(board: Board, card: str) -> Plan:
 
 
 def _card_plan(board: Board, card: str) -> Plan:
+    """The first best of: the trait plan, the other plans (species, body, population), keeping an event."""
     value, idx, replace = best_trait_use(board, card)
-    plans = [Plan(value, "trait", idx, replace), *_other_plans(board)]
-    if card_name(card) in ("Dive Bomb", "Seed Dispersal") and any(sp["avian"] for sp in board.mine):
-        plans.append(Plan(1.2, "keep"))
-    return max(plans, key=lambda p: p.value)
+    other = _best_other_plan(board)
+    plan = Plan(value, "trait", idx, replace) if value >= other.value else other
+    if card_name(card) in ("Dive Bomb", "Seed Dispersal") and any(sp["avian"] for sp in board.mine) \
+            and 1.2 > plan.value:
+        return Plan(1.2, "keep")
+    return plan
 
 
-def _other_plans(board: Board) -> list[Plan]:
-    """The plans that are the same for every card (a new species, Body Size, Population), once per decision."""
-    if board.other_plans is None:
+def _best_other_plan(board: Board) -> Plan:
+    """The first best of the plans that are the same for every card (a new species, Body Size, Population), once
+    per decision."""
+    if board.other_plan is None:
         plans = [Plan(new_species_value(board), "species")]
         if board.mine:
-            body = max(range(len(board.mine)), key=lambda i: body_value(board, board.mine[i]))
-            pop = max(range(len(board.mine)), key=lambda i: population_value(board, board.mine[i]))
-            plans += [Plan(body_value(board, board.mine[body]), "body", body),
-                      Plan(population_value(board, board.mine[pop]), "population", pop)]
-        board.other_plans = plans
-    return board.other_plans
+            for use, value in (("body", body_value), ("population", population_value)):
+                values = [value(board, sp) for sp in board.mine]
+                best = max(values)
+                plans.append(Plan(best, use, values.index(best)))  # the first best species, as max() picks
+        board.other_plan = max(plans, key=lambda p: p.value)
+    return board.other_plan
 
 
 def card_cost(board: Board, card: str) -> float:
@@ -259,6 +326,11 @@ class EvolutionGreedy:
         self.feeder: int | None = None
         self._last: tuple[str, list[Any]] | None = None
         self._plans: dict[str, Plan] = {}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> EvolutionGreedy:
+        """Shallow: the plans, the card and the last options are replaced, never changed in place
+        (engine/bots/copying.py)."""
+        return copy.copy(self)
 
     def score(self, view: View, decision: Decision) -> list[float]:
         board = Board(view)

@@ -7,6 +7,7 @@ for the other actions; species go where they raise a margin; the Asteroid is tak
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from engine.core import Decision
@@ -16,11 +17,22 @@ from engine.marine.data import ANIMAL_INDEX, ASTEROID, ELEMENT_INDEX, MATCHES, T
 Hex = tuple[int, int]
 CARD_WORTH = {"vp": 1.0, "species": 1.3, "species_near": 1.4, "element": 0.6, "move": 0.4, "remove": 0.9}
 FLAT = {"speciation": 2.5, "migration": 1.0, "wanderlust": 1.2}
+MEMO_SIZE = 50_000  # margins remembered across decisions (a few MB at most), forgotten all at once when full
+
+# (terrain, species per seat, animals per seat, my seat) -> my VP there minus the best rival's. A tile's margin
+# depends on nothing else, and the same few (tiles with a species moved or added) come back for many options,
+# decisions and playouts.
+_MARGINS: dict[tuple[int, tuple[int, ...], tuple[int, ...], int], int] = {}
 
 
 class MarineGreedy:
     def __init__(self) -> None:
         self.view: dict[str, Any] = {}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> MarineGreedy:
+        """Shallow: every decision reads its view afresh, replacing what the last one read
+        (engine/bots/copying.py)."""
+        return copy.copy(self)
 
     def chosen(self, index: int) -> None:
         pass
@@ -46,9 +58,10 @@ class MarineGreedy:
             self.terrain[h] = TERRAIN_INDEX[t["terrain"]]
             self.species[h] = list(t["species"])
             self.thriving[h] = t["thriving"][self.me]
-        self.elements = {(e[0], e[1], e[2]): ELEMENT_INDEX[e[3]] for e in view["elements"]}
+        self.animal_key = tuple(self.animals)
         self.matches = MATCHES[self.animals[self.me]]
         self.margins: dict[Hex, float] = {}
+        self.evolution_tiles: dict[Hex, float] = {}  # see score_evolution_tile
 
     def margin(self, h: Hex, species: list[int] | None = None) -> float:
         if species is None:  # a tile as the view shows it: once per decision (options ask about the same tiles)
@@ -59,10 +72,16 @@ class MarineGreedy:
         return self._margin(h, species)
 
     def _margin(self, h: Hex, species: list[int]) -> float:
-        got = dict(score_tile(self.terrain[h], species or self.species[h], self.animals))
-        mine = got.get(self.me, 0)
-        best = max((v for s, v in got.items() if s != self.me), default=0)
-        return mine - best
+        key = (self.terrain[h], tuple(species or self.species[h]), self.animal_key, self.me)
+        found = _MARGINS.get(key)
+        if found is None:
+            got = dict(score_tile(key[0], key[1], self.animals))
+            mine = got.get(self.me, 0)
+            best = max((v for s, v in got.items() if s != self.me), default=0)
+            if len(_MARGINS) >= MEMO_SIZE:
+                _MARGINS.clear()
+            found = _MARGINS[key] = mine - best
+        return found
 
     def gain_adding(self, h: Hex, count: int) -> float:
         if h not in self.species:
@@ -106,9 +125,13 @@ class MarineGreedy:
 
     def score_evolution_tile(self, option: list[int]) -> float:
         h = (option[0], option[1])
-        got = dict(score_tile(self.terrain[h], self.species[h], self.animals))
-        rivals = sorted((v for s, v in got.items() if s != self.me), reverse=True)
-        return got.get(self.me, 0) - 0.5 * sum(rivals[:1]) + (2.0 if self.thriving[h] else 0.0)
+        found = self.evolution_tiles.get(h)  # once per tile and decision: placing asks about every tile of a terrain
+        if found is None:
+            got = dict(score_tile(self.terrain[h], self.species[h], self.animals))
+            rivals = sorted((v for s, v in got.items() if s != self.me), reverse=True)
+            found = self.evolution_tiles[h] = \
+                got.get(self.me, 0) - 0.5 * sum(rivals[:1]) + (2.0 if self.thriving[h] else 0.0)
+        return found
 
     def score_evolution_card(self, slot: int) -> float:
         card = self.view["slots"][slot - 1]

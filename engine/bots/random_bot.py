@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engine.bots.copying import copy_rng
 from engine.core import Decision
 
 
@@ -13,6 +14,11 @@ class RandomBot:
 
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RandomBot:
+        clone = RandomBot.__new__(RandomBot)
+        clone._rng = copy_rng(self._rng)
+        return clone
 
     def act(self, view: dict[str, Any] | None, decision: Decision) -> int:
         return self._rng.randrange(len(decision.options))
