@@ -57,6 +57,19 @@ def fast_password_hashing() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def live_server_without_nagle() -> Iterator[None]:
+    """The live server as the demo serves (tournaments/devserver.py): without it, every request a browser or
+    schemathesis sends on a kept-alive connection waits about 40 ms for a delayed acknowledgement."""
+    from django.test.testcases import LiveServerThread
+
+    from tournaments.devserver import NoDelayThreadedWSGIServer
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LiveServerThread, "server_class", NoDelayThreadedWSGIServer)
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def static_files_indexed_once() -> Iterator[None]:
     """WhiteNoise (WHITENOISE_USE_FINDERS) stats and indexes every app's static file when its middleware starts, and
     the test client starts the middleware anew for each client: 20-50 ms a client, a fifth of an API test. Index them

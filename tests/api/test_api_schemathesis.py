@@ -41,9 +41,11 @@ def test_schemathesis_with_every_check_finds_no_disagreement(world: World, live_
     print(f"schemathesis seed {run_seed}: replay with LUDUS_SCHEMATHESIS_SEED={run_seed}")
     command = [str(Path(sys.executable).with_name("st")), "--config-file", str(CONFIG), "run",
                f"{live_server.url}/api/schema/?format=json", "--checks", "all", "--mode", "all",
-               "--seed", str(run_seed), "--max-examples", str(MAX_EXAMPLES), "--workers", "2", "--no-shrink",
+               "--seed", str(run_seed), "--max-examples", str(MAX_EXAMPLES), "--workers", "1", "--no-shrink",
                "--suppress-health-check", "all", "--request-timeout", "60",
                "-H", f"Authorization: Token {world.tokens['owner']}"]
+    # One worker: st's workers are threads, and Hypothesis is not thread-safe (two runs with two failed inside it: a
+    # dict changed size while iterated, an AST constructor's recursion depth), whatever our answers.
     run = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path,
                          env=dict(os.environ, NO_COLOR="1"))
     assert run.returncode == 0, f"seed {run_seed}\n{run.stdout[-20000:]}\n{run.stderr[-3000:]}"

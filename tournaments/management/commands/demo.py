@@ -10,13 +10,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
+from django.core.management import call_command, get_commands, load_command_class
 from django.core.management.base import BaseCommand, CommandParser
 from dotenv import set_key
 
 from engine.bots import bot_names
 from engine.registry import default_game, game_names
 from tournaments.cli import Entrant, create_and_start, make_console, print_standings, run_to_end
+from tournaments.devserver import NoDelayWSGIServer
 from tournaments.dispatch import runner
 from tournaments.ladder_clock import period, start_clock
 from tournaments.ladders import join_ladder
@@ -116,7 +117,9 @@ class Command(BaseCommand):
                       f"(this tournament: {site}/tournaments/{tournament.pk}/)")
         console.print(f"Admin: {site}/admin/  user [bold]{ADMIN_USER}[/bold]  "
                       f"password [bold]{password}[/bold] (also logs in to the pages, to upload bots)")
-        call_command("runserver", opts["addrport"], use_reloader=False)
+        serve = load_command_class(get_commands()["runserver"], "runserver")  # staticfiles' runserver, as usual
+        serve.server_cls = NoDelayWSGIServer  # type: ignore[attr-defined]
+        call_command(serve, opts["addrport"], use_reloader=False)
 
     def reset_admin(self) -> str:
         """A fresh random password each run, printed once; the demo admin is local to this machine."""
