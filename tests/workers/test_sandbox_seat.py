@@ -168,6 +168,28 @@ def test_a_died_fault_names_the_cause_of_the_death(code: str, cause: str) -> Non
     seat.finish({"type": "result", "outcome": {}})
 
 
+def test_a_bot_gone_before_its_hello_is_written_dies_at_its_first_decision_saying_why(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crash at start that beats the hello (a busy host): the pipe is closed when the hello is written. The seat is
+    not dropped at start with no fault; its first decision raises the died fault, with the status, as any crash."""
+    spawn = SandboxedSeat._spawn
+
+    def spawn_and_let_it_exit(seat: SandboxedSeat) -> None:
+        spawn(seat)
+        proc = seat._res.proc
+        assert proc is not None
+        assert proc.wait(timeout=60) == 3  # gone, with its stdin, before the hello is written
+
+    monkeypatch.setattr(SandboxedSeat, "_spawn", spawn_and_let_it_exit)
+    seat = _seat("import sys\nsys.exit(3)\n")
+    started = start_seats([seat], [HELLO])
+    assert started == [True]
+    with pytest.raises(SeatDied, match="^the bot exited with status 3$") as died:
+        seat.decide(1, {}, PICK, bank_ms=200)
+    assert died.value.code == "died"
+    seat.finish({"type": "result", "outcome": {}})
+
+
 def test_it_answers_and_charges_only_the_bots_time() -> None:
     seat = _seat("import time, ludus\nludus.run(lambda view, decision: time.sleep(0.05) or 2)\n")
     seat.start(HELLO)

@@ -161,10 +161,15 @@ class SandboxedSeat(Freezer):
         except BadBotSource as exc:
             self._die(f"bad upload: {exc}", "bad_upload")
             raise SeatDied(str(exc)) from None
-        if not self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000):
+        # A bot that exits before its hello is written (a crash at start, on a busy host: the pipe is closed, or the
+        # write times out on a process already gone) is not forfeited here without a word: its first decision finds
+        # it dead and says why, its status and stderr, as when it exits a moment after the hello.
+        try:
+            sent = self._send(protocol.encode(hello), time.monotonic() + self.config.startup_ms / 1000)
+        except SeatDied:
+            return  # _died killed what was left and noted the cause
+        if not sent:
             if self._res.proc is not None and self._res.proc.poll() is not None:
-                # It exited before its hello was written (a crash at start, on a busy host): its first decision finds
-                # it dead and says why, its status and stderr, as when it exits a moment after the hello.
                 return
             self._die("the bot did not read its hello", "no_hello")
             raise SeatDied("the bot did not read its hello")
