@@ -162,9 +162,12 @@ def shutdown(wait: bool = True) -> None:
         if _pool is not None:
             # Not pool.terminate_workers(): it comes with Python 3.14; the pool's children are its _processes.
             children = [] if wait else list((getattr(_pool, "_processes", None) or {}).values())
+            stopped = {id(future) for future in _futures if not future.done()} if children else set()
             for child in children:
                 child.terminate()
             _pool.shutdown(wait=True, cancel_futures=True)
+            # Work stopped here did not crash: errors() reports what escaped run_match, not this.
+            _futures[:] = [future for future in _futures if id(future) not in stopped]
             _pool = None
             _stop_resource_tracker()
 

@@ -41,9 +41,11 @@ def test_a_shutdown_that_does_not_wait_stops_the_work_in_flight(settings: Any) -
 
     settings.LUDUS_WORKER_CONCURRENCY = 1
     busy = embedded.pool().submit(time.sleep, 600)
+    embedded._futures.append(busy)  # recorded as submit_match records a match's
     child = next(iter(embedded.pool()._processes.values()))  # the pool's one child, busy sleeping
     embedded.shutdown(wait=False)
     assert busy.done()  # failed: its process is gone (BrokenProcessPool), not finished
+    assert embedded.errors() == []  # stopped, not crashed: nothing for a later caller to mistake for a crash
     assert not psutil.pid_exists(child.pid) or psutil.Process(child.pid).status() == psutil.STATUS_ZOMBIE
     assert embedded.pool().submit(sum, [1, 2]).result(timeout=300) == 3
     embedded.shutdown()
