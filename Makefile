@@ -10,10 +10,9 @@ PORT ?= 8000
 DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/ludus
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/5
 # Test processes (pytest-xdist): each has its own test database and Celery queues, and runs whole test files, in the
-# order tests/conftest.py gives them (slow files first). Three times the cores: much of the suite waits
-# (on sandboxed bots, browsers, Celery workers, live servers): one process a core used 16.5 min of CPU in 30 min on 2
-# cores, and two a core still left a quarter of the CPU idle (17 min of CPU in 12.5 min).
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 3 )))
+# order tests/conftest.py gives them (slow files first). Twice the cores: much of the suite waits
+# (on sandboxed bots, browsers, Celery workers, live servers): one process a core used 16.5 min of CPU in 30 min on 2 cores.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
 # PYTHONDONTWRITEBYTECODE set (as on some machines) makes every process of a run compile its modules again, and
 # pytest rewrite the asserts of every test module and plugin again, in each xdist worker: let them be cached.
 TEST_ENV := DEBUG=1 DATABASE_URL=$(DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) PYTHONDONTWRITEBYTECODE=
