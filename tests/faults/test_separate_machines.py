@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.sandbox]
 
@@ -94,6 +95,10 @@ def test_closing_the_network_leaves_no_namespace_forwarder_or_process(network: A
     network.open_gateway([Service("postgresql", "127.0.0.1", 5432)])
     namespace, _ = network.add_worker(0)
     left = subprocess.Popen(["nsenter", f"--net=/run/netns/{namespace}", "sleep", "600"], start_new_session=True)
+    # In the namespace once nsenter has run sleep in its place (on a busy host, a namespace closed before that made
+    # nsenter exit 1 instead of leaving a process for close to kill).
+    comm = Path(f"/proc/{left.pid}/comm")
+    assert wait_until(lambda: comm.read_text().strip() == "sleep", 30, "sleep to run in the namespace")
     forwarders = list(network.forwarders)
     network.close()
     assert left.wait(timeout=30) == -signal.SIGKILL
