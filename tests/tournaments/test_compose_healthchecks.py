@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from testkit import ROOT, start_celery_worker, stop_process, subprocess_env, wait_until
+from testkit import ROOT, ping_workers, start_celery_worker, stop_process, subprocess_env, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -36,7 +36,9 @@ def test_the_worker_healthcheck_pings_the_worker(celery_broker_url: str, tmp_pat
     env = subprocess_env(CELERY_BROKER_URL=celery_broker_url)
     worker = start_celery_worker("celery", env, tmp_path / "worker.log")  # compose's default name: celery@host
     try:
-        wait_until(lambda: healthcheck("worker", tmp_path, env) == 0, 90, "the worker to answer the healthcheck")
+        # Ready first, by a ping from this process: each healthcheck is two new processes and waits up to 10 s
+        wait_until(lambda: worker.poll() is not None or ping_workers(["celery"]), 90, "the worker to answer")
+        assert healthcheck("worker", tmp_path, env) == 0
     finally:
         stop_process(worker)
     assert healthcheck("worker", tmp_path, env) != 0
