@@ -54,3 +54,12 @@ def _close_warm_seats(**_: object) -> None:
     """A worker that stops retires its warm seats (docs/bots.md, "Warm seats"): parked, they are frozen, and a frozen
     seat does not act on the parent-death signal that would otherwise end it with its worker."""
     POOL.close()
+
+
+@worker_process_shutdown.connect
+@worker_shutdown.connect
+def _send_waiting_verifications(**_: object) -> None:
+    """The verifications a stopping worker's sender thread still holds go out before it exits (workers/sender.py)."""
+    from workers.dispatch import flush_verifications  # the runners, loaded only where they run
+
+    flush_verifications()
