@@ -30,9 +30,10 @@ The figures (JSON keys):
   a sandboxed match;
 - fixed_ms: the fixed part of a match, built-in and sandboxed: the runner's claim, verify, digest, store and record
   phases added up (a checkout without some of them counts 0 for those). With --broker URL the drivers send to that
-  Redis, as a deployed worker does (the runner's verification goes out as a message: its cost is the send; each
-  checkout on a queue of its own, emptied at the end); without it a checkout that verifies after the result
-  verifies in its driver, inside its verify phase.
+  Redis, as a deployed worker does (the runner's verification goes out as a message: its cost is what the runner
+  waits for, the send, or its hand-over to a sender thread (workers/sender.py), whose send the driver then waits
+  for outside the match's wall time and inside its CPU time; each checkout on a queue of its own, emptied at the
+  end); without it a checkout that verifies after the result verifies in its driver, inside its verify phase.
 Each checkout first plays --warmup unmeasured matches (default 1). With --baseline, `baseline` holds the same for
 that checkout and `over_baseline` the ratios. Warm seats are on (`--warm 8`, LUDUS_WARM_SEATS): each version's
 sandbox plays its matches in turn; `--warm 0` starts every seat anew.

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 
 from celery import Celery
-from celery.signals import worker_init, worker_process_shutdown, worker_shutdown
+from celery.signals import task_prerun, worker_init, worker_process_shutdown, worker_shutdown
 from django.conf import settings
+from django.db import connections
 
 from workers import health
 from workers.metrics import serve
@@ -54,3 +55,25 @@ def _close_warm_seats(**_: object) -> None:
     """A worker that stops retires its warm seats (docs/bots.md, "Warm seats"): parked, they are frozen, and a frozen
     seat does not act on the parent-death signal that would otherwise end it with its worker."""
     POOL.close()
+
+
+@worker_process_shutdown.connect
+@worker_shutdown.connect
+def _send_waiting_verifications(**_: object) -> None:
+    """The verifications a stopping worker's sender thread still holds go out before it exits (workers/sender.py)."""
+    from workers.dispatch import flush_verifications  # the runners, loaded only where they run
+
+    flush_verifications()
+
+
+@task_prerun.connect
+def _close_a_broken_connection(**_: object) -> None:
+    """The database connections are kept from task to task (settings.CELERY_DB_REUSE_MAX): one that the last task left
+    in a transaction, or broken (a database that restarted or cut it), is closed, and this task opens a new one."""
+    for connection in connections.all(initialized_only=True):
+        if connection.connection is None:
+            continue
+        if not connection.get_autocommit() or (connection.errors_occurred and not connection.is_usable()):
+            connection.close()
+        else:
+            connection.errors_occurred = False

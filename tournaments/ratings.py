@@ -8,11 +8,12 @@ matches in `rating_seq` order, so it reproduces the live ratings exactly, howeve
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Field, Model, Q
 from django.utils import timezone
 from openskill.models import PlackettLuce
@@ -95,14 +96,9 @@ def locked_ratings(match: Match, version_ids: Sequence[int]) -> dict[int, Rating
     """The seats' rating rows, locked in primary-key order: one statement once they exist, else created first."""
 
     def select() -> dict[int, Rating]:
-        # Written out: the ORM's query building and instances cost 1.5 ms more than this, on every rated result.
-        competition = "ladder_id" if match.ladder_id else "tournament_id"
-        versions = ", ".join(["%s"] * len(version_ids))
-        lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite locks the whole file
+        sql, params = versions_rows(Rating, match, version_ids, lock=True)
         with connection.cursor() as cursor:
-            cursor.execute(f'SELECT {columns(Rating, "r")} FROM {connection.ops.quote_name(Rating._meta.db_table)} r '
-                           f'WHERE r."{competition}" = %s AND r."bot_version_id" IN ({versions}) ORDER BY r."id"{lock}',
-                           [match.ladder_id or match.tournament_id, *version_ids])
+            cursor.execute(sql, params)
             locked: list[Rating] = [instances(row, (Rating,))[0] for row in cursor.fetchall()]
         return {rating.bot_version_id: rating for rating in locked}
 
@@ -111,6 +107,24 @@ def locked_ratings(match: Match, version_ids: Sequence[int]) -> dict[int, Rating
         ensure_ratings(match, version_ids)
         ratings = select()
     return ratings
+
+
+def versions_rows(model: type[Model], match: Match, version_ids: Sequence[int], lock: bool = False
+                  ) -> tuple[str, list[Any]]:
+    """The statement, and its parameters, that reads the match's competition's rows of model (ratings, standings rows)
+    for these bot versions in primary-key order, locked for update if asked. Written out: the ORM's query building
+    and instances cost 1.5 ms more than this, on every rated result."""
+    competition = "ladder_id" if match.ladder_id else "tournament_id"
+    lock = lock and connection.features.has_select_for_update  # SQLite locks the whole file
+    return (_versions_rows_sql(model, competition, len(version_ids), lock, connection.vendor),
+            [match.ladder_id or match.tournament_id, *version_ids])
+
+
+@functools.cache
+def _versions_rows_sql(model: type[Model], competition: str, versions: int, lock: bool, vendor: str) -> str:
+    return (f'SELECT {columns(model, "r")} FROM {connection.ops.quote_name(model._meta.db_table)} r '
+            f'WHERE r."{competition}" = %s AND r."bot_version_id" IN ({", ".join(["%s"] * versions)}) '
+            f'ORDER BY r."id"{" FOR UPDATE" if lock else ""}')
 
 
 def rate_seats(match: Match, seats: Sequence[Seat], seq: int | None = None,
@@ -146,30 +160,47 @@ def rate_seats(match: Match, seats: Sequence[Seat], seq: int | None = None,
 
 
 def update_rows(model: type[Model], rows: Sequence[Model], fields: Sequence[str]) -> None:
-    """One UPDATE of these fields of these rows, by primary key: what `bulk_update` writes (a CASE per field),
-    without its per-value expression objects, which cost more than the whole statement (about 40 ms for a
-    4-seat match's seats and ratings on a busy machine)."""
+    """One UPDATE of these fields of these rows, by primary key: what `bulk_update` writes, joined to a list of the
+    rows' values instead of its CASE per field. bulk_update's per-value expression objects cost more than the whole
+    statement (about 40 ms for a 4-seat match's seats and ratings on a busy machine), and a CASE per field takes two
+    parameters a value: past 50, psycopg parses such a statement anew each time, where this one (one a value, the
+    same text for as many rows) is parsed once."""
     if not rows:
         return
+    db = connections[DEFAULT_DB_ALIAS]  # the connection itself: every attribute read through `connection` is a lookup
+    sql, prepared = _update_statement(model, tuple(fields), len(rows), db.vendor)
+    params: list[Any] = []
+    for row in rows:
+        params.append(row.pk)
+        params.extend(prepare(getattr(row, attname), db) for attname, prepare in prepared)
+    with db.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+@functools.cache
+def _update_statement(model: type[Model], fields: tuple[str, ...], count: int, vendor: str
+                      ) -> tuple[str, list[tuple[str, Callable[[Any, Any], Any]]]]:
+    """update_rows' statement for count rows, and each field's attribute with what prepares its value."""
     quote, meta = connection.ops.quote_name, model._meta
     assert meta.pk is not None and meta.pk.column is not None  # every model here has an integer primary key
-    pk = quote(meta.pk.column)
-    whens = " ".join(["WHEN %s THEN %s"] * len(rows))
-    assignments, params = [], []
+    concrete = []
     for name in fields:
         field = meta.get_field(name)
         assert isinstance(field, Field) and field.column is not None, name  # concrete columns, not relations
-        value = f"CASE {pk} {whens} END"
-        if connection.features.requires_casted_case_in_updates:  # PostgreSQL: the parameters are untyped
+        concrete.append(field)
+    pk, table = quote(meta.pk.column), quote(meta.db_table)
+    names = [pk, *(quote(str(field.column)) for field in concrete)]
+
+    def assigned(field: Field[Any, Any]) -> str:
+        value = f"v.{quote(str(field.column))}"
+        if vendor == "postgresql":  # the listed values' types come from their literals (NULL, text): cast each
             value = f"CAST({value} AS {field.db_type(connection)})"
-        assignments.append(f"{quote(field.column)} = {value}")
-        for row in rows:
-            params += [row.pk, field.get_db_prep_save(getattr(row, field.attname), connection)]
-    params += [row.pk for row in rows]
-    sql = (f"UPDATE {quote(meta.db_table)} SET {', '.join(assignments)} "
-           f"WHERE {pk} IN ({', '.join(['%s'] * len(rows))})")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        return f"{quote(str(field.column))} = {value}"
+
+    row = f"({', '.join(['%s'] * len(names))})"
+    sql = (f"WITH v ({', '.join(names)}) AS (VALUES {', '.join([row] * count)}) UPDATE {table} SET "
+           f"{', '.join(assigned(field) for field in concrete)} FROM v WHERE {table}.{pk} = v.{pk}")
+    return sql, [(field.attname, field.get_db_prep_save) for field in concrete]
 
 
 def recompute_ratings(match_filter: Q) -> dict[int, Values]:

@@ -16,14 +16,14 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import DurationField, F, Model, Q, QuerySet, Value
+from django.db.models import DurationField, F, Model, Q, Value
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 from django.utils import timezone
 
 from tournaments.advancement import advance_tournament
 from tournaments.dispatch import send_matches
-from tournaments.models import Bot, BotVersion, Ladder, Match, Seat, Tournament
+from tournaments.models import Bot, BotVersion, Ladder, Match, Seat, StandingsRow, Tournament
 from tournaments.ratings import locked_ratings, rate_seats, rebuild_ratings, send_competition_lock, update_rows
 from tournaments.rows import columns, instances, width
 from tournaments.standings import count_result, rebuild_standings, result_rows
@@ -61,7 +61,7 @@ def claim_and_read(match_id: int, owner: str, worker: str = "", one_statement: b
                               "limit": settings.LUDUS_MATCH_ATTEMPTS}
     with contextlib.nullcontext() if one_statement else transaction.atomic(), connection.cursor() as cursor:
         if one_statement:
-            cursor.execute(_claim_sql(bool(worker)), params)
+            cursor.execute(_claim_sql(bool(worker), quick=not connection.in_atomic_block), params)
         elif _claim(match_id, owner, worker):
             cursor.execute(_read_sql(connection.ops.quote_name(Match._meta.db_table) + " c")
                            + ' WHERE c."id" = %s ORDER BY s."number"', [match_id])
@@ -87,16 +87,20 @@ LOADED = (Match, Seat, BotVersion, Bot)  # a row of claim_and_read: these models
 
 
 @functools.cache
-def _claim_sql(declines: bool) -> str:
-    """_claim as an UPDATE ... RETURNING in a WITH, read with the seats in seat order (PostgreSQL)."""
+def _claim_sql(declines: bool, quick: bool = False) -> str:
+    """_claim as an UPDATE ... RETURNING in a WITH, read with the seats in seat order (PostgreSQL). quick: the claim
+    is its own transaction, which then commits without waiting for the disk (a claim a crash forgets is a match
+    queued again: docs/architecture.md#lost-and-duplicate-messages); inside a caller's transaction, never (the
+    setting would hold for all of it)."""
     quote = connection.ops.quote_name
     declined = (f' AND NOT ({quote("failed_by")} = %(worker)s AND {quote("queued_at")} > STATEMENT_TIMESTAMP() - '
                 '%(lease)s)') if declines else ""
+    unflushed = "set_config('synchronous_commit', 'off', true) = 'off' AND " if quick else ""
     return (f'WITH c AS (UPDATE {quote(Match._meta.db_table)} SET "status" = %(running)s, "lease_owner" = %(owner)s, '
             '"lease_expires" = STATEMENT_TIMESTAMP() + %(lease)s, "attempts" = "attempts" + 1, '
-            f'"started_at" = STATEMENT_TIMESTAMP() WHERE "id" = %(id)s AND (("status" = %(queued)s{declined}) '
-            'OR ("status" = %(running)s AND "lease_expires" < STATEMENT_TIMESTAMP() AND "attempts" < %(limit)s)) '
-            'RETURNING *) '
+            f'"started_at" = STATEMENT_TIMESTAMP() WHERE {unflushed}"id" = %(id)s AND (("status" = %(queued)s'
+            f'{declined}) OR ("status" = %(running)s AND "lease_expires" < STATEMENT_TIMESTAMP() AND '
+            '"attempts" < %(limit)s)) RETURNING *) '
             + _read_sql("c") + ' ORDER BY s."number"')
 
 
@@ -162,7 +166,7 @@ def record_result(match_id: int, owner: str, document: dict[str, Any], logs: lis
         # COMMIT in a second (a version's first game there creates its rows: one or two more).
         taken = send_competition_lock(match, finishing=True)
         finished = _send_finish(match, owner, now)
-        standings = _send_read(result_rows(match, seats))
+        standings = _send_read(StandingsRow, *result_rows(match, seats))
         ratings = locked_ratings(match, [seat.bot_version_id for seat in seats]) if match.rated else None
         seq = taken()
         if finished() != 1:
@@ -249,16 +253,15 @@ def _send_finish(match: Match, owner: str, now: datetime) -> Callable[[], int]:
     return finished
 
 
-def _send_read(rows: QuerySet[M]) -> Callable[[], list[M]]:
-    """The queryset's own statement, sent (in a pipeline its answer comes with the next one read); the function
-    returned reads its instances. Elsewhere read at once."""
-    sql, params = rows.query.sql_with_params()
+def _send_read(model: type[M], sql: str, params: list[Any]) -> Callable[[], list[M]]:
+    """The statement that reads rows of model, sent (in a pipeline its answer comes with the next one read); the
+    function returned reads its instances. Elsewhere read at once."""
     cursor = connection.cursor()
     cursor.execute(sql, params)
 
     def read() -> list[M]:
         with cursor:
-            return [instances(row, (rows.model,))[0] for row in cursor.fetchall()]
+            return [instances(row, (model,))[0] for row in cursor.fetchall()]
 
     if connection.vendor != "postgresql":
         found = read()

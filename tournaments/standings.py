@@ -30,7 +30,7 @@ from rich.table import Table
 from tournaments.formats.sets import game_points
 from tournaments.models import Entry, Ladder, LadderEntry, Match, Rating, Seat, StandingsRow, Tournament
 from tournaments.rating_rule import conservative, is_provisional, provisional_sigma
-from tournaments.ratings import MODEL, update_rows
+from tournaments.ratings import MODEL, update_rows, versions_rows
 
 Competition = Tournament | Ladder
 
@@ -127,19 +127,22 @@ def _entries(competition: Competition) -> Iterable[Entry | LadderEntry]:
 ROW_FIELDS = ["games", "wins", "points", "score_total", "forfeits", "seats", "rounds", "head_to_head"]
 
 
-def result_rows(match: Match, seats: list[Seat]) -> QuerySet[StandingsRow]:
-    """The standings rows a match's result adds to (count_result reads them)."""
-    owner = {"ladder_id": match.ladder_id} if match.ladder_id else {"tournament_id": match.tournament_id}
-    return StandingsRow.objects.filter(**owner, bot_version_id__in=[seat.bot_version_id for seat in seats])
+def result_rows(match: Match, seats: list[Seat]) -> tuple[str, list[Any]]:
+    """The statement, and its parameters, that reads the standings rows a match's result adds to (count_result
+    reads them)."""
+    return versions_rows(StandingsRow, match, [seat.bot_version_id for seat in seats])
 
 
 def count_result(match: Match, seats: list[Seat], found: Iterable[StandingsRow] | None = None) -> None:
     """Add a finished match's seats to its competition's standings rows (created on a version's first game). Call in
     the result's transaction, under the competition's row lock (tournaments.ratings.lock_competition), which
-    serializes the rows' writers; two or three statements. found: result_rows, when the caller read them already."""
+    serializes the rows' writers; two or three statements. found: result_rows' rows, when the caller read them
+    already."""
     owner = {"ladder_id": match.ladder_id} if match.ladder_id else {"tournament_id": match.tournament_id}
     table = [SeatRow(match.pk, s.number, s.bot_version_id, s.score, s.rank, s.forfeited, match.round) for s in seats]
-    rows = {row.bot_version_id: row for row in (result_rows(match, seats) if found is None else found)}
+    if found is None:
+        found = StandingsRow.objects.raw(*result_rows(match, seats))
+    rows = {row.bot_version_id: row for row in found}
     new = []
     for seat in table:
         if seat.bot_version_id not in rows:

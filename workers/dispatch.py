@@ -12,6 +12,7 @@ from replays.verification import verify_replay
 from tournaments.dispatch import PRIORITY_ANALYSIS, PRIORITY_RECOVERED, PRIORITY_TEST
 from workers import embedded, validation
 from workers.runner import run_match
+from workers.sender import EXIT_SECONDS, Sender
 
 
 def send_match(match_id: int, priority: int) -> None:
@@ -41,17 +42,30 @@ def send_analysis(analysis_id: int) -> None:
 
 
 def send_verification(match_id: int) -> None:
-    """A task ahead of the queued matches (its result is recorded: nothing waits on it but the replay's mark); in the
-    embedded pool's child, once its match is done; with neither, here and now (tools, tests)."""
+    """A task ahead of the queued matches (its result is recorded: nothing waits on it but the replay's mark), sent by
+    this process's sender thread, so the runner does not wait for the broker (workers/sender.py); in the embedded
+    pool's child, once its match is done; with neither, here and now (tools, tests)."""
     if settings.CELERY_BROKER_URL and not embedded.is_pool_child():
-        from workers.tasks import verify_replay_task  # as in send_match
-
-        # No retries: a broker that does not take it now must not hold the runner; beat's sweep verifies it later.
-        verify_replay_task.apply_async((match_id,), priority=PRIORITY_RECOVERED, retry=False)
+        VERIFICATIONS.put(match_id)
     elif embedded.is_pool_child():
         embedded.verify_after(match_id)
     else:
         verify_replay(match_id)
+
+
+def _send_verification_task(match_id: int) -> None:
+    from workers.tasks import verify_replay_task  # as in send_match
+
+    # No retries: a broker that does not take it now must not hold the sender; beat's sweep verifies it later.
+    verify_replay_task.apply_async((match_id,), priority=PRIORITY_RECOVERED, retry=False)
+
+
+VERIFICATIONS = Sender(_send_verification_task, "verification sender")
+
+
+def flush_verifications(timeout: float = EXIT_SECONDS) -> bool:
+    """Wait until the verifications handed to the sender thread are sent (a stopping worker); False on timeout."""
+    return VERIFICATIONS.flush(timeout)
 
 
 def stale_validations() -> list[int]:

@@ -185,8 +185,8 @@ class Timings:
     """Milliseconds per phase of one match, logged by run_match: claim (with the read of the match and its seats,
     in the same statement on PostgreSQL), load (making their objects), spawn (making the seat players), play (the
     whole game, including start and finish: the seats' processes starting and stopping; the footer's digest is made
-    as it goes), digest (the final view's), store (writing the replay's file), record, verify (sending the replay's
-    verification: the re-simulation itself runs after the match).
+    as it goes), digest (the final view's), store (writing the replay's file), record, verify (handing the replay's
+    verification to the sender thread, workers/sender.py: the send and the re-simulation come after the match).
     """
 
     def __init__(self) -> None:

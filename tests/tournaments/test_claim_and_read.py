@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import OperationalError, connection
+from django.db import OperationalError, connection, transaction
 from django.db.models import Model
 from django.db.models.functions import Now
 from django.test.utils import CaptureQueriesContext
@@ -107,3 +107,27 @@ def test_a_read_that_fails_after_the_claim_takes_the_claim_back(match: Match) ->
     assert failed and rows  # the retry claimed again: the failed read took the first claim back
     stored = Match.objects.get(pk=match.pk)
     assert (stored.status, stored.lease_owner, stored.attempts) == ("running", "worker-a", 1)
+
+
+def synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return str(cursor.fetchone()[0])
+
+
+@pytest.mark.django_db(transaction=True)  # the runner claims outside any transaction
+def test_a_claim_of_its_own_commits_without_waiting_for_the_disk(match: Match) -> None:
+    with CaptureQueriesContext(connection) as queries:
+        assert claim_and_read(match.pk, "worker-a")
+    [claim] = queries.captured_queries
+    assert synchronous_commit() == "on"  # the setting was the claim's transaction's alone
+    Match.objects.filter(pk=match.pk).update(status="queued")
+    with transaction.atomic(), connection.cursor() as cursor:  # the same statement, its transaction held open
+        cursor.execute(claim["sql"])
+        assert cursor.fetchall()
+        assert synchronous_commit() == "off"
+
+
+def test_a_claim_inside_a_callers_transaction_leaves_its_commit_waiting_for_the_disk(match: Match) -> None:
+    assert claim_and_read(match.pk, "worker-a")  # pytest-django's transaction holds this test
+    assert synchronous_commit() == "on"
