@@ -68,7 +68,7 @@ def analyse(plan: Plan, skip: Sequence[int] = ()) -> Iterator[dict[str, Any]]:
         if decision.seat == plan.seat and len(decision.options) > 1 and index + 1 not in done:
             yield evaluate(plan, sim.state, decision, walkers, index + 1, record["choice"])
         walker = walkers[decision.seat]
-        walker.act(sim.state.view(decision.seat) if walker.needs_view else None, decision)
+        walker.act(sim.state.view(decision.seat) if walker.needs_view_for(decision) else None, decision)
         walker.played(decision, record["choice"])
         sim.step(index, record)
 
@@ -106,12 +106,12 @@ def playout(plan: Plan, state: State, decision: Decision, walkers: list[Bot], op
         game = state.clone()
     bots = copy.deepcopy(walkers)
     mover = bots[decision.seat]
-    mover.act(game.view(decision.seat) if mover.needs_view else None, decision)
+    mover.act(game.view(decision.seat) if mover.needs_view_for(decision) else None, decision)
     mover.played(decision, option)
     game.choose(option)
     while (now := game.decision()) is not None:
         bot = bots[now.seat]
-        game.choose(bot.act(game.view(now.seat) if bot.needs_view else None, now))
+        game.choose(bot.act(game.view(now.seat) if bot.needs_view_for(now) else None, now))
     outcome = game.outcome()
     assert outcome is not None
     return outcome.scores[decision.seat], int(outcome.ranks[decision.seat] == 1)

@@ -332,7 +332,33 @@ class EvolutionGreedy:
         (engine/bots/copying.py)."""
         return copy.copy(self)
 
+    def needs_view(self, decision: Decision) -> bool:
+        """False for a decision scored without the view (see `settled`): the caller may pass an empty one."""
+        return self.settled(decision) is None
+
+    def settled(self, decision: Decision) -> list[float] | None:
+        """The scores of a decision that needs no view, else None: one whose handler reads only the option, or one
+        the bot's plan settles (the planned option scores 10, and no handler scores another option near 10: at
+        most 4, so the rest score 0 here; tests/engine/test_greedy_bot.py checks the choice is the same)."""
+        kind, options = decision.kind, decision.options
+        if kind in BLIND or kind not in HANDLERS:
+            blind = BLIND.get(kind, _neutral)
+            return [blind(self, None, option) for option in options]
+        key, plan = PLANNED.get(kind), self.plan
+        if key is None or plan is None:
+            return None
+        wanted = key(plan)
+        hits = [i for i, option in enumerate(options) if option == wanted]
+        if len(hits) != 1:
+            return None
+        return [10.0 if i == hits[0] else 0.0 for i in range(len(options))]
+
     def score(self, view: View, decision: Decision) -> list[float]:
+        if not view:  # none built: the caller asked needs_view first
+            scores = self.settled(decision)
+            if scores is not None:
+                self._last = (decision.kind, list(decision.options))
+                return scores
         board = Board(view)
         handler = HANDLERS.get(decision.kind, _neutral)
         self._last = (decision.kind, list(decision.options))
@@ -353,7 +379,7 @@ class EvolutionGreedy:
             self.feeder = first if isinstance(first, int) else None
 
 
-def _neutral(bot: EvolutionGreedy, board: Board, option: Any) -> float:
+def _neutral(bot: EvolutionGreedy, board: Board | None, option: Any) -> float:
     return 0.0
 
 
@@ -408,7 +434,7 @@ def _grow(bot: EvolutionGreedy, board: Board, i: Any) -> float:
     return body_value(board, sp) if bot.plan is not None and bot.plan.use == "body" else population_value(board, sp)
 
 
-def _side(bot: EvolutionGreedy, board: Board, side: Any) -> float:
+def _side(bot: EvolutionGreedy, board: Board | None, side: Any) -> float:
     return 0.1 if side == "right" else 0.0
 
 
@@ -453,15 +479,15 @@ def _horns(bot: EvolutionGreedy, board: Board, choice: Any) -> float:
     return 0.0 if choice == "keep" else 1.0 - card_cost(board, choice)
 
 
-def _store_fat(bot: EvolutionGreedy, board: Board, amount: Any) -> float:
+def _store_fat(bot: EvolutionGreedy, board: Board | None, amount: Any) -> float:
     return float(amount)
 
 
-def _prefer_bank(bot: EvolutionGreedy, board: Board, source: Any) -> float:
+def _prefer_bank(bot: EvolutionGreedy, board: Board | None, source: Any) -> float:
     return {"bank": 1.0, "cliff": 0.4}.get(source, 0.0)
 
 
-def _trigger(bot: EvolutionGreedy, board: Board, option: Any) -> float:
+def _trigger(bot: EvolutionGreedy, board: Board | None, option: Any) -> float:
     return TRIGGER_ORDER.get(option[1], 1.0)
 
 
@@ -473,6 +499,20 @@ def _discard_species(bot: EvolutionGreedy, board: Board, i: Any) -> float:
     sp = board.mine[i]
     return -min((trait_value_on(board, t, sp) for t in traits_of(sp) if t != "Flight"), default=5.0)
 
+
+BlindHandler = Callable[["EvolutionGreedy", Board | None, Any], float]
+# The handlers that read only the option (and the bot's memory), never the board.
+BLIND: dict[str, BlindHandler] = {"species_side": _side, "store_fat": _store_fat, "nesting_source": _prefer_bank,
+                                  "dive_bomb_source": _prefer_bank, "trigger_order": _trigger}
+_NOTHING = object()  # equal to no option
+# The decisions where the plan scores one option 10: the plan's field that the option must equal.
+PLANNED: dict[str, Callable[[Plan], Any]] = {
+    "card_use": lambda plan: plan.use,
+    "trait_species": lambda plan: plan.species if plan.use == "trait" else _NOTHING,
+    "grow_species": lambda plan: plan.species,
+    "replace_trait": lambda plan: plan.replace,
+    "discard_trait": lambda plan: plan.replace,
+}
 
 HANDLERS: dict[str, Handler] = {
     "food_card": _food_card, "play": _play, "card_use": _card_use, "trait_species": _trait_species,

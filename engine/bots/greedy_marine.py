@@ -17,6 +17,7 @@ from engine.marine.data import ANIMAL_INDEX, ASTEROID, ELEMENT_INDEX, MATCHES, T
 Hex = tuple[int, int]
 CARD_WORTH = {"vp": 1.0, "species": 1.3, "species_near": 1.4, "element": 0.6, "move": 0.4, "remove": 0.9}
 FLAT = {"speciation": 2.5, "migration": 1.0, "wanderlust": 1.2}
+BLIND = frozenset({"wanderlust_move"})  # decision kinds scored from the option alone
 MEMO_SIZE = 50_000  # margins remembered across decisions (a few MB at most), forgotten all at once when full
 
 # (terrain, species per seat, animals per seat, my seat) -> my VP there minus the best rival's. A tile's margin
@@ -37,8 +38,13 @@ class MarineGreedy:
     def chosen(self, index: int) -> None:
         pass
 
+    def needs_view(self, decision: Decision) -> bool:
+        """False for the decisions scored from the options alone (and those it has no rule for)."""
+        return decision.kind not in BLIND and hasattr(self, "score_" + decision.kind)
+
     def score(self, view: dict[str, Any], decision: Decision) -> list[float]:
-        self.read(view)
+        if view or self.needs_view(decision):  # the others are scored alike from an empty view
+            self.read(view)
         method = getattr(self, "score_" + decision.kind, None)
         if method is None:
             return [0.0] * len(decision.options)
