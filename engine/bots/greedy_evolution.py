@@ -144,6 +144,22 @@ class Board:
         """The attack size of the biggest foreign carnivore (None without one)."""
         return max((_attack_size(c) for c in self.foreign_carnivores), default=None)
 
+    @lazy
+    def takers(self) -> list[tuple[int, Species, list[str], bool, str | None, float]]:
+        """The own species a trait may go on, in order: (index, species, its trait names, is it the newest, the
+        trait it would replace on a full species (None: not full) and that trait's worth); a full species whose
+        least worth trait is Flight takes none (see _best_trait_use)."""
+        found = []
+        newest = self.mine[-1] if self.mine else None
+        for i, sp in enumerate(self.mine):
+            worst, worth = None, 0.0
+            if len(sp["traits"]) + len(sp["face_down"]) >= 3:
+                worst, worth = _worst_trait(self, i)
+                if worst is None or worst == "Flight":
+                    continue
+            found.append((i, sp, traits_of(sp), sp is newest, worst, worth))
+        return found
+
     def plant_need(self) -> int:
         return sum(max(need(sp), 0) for sp in self.mine if not is_carnivore(sp))
 
@@ -207,17 +223,12 @@ def best_trait_use(board: Board, card: str) -> tuple[float, int | None, str | No
 
 
 def _best_trait_use(board: Board, name: str) -> tuple[float, int | None, str | None]:
+    """On a full species the trait replaces its least worth one: the gain is the difference, less 0.5."""
     best: tuple[float, int | None, str | None] = (-10.0, None, None)
-    newest = board.mine[-1] if board.mine else None
-    for i, sp in enumerate(board.mine):
-        replaced = None
-        if len(sp["traits"]) + len(sp["face_down"]) >= 3:
-            worst, worth = _worst_trait(board, i)
-            if worst is None or worst == "Flight":
-                continue
-            gain, replaced = _trait_value(board, name, sp, traits_of(sp), sp is newest) - worth - 0.5, worst
-        else:
-            gain = _trait_value(board, name, sp, traits_of(sp), sp is newest)  # = trait_value, one call less
+    for i, sp, have, newest, replaced, worth in board.takers:
+        gain = _trait_value(board, name, sp, have, newest)  # = trait_value, one call less
+        if replaced is not None:
+            gain = gain - worth - 0.5
         if gain > best[0]:
             best = (gain, i, replaced)
     return best
@@ -326,6 +337,7 @@ class EvolutionGreedy:
         self.feeder: int | None = None
         self._last: tuple[str, list[Any]] | None = None
         self._plans: dict[str, Plan] = {}
+        self._settled: tuple[Decision, Plan | None, list[float] | None] | None = None  # see settled
 
     def __deepcopy__(self, memo: dict[int, Any]) -> EvolutionGreedy:
         """Shallow: the plans, the card and the last options are replaced, never changed in place
@@ -339,7 +351,16 @@ class EvolutionGreedy:
     def settled(self, decision: Decision) -> list[float] | None:
         """The scores of a decision that needs no view, else None: one whose handler reads only the option, or one
         the bot's plan settles (the planned option scores 10, and no handler scores another option near 10: at
-        most 4, so the rest score 0 here; tests/engine/test_greedy_bot.py checks the choice is the same)."""
+        most 4, so the rest score 0 here; tests/engine/test_greedy_bot.py checks the choice is the same). Kept for
+        the last decision and plan asked about: needs_view asks first, then score."""
+        last = self._settled
+        if last is not None and last[0] is decision and last[1] is self.plan:
+            return last[2]
+        scores = self._settle(decision)
+        self._settled = (decision, self.plan, scores)
+        return scores
+
+    def _settle(self, decision: Decision) -> list[float] | None:
         kind, options = decision.kind, decision.options
         if kind in BLIND or kind not in HANDLERS:
             blind = BLIND.get(kind, _neutral)
