@@ -1,7 +1,8 @@
 """What a match analysis costs (docs/analysis.md#what-it-costs): decisions analysed per minute of one worker process,
-by CPU time (which a busy machine does not inflate) and by wall clock, for seat 1 of stored replays of both games,
-greedy playouts, G games per option; the whole seat unless `--decisions` caps it. Each line ends with the sha256 of
-the results (canonical JSON), so that two checkouts measured in pairs are seen to give the same bytes.
+by CPU time (which a busy machine does not inflate) and by wall clock, for one seat (`--seat`, default 1) of stored
+replays of both games, greedy playouts, G games per option; the whole seat unless `--decisions` caps it. Each line
+ends with the sha256 of the results (canonical JSON), so that two checkouts measured in pairs are seen to give the
+same bytes.
 
     DEBUG=1 python -m benchmarks.analysis --games 8 tests/replays/data/branch_parent_evolution.json ...
 """
@@ -22,6 +23,7 @@ def main() -> None:
     parser.add_argument("replays", nargs="+", help="replay documents (JSON)")
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--decisions", type=int, default=0, help="stop after this many decisions (0: all)")
+    parser.add_argument("--seat", type=int, default=1, help="the seat analysed, counted from 1 (default 1)")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
@@ -32,7 +34,7 @@ def main() -> None:
         with open(path) as handle:
             document = json.load(handle)
         cpu, wall, results = time.process_time(), time.perf_counter(), []
-        for result in analyse(Plan(document, 0, "greedy", args.games, 1)):
+        for result in analyse(Plan(document, args.seat - 1, "greedy", args.games, 1)):
             results.append(result)
             if len(results) == args.decisions:
                 break
