@@ -111,7 +111,8 @@ def playout(plan: Plan, state: State, decision: Decision, walkers: list[Bot], op
     game.choose(option)
     while (now := game.decision()) is not None:
         bot = bots[now.seat]
-        game.choose(bot.act(game.view(now.seat) if bot.needs_view_for(now) else None, now))
+        view = game.view(now.seat) if bot.needs_view_for(now) else None
+        game.apply(now.options[bot.act(view, now)])  # the option object: apply finds it first, by identity
     outcome = game.outcome()
     assert outcome is not None
     return outcome.scores[decision.seat], int(outcome.ranks[decision.seat] == 1)

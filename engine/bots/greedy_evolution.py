@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from engine.core import Decision
@@ -349,10 +349,11 @@ class EvolutionGreedy:
         return self.settled(decision) is None
 
     def settled(self, decision: Decision) -> list[float] | None:
-        """The scores of a decision that needs no view, else None: one whose handler reads only the option, or one
-        the bot's plan settles (the planned option scores 10, and no handler scores another option near 10: at
-        most 4, so the rest score 0 here; tests/engine/test_greedy_bot.py checks the choice is the same). Kept for
-        the last decision and plan asked about: needs_view asks first, then score."""
+        """The scores of a decision that needs no view, else None: one whose handler reads only the option; one the
+        bot's plan settles (the planned option scores 10, and no handler scores another option near 10: at most 4);
+        feeding one species or passing (feeding scores at least 1 but by Intelligence, passing 0.5: _feed). The
+        chosen option scores 10 here and the rest 0 (tests/engine/test_greedy_bot.py checks the choice is the
+        same). Kept for the last decision and plan asked about: needs_view asks first, then score."""
         last = self._settled
         if last is not None and last[0] is decision and last[1] is self.plan:
             return last[2]
@@ -365,6 +366,9 @@ class EvolutionGreedy:
         if kind in BLIND or kind not in HANDLERS:
             blind = BLIND.get(kind, _neutral)
             return [blind(self, None, option) for option in options]
+        if kind == "feed":
+            fed = _fed_rather_than_pass(options)
+            return None if fed is None else [10.0 if i == fed else 0.0 for i in range(len(options))]
         key, plan = PLANNED.get(kind), self.plan
         if key is None or plan is None:
             return None
@@ -402,6 +406,15 @@ class EvolutionGreedy:
 
 def _neutral(bot: EvolutionGreedy, board: Board | None, option: Any) -> float:
     return 0.0
+
+
+def _fed_rather_than_pass(options: Sequence[Any]) -> int | None:
+    """With two options, passing and feeding one species but by Intelligence, the index of the feeding."""
+    if len(options) != 2 or "pass" not in options:
+        return None
+    fed = 1 - options.index("pass")
+    option = options[fed]
+    return fed if type(option) is list and type(option[0]) is int and option[1] != "intelligence" else None
 
 
 def _food_card(bot: EvolutionGreedy, board: Board, card: Any) -> float:
