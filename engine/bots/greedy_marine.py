@@ -56,14 +56,16 @@ class MarineGreedy:
         self.view = view
         self.me: int = view["you"]
         self.animals = [ANIMAL_INDEX[a] for a in view["animals"]]
-        self.terrain: dict[Hex, int] = {}
-        self.species: dict[Hex, list[int]] = {}  # the view's lists: a changed count is worked out on a copy
-        self.thriving: dict[Hex, bool] = {}
+        me = self.me
+        terrain: dict[Hex, int] = {}
+        species: dict[Hex, list[int]] = {}  # the view's lists: a changed count is worked out on a copy
+        thriving: dict[Hex, bool] = {}
         for t in view["tiles"]:
-            h = (t["hex"][0], t["hex"][1])
-            self.terrain[h] = TERRAIN_INDEX[t["terrain"]]
-            self.species[h] = t["species"]
-            self.thriving[h] = t["thriving"][self.me]
+            q, r = t["hex"]
+            terrain[q, r] = TERRAIN_INDEX[t["terrain"]]
+            species[q, r] = t["species"]
+            thriving[q, r] = t["thriving"][me]
+        self.terrain, self.species, self.thriving = terrain, species, thriving
         self.animal_key = tuple(self.animals)
         self.matches = MATCHES[self.animals[self.me]]
         self.margins: dict[Hex, float] = {}
