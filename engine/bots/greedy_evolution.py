@@ -363,20 +363,20 @@ class EvolutionGreedy:
 
     def _settle(self, decision: Decision) -> list[float] | None:
         kind, options = decision.kind, decision.options
+        key = PLANNED.get(kind)
+        if key is not None:
+            plan = self.plan
+            if plan is None:
+                return None
+            wanted = key(plan)
+            return _only(options, options.index(wanted)) if options.count(wanted) == 1 else None
+        if kind == "feed":
+            fed = _fed_rather_than_pass(options)
+            return None if fed is None else _only(options, fed)
         if kind in BLIND or kind not in HANDLERS:
             blind = BLIND.get(kind, _neutral)
             return [blind(self, None, option) for option in options]
-        if kind == "feed":
-            fed = _fed_rather_than_pass(options)
-            return None if fed is None else [10.0 if i == fed else 0.0 for i in range(len(options))]
-        key, plan = PLANNED.get(kind), self.plan
-        if key is None or plan is None:
-            return None
-        wanted = key(plan)
-        hits = [i for i, option in enumerate(options) if option == wanted]
-        if len(hits) != 1:
-            return None
-        return [10.0 if i == hits[0] else 0.0 for i in range(len(options))]
+        return None
 
     def score(self, view: View, decision: Decision) -> list[float]:
         if not view:  # none built: the caller asked needs_view first
@@ -406,6 +406,13 @@ class EvolutionGreedy:
 
 def _neutral(bot: EvolutionGreedy, board: Board | None, option: Any) -> float:
     return 0.0
+
+
+def _only(options: Sequence[Any], chosen: int) -> list[float]:
+    """The scores of a settled decision: 10 for the chosen option, 0 for the others."""
+    scores = [0.0] * len(options)
+    scores[chosen] = 10.0
+    return scores
 
 
 def _fed_rather_than_pass(options: Sequence[Any]) -> int | None:
