@@ -10,6 +10,7 @@ same bytes.
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -20,7 +21,7 @@ import django
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("replays", nargs="+", help="replay documents (JSON)")
+    parser.add_argument("replays", nargs="+", help="replay documents (JSON, or gzipped JSON ending in .gz)")
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--decisions", type=int, default=0, help="stop after this many decisions (0: all)")
     parser.add_argument("--seat", type=int, default=1, help="the seat analysed, counted from 1 (default 1)")
@@ -31,7 +32,7 @@ def main() -> None:
     from replays.format import canonical_json
 
     for path in args.replays:
-        with open(path) as handle:
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as handle:  # `manage.py replay export` gzips
             document = json.load(handle)
         cpu, wall, results = time.process_time(), time.perf_counter(), []
         for result in analyse(Plan(document, args.seat - 1, "greedy", args.games, 1)):
