@@ -30,7 +30,7 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
         "phase": st.phase,
         "first_player": st.first,
         "animals": [ANIMALS[a] for a in st.animals],
-        "tiles": [{"hex": [h[0], h[1]], "terrain": TERRAINS[terrain[h]], "species": species[h][:],
+        "tiles": [{"hex": list(h), "terrain": TERRAINS[terrain[h]], "species": species[h][:],
                    "thriving": (known.get(h) or thriving(h))[:]} for h in st.tile_order],
         "elements": [[c[0], c[1], c[2], ELEMENTS[st.elements[c]]] for c in sorted(st.elements)],
         "dominance": {name: {"values": values[e][:], "dominant": leaders[e]} for e, name in enumerate(ELEMENTS)},
