@@ -68,7 +68,7 @@ def analyse(plan: Plan, skip: Sequence[int] = ()) -> Iterator[dict[str, Any]]:
         if decision.seat == plan.seat and len(decision.options) > 1 and index + 1 not in done:
             yield evaluate(plan, sim.state, decision, walkers, index + 1, record["choice"])
         walker = walkers[decision.seat]
-        walker.act(sim.state.view(decision.seat) if walker.needs_view else None, decision)
+        walker.act(sim.state.view(decision.seat) if walker.needs_view_for(decision) else None, decision)
         walker.played(decision, record["choice"])
         sim.step(index, record)
 
@@ -78,16 +78,21 @@ def evaluate(plan: Plan, state: State, decision: Decision, walkers: list[Bot], s
     """One decision: each option's playouts, the best option, the loss of the played one and its mark."""
     futures = [derive_seed(plan.seed, step, game) for game in range(plan.games)]
     options = range(len(decision.options))
+    # The seat's bot answers the decision once, as a branch's bot does before being told what is forced: every
+    # playout starts from copies of the bots as they stand then (a re-dealt position shows the seat the same view).
+    answered = copy.deepcopy(walkers)
+    mover = answered[decision.seat]
+    mover.act(state.view(decision.seat) if mover.needs_view_for(decision) else None, decision)
     results: dict[int, list[tuple[int, int]]] = {}
     if len(decision.options) > WIDTH + 1:  # the cheap first pass: one game each, the best few go on
-        results = {option: [playout(plan, state, decision, walkers, option, futures[0])] for option in options}
+        results = {option: [playout(state, decision, answered, option, futures[0])] for option in options}
         ranked = sorted(options, key=lambda o: (-results[o][0][0], -results[o][0][1], o))
         kept = sorted(set(ranked[:WIDTH]) | {played})
     else:
         kept = list(options)
     for option in kept:
         have = results.get(option, [])
-        results[option] = have + [playout(plan, state, decision, walkers, option, future)
+        results[option] = have + [playout(state, decision, answered, option, future)
                                   for future in futures[len(have):]]
     rows = [dict(option_row(option, results[option]), events=state.clone().apply(decision.options[option],
                                                                                  advance=False))
@@ -96,22 +101,21 @@ def evaluate(plan: Plan, state: State, decision: Decision, walkers: list[Bot], s
                 **judge(results, played, plan.games))
 
 
-def playout(plan: Plan, state: State, decision: Decision, walkers: list[Bot], option: int,
-            future: int) -> tuple[int, int]:
-    """One game from `state` with the hidden future dealt from `future` and `option` forced: the seat's final score
-    and 1 if it ranked first (ties included), else 0."""
+def playout(state: State, decision: Decision, answered: list[Bot], option: int, future: int) -> tuple[int, int]:
+    """One game from `state` with the hidden future dealt from `future` and `option` forced (`answered`: the bots
+    once the seat's one has answered the decision): the seat's final score and 1 if it ranked first (ties
+    included), else 0."""
     try:
         game = state.resample(future)
     except NotImplementedError:  # a game that cannot re-deal: every playout has the one future it has
         game = state.clone()
-    bots = copy.deepcopy(walkers)
-    mover = bots[decision.seat]
-    mover.act(game.view(decision.seat) if mover.needs_view else None, decision)
-    mover.played(decision, option)
+    bots = copy.deepcopy(answered)
+    bots[decision.seat].played(decision, option)
     game.choose(option)
     while (now := game.decision()) is not None:
         bot = bots[now.seat]
-        game.choose(bot.act(game.view(now.seat) if bot.needs_view else None, now))
+        view = game.view(now.seat) if bot.needs_view_for(now) else None
+        game.apply(now.options[bot.act(view, now)])  # the option object: apply finds it first, by identity
     outcome = game.outcome()
     assert outcome is not None
     return outcome.scores[decision.seat], int(outcome.ranks[decision.seat] == 1)

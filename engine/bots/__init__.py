@@ -13,6 +13,9 @@ from engine.core import Decision, InvalidOptions
 class Bot(Protocol):
     needs_view: bool
 
+    def needs_view_for(self, decision: Decision) -> bool:
+        """False when act answers `decision` the same given None for the view: a caller may skip building it."""
+
     def act(self, view: dict[str, Any] | None, decision: Decision) -> int: ...
 
     def played(self, decision: Decision, choice: int) -> None:

@@ -39,6 +39,10 @@ class EpsilonGreedyBot:
         clone._greedy = copy.deepcopy(self._greedy, memo)
         return clone
 
+    def needs_view_for(self, decision: Decision) -> bool:
+        """As greedy's: the random moves score the decision too (for the scorer's memory), as greedy would."""
+        return self._greedy.needs_view_for(decision)
+
     def act(self, view: dict[str, Any] | None, decision: Decision) -> int:
         if len(decision.options) > 1 and self._rng.random() < self.epsilon:
             choice = self._rng.randrange(len(decision.options))

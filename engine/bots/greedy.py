@@ -24,6 +24,10 @@ class Scorer(Protocol):
 
     def chosen(self, index: int) -> None: ...
 
+    def needs_view(self, decision: Decision) -> bool:
+        """False when `score` answers this decision the same given an empty view."""
+        ...
+
 
 def _evolution_scorer() -> Scorer:
     from engine.bots.greedy_evolution import EvolutionGreedy
@@ -65,6 +69,9 @@ class GenericScorer:
     def chosen(self, index: int) -> None:
         pass
 
+    def needs_view(self, decision: Decision) -> bool:
+        return False
+
 
 class GreedyBot:
     needs_view = True
@@ -82,6 +89,11 @@ class GreedyBot:
         clone._rng = copy_rng(self._rng)
         clone._scorer = copy.deepcopy(self._scorer, memo)
         return clone
+
+    def needs_view_for(self, decision: Decision) -> bool:
+        """False when act answers `decision` the same without the view (one option, or one the scorer settles from
+        the options and its memory): the caller may then pass None (replays/analysis.py does, in its playouts)."""
+        return len(decision.options) > 1 and self._scorer.needs_view(decision)
 
     def act(self, view: dict[str, Any] | None, decision: Decision) -> int:
         """The index of a best-scored option; ties broken by the seeded rng."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from engine.core import Decision
@@ -144,6 +144,22 @@ class Board:
         """The attack size of the biggest foreign carnivore (None without one)."""
         return max((_attack_size(c) for c in self.foreign_carnivores), default=None)
 
+    @lazy
+    def takers(self) -> list[tuple[int, Species, list[str], bool, str | None, float]]:
+        """The own species a trait may go on, in order: (index, species, its trait names, is it the newest, the
+        trait it would replace on a full species (None: not full) and that trait's worth); a full species whose
+        least worth trait is Flight takes none (see _best_trait_use)."""
+        found = []
+        newest = self.mine[-1] if self.mine else None
+        for i, sp in enumerate(self.mine):
+            worst, worth = None, 0.0
+            if len(sp["traits"]) + len(sp["face_down"]) >= 3:
+                worst, worth = _worst_trait(self, i)
+                if worst is None or worst == "Flight":
+                    continue
+            found.append((i, sp, traits_of(sp), sp is newest, worst, worth))
+        return found
+
     def plant_need(self) -> int:
         return sum(max(need(sp), 0) for sp in self.mine if not is_carnivore(sp))
 
@@ -207,17 +223,12 @@ def best_trait_use(board: Board, card: str) -> tuple[float, int | None, str | No
 
 
 def _best_trait_use(board: Board, name: str) -> tuple[float, int | None, str | None]:
+    """On a full species the trait replaces its least worth one: the gain is the difference, less 0.5."""
     best: tuple[float, int | None, str | None] = (-10.0, None, None)
-    newest = board.mine[-1] if board.mine else None
-    for i, sp in enumerate(board.mine):
-        replaced = None
-        if len(sp["traits"]) + len(sp["face_down"]) >= 3:
-            worst, worth = _worst_trait(board, i)
-            if worst is None or worst == "Flight":
-                continue
-            gain, replaced = _trait_value(board, name, sp, traits_of(sp), sp is newest) - worth - 0.5, worst
-        else:
-            gain = _trait_value(board, name, sp, traits_of(sp), sp is newest)  # = trait_value, one call less
+    for i, sp, have, newest, replaced, worth in board.takers:
+        gain = _trait_value(board, name, sp, have, newest)  # = trait_value, one call less
+        if replaced is not None:
+            gain = gain - worth - 0.5
         if gain > best[0]:
             best = (gain, i, replaced)
     return best
@@ -326,13 +337,53 @@ class EvolutionGreedy:
         self.feeder: int | None = None
         self._last: tuple[str, list[Any]] | None = None
         self._plans: dict[str, Plan] = {}
+        self._settled: tuple[Decision, Plan | None, list[float] | None] | None = None  # see settled
 
     def __deepcopy__(self, memo: dict[int, Any]) -> EvolutionGreedy:
         """Shallow: the plans, the card and the last options are replaced, never changed in place
         (engine/bots/copying.py)."""
         return copy.copy(self)
 
+    def needs_view(self, decision: Decision) -> bool:
+        """False for a decision scored without the view (see `settled`): the caller may pass an empty one."""
+        return self.settled(decision) is None
+
+    def settled(self, decision: Decision) -> list[float] | None:
+        """The scores of a decision that needs no view, else None: one whose handler reads only the option; one the
+        bot's plan settles (the planned option scores 10, and no handler scores another option near 10: at most 4);
+        feeding one species or passing (feeding scores at least 1 but by Intelligence, passing 0.5: _feed). The
+        chosen option scores 10 here and the rest 0 (tests/engine/test_greedy_bot.py checks the choice is the
+        same). Kept for the last decision and plan asked about: needs_view asks first, then score."""
+        last = self._settled
+        if last is not None and last[0] is decision and last[1] is self.plan:
+            return last[2]
+        scores = self._settle(decision)
+        self._settled = (decision, self.plan, scores)
+        return scores
+
+    def _settle(self, decision: Decision) -> list[float] | None:
+        kind, options = decision.kind, decision.options
+        key = PLANNED.get(kind)
+        if key is not None:
+            plan = self.plan
+            if plan is None:
+                return None
+            wanted = key(plan)
+            return _only(options, options.index(wanted)) if options.count(wanted) == 1 else None
+        if kind == "feed":
+            fed = _fed_rather_than_pass(options)
+            return None if fed is None else _only(options, fed)
+        if kind in BLIND or kind not in HANDLERS:
+            blind = BLIND.get(kind, _neutral)
+            return [blind(self, None, option) for option in options]
+        return None
+
     def score(self, view: View, decision: Decision) -> list[float]:
+        if not view:  # none built: the caller asked needs_view first
+            scores = self.settled(decision)
+            if scores is not None:
+                self._last = (decision.kind, list(decision.options))
+                return scores
         board = Board(view)
         handler = HANDLERS.get(decision.kind, _neutral)
         self._last = (decision.kind, list(decision.options))
@@ -353,8 +404,24 @@ class EvolutionGreedy:
             self.feeder = first if isinstance(first, int) else None
 
 
-def _neutral(bot: EvolutionGreedy, board: Board, option: Any) -> float:
+def _neutral(bot: EvolutionGreedy, board: Board | None, option: Any) -> float:
     return 0.0
+
+
+def _only(options: Sequence[Any], chosen: int) -> list[float]:
+    """The scores of a settled decision: 10 for the chosen option, 0 for the others."""
+    scores = [0.0] * len(options)
+    scores[chosen] = 10.0
+    return scores
+
+
+def _fed_rather_than_pass(options: Sequence[Any]) -> int | None:
+    """With two options, passing and feeding one species but by Intelligence, the index of the feeding."""
+    if len(options) != 2 or "pass" not in options:
+        return None
+    fed = 1 - options.index("pass")
+    option = options[fed]
+    return fed if type(option) is list and type(option[0]) is int and option[1] != "intelligence" else None
 
 
 def _food_card(bot: EvolutionGreedy, board: Board, card: Any) -> float:
@@ -408,7 +475,7 @@ def _grow(bot: EvolutionGreedy, board: Board, i: Any) -> float:
     return body_value(board, sp) if bot.plan is not None and bot.plan.use == "body" else population_value(board, sp)
 
 
-def _side(bot: EvolutionGreedy, board: Board, side: Any) -> float:
+def _side(bot: EvolutionGreedy, board: Board | None, side: Any) -> float:
     return 0.1 if side == "right" else 0.0
 
 
@@ -453,15 +520,15 @@ def _horns(bot: EvolutionGreedy, board: Board, choice: Any) -> float:
     return 0.0 if choice == "keep" else 1.0 - card_cost(board, choice)
 
 
-def _store_fat(bot: EvolutionGreedy, board: Board, amount: Any) -> float:
+def _store_fat(bot: EvolutionGreedy, board: Board | None, amount: Any) -> float:
     return float(amount)
 
 
-def _prefer_bank(bot: EvolutionGreedy, board: Board, source: Any) -> float:
+def _prefer_bank(bot: EvolutionGreedy, board: Board | None, source: Any) -> float:
     return {"bank": 1.0, "cliff": 0.4}.get(source, 0.0)
 
 
-def _trigger(bot: EvolutionGreedy, board: Board, option: Any) -> float:
+def _trigger(bot: EvolutionGreedy, board: Board | None, option: Any) -> float:
     return TRIGGER_ORDER.get(option[1], 1.0)
 
 
@@ -473,6 +540,20 @@ def _discard_species(bot: EvolutionGreedy, board: Board, i: Any) -> float:
     sp = board.mine[i]
     return -min((trait_value_on(board, t, sp) for t in traits_of(sp) if t != "Flight"), default=5.0)
 
+
+BlindHandler = Callable[["EvolutionGreedy", Board | None, Any], float]
+# The handlers that read only the option (and the bot's memory), never the board.
+BLIND: dict[str, BlindHandler] = {"species_side": _side, "store_fat": _store_fat, "nesting_source": _prefer_bank,
+                                  "dive_bomb_source": _prefer_bank, "trigger_order": _trigger}
+_NOTHING = object()  # equal to no option
+# The decisions where the plan scores one option 10: the plan's field that the option must equal.
+PLANNED: dict[str, Callable[[Plan], Any]] = {
+    "card_use": lambda plan: plan.use,
+    "trait_species": lambda plan: plan.species if plan.use == "trait" else _NOTHING,
+    "grow_species": lambda plan: plan.species,
+    "replace_trait": lambda plan: plan.replace,
+    "discard_trait": lambda plan: plan.replace,
+}
 
 HANDLERS: dict[str, Handler] = {
     "food_card": _food_card, "play": _play, "card_use": _card_use, "trait_species": _trait_species,

@@ -17,6 +17,7 @@ from engine.marine.data import ANIMAL_INDEX, ASTEROID, ELEMENT_INDEX, MATCHES, T
 Hex = tuple[int, int]
 CARD_WORTH = {"vp": 1.0, "species": 1.3, "species_near": 1.4, "element": 0.6, "move": 0.4, "remove": 0.9}
 FLAT = {"speciation": 2.5, "migration": 1.0, "wanderlust": 1.2}
+BLIND = frozenset({"wanderlust_move"})  # decision kinds scored from the option alone
 MEMO_SIZE = 50_000  # margins remembered across decisions (a few MB at most), forgotten all at once when full
 
 # (terrain, species per seat, animals per seat, my seat) -> my VP there minus the best rival's. A tile's margin
@@ -37,8 +38,13 @@ class MarineGreedy:
     def chosen(self, index: int) -> None:
         pass
 
+    def needs_view(self, decision: Decision) -> bool:
+        """False for the decisions scored from the options alone (and those it has no rule for)."""
+        return decision.kind not in BLIND and hasattr(self, "score_" + decision.kind)
+
     def score(self, view: dict[str, Any], decision: Decision) -> list[float]:
-        self.read(view)
+        if view or self.needs_view(decision):  # the others are scored alike from an empty view
+            self.read(view)
         method = getattr(self, "score_" + decision.kind, None)
         if method is None:
             return [0.0] * len(decision.options)
@@ -50,18 +56,22 @@ class MarineGreedy:
         self.view = view
         self.me: int = view["you"]
         self.animals = [ANIMAL_INDEX[a] for a in view["animals"]]
-        self.terrain: dict[Hex, int] = {}
-        self.species: dict[Hex, list[int]] = {}
-        self.thriving: dict[Hex, bool] = {}
+        me = self.me
+        terrain: dict[Hex, int] = {}
+        species: dict[Hex, list[int]] = {}  # the view's lists: a changed count is worked out on a copy
+        thriving: dict[Hex, bool] = {}
         for t in view["tiles"]:
-            h = (t["hex"][0], t["hex"][1])
-            self.terrain[h] = TERRAIN_INDEX[t["terrain"]]
-            self.species[h] = list(t["species"])
-            self.thriving[h] = t["thriving"][self.me]
+            q, r = t["hex"]
+            terrain[q, r] = TERRAIN_INDEX[t["terrain"]]
+            species[q, r] = t["species"]
+            thriving[q, r] = t["thriving"][me]
+        self.terrain, self.species, self.thriving = terrain, species, thriving
         self.animal_key = tuple(self.animals)
         self.matches = MATCHES[self.animals[self.me]]
         self.margins: dict[Hex, float] = {}
         self.evolution_tiles: dict[Hex, float] = {}  # see score_evolution_tile
+        self.leaving: dict[Hex, float] = {}  # see score_move
+        self.reaching: dict[Hex, float] = {}
 
     def margin(self, h: Hex, species: list[int] | None = None) -> float:
         if species is None:  # a tile as the view shows it: once per decision (options ask about the same tiles)
@@ -90,12 +100,11 @@ class MarineGreedy:
         after[self.me] += count
         return self.margin(h, after) - self.margin(h) + 0.3 * count
 
-    def gain_moving(self, a: Hex, b: Hex) -> float:
-        before = self.margin(a) + self.margin(b)
-        sa, sb = self.species[a][:], self.species[b][:]
-        sa[self.me] -= 1
-        sb[self.me] += 1
-        return self.margin(a, sa) + self.margin(b, sb) - before
+    def gain_changing(self, h: Hex, delta: int) -> float:
+        """What my margin on h gains when my species there change by delta."""
+        after = self.species[h][:]
+        after[self.me] += delta
+        return self.margin(h, after) - self.margin(h)
 
     def leading(self) -> bool:
         scores = self.view["scores"]
@@ -144,10 +153,18 @@ class MarineGreedy:
         return sum(self.gain_adding(h, 1) for h in hexes if h in self.terrain)
 
     def score_move(self, option: Any) -> float:
+        """What my margins gain by the move: what the tile it leaves gains plus what the tile it reaches gains
+        (margins are whole VP: the sum is exact), each worked out once per tile and decision (a migration offers
+        every pair of neighbouring tiles)."""
         if option == "done":
             return 0.05
         (aq, ar), (bq, br) = option
-        return self.gain_moving((aq, ar), (bq, br))
+        left, reached = self.leaving.get((aq, ar)), self.reaching.get((bq, br))
+        if left is None:
+            left = self.leaving[aq, ar] = self.gain_changing((aq, ar), -1)
+        if reached is None:
+            reached = self.reaching[bq, br] = self.gain_changing((bq, br), 1)
+        return left + reached
 
     def score_wanderlust_stack(self, index: int) -> float:
         top = self.view["tile_stacks"][index]["top"]

@@ -20,6 +20,9 @@ class RandomBot:
         clone._rng = copy_rng(self._rng)
         return clone
 
+    def needs_view_for(self, decision: Decision) -> bool:
+        return False
+
     def act(self, view: dict[str, Any] | None, decision: Decision) -> int:
         return self._rng.randrange(len(decision.options))
 

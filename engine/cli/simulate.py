@@ -57,17 +57,17 @@ def lineup_for_game(base: Sequence[str], index: int, rotate: bool) -> tuple[str,
 
 def play_one(game: Game, players: int, seed: int, options: dict[str, Any], lineup: Sequence[str],
              index: int = 0) -> GameRecord:
-    """Play one game between built-in bots; views are built only for bots that need them."""
+    """Play one game between built-in bots; views are built only for the decisions a bot reads them for."""
     state = game.new_state(players, seed, options)
     labels = game.balance_labels(state)
     bots: list[Bot] = [make_bot(name, game.name, bot_seed(seed, seat)) for seat, name in enumerate(lineup)]
-    needs_view = [bot.needs_view for bot in bots]
     choices: list[int] = []
     decision = state.decision()
     while decision is not None:
         seat = decision.seat
-        view = state.view(seat) if needs_view[seat] else None
-        choice = bots[seat].act(view, decision)
+        bot = bots[seat]
+        view = state.view(seat) if bot.needs_view_for(decision) else None
+        choice = bot.act(view, decision)
         if not 0 <= choice < len(decision.options):
             raise RuntimeError(f"bot {lineup[seat]!r} in seat {seat} chose {choice} of {len(decision.options)}")
         state.apply(decision.options[choice])

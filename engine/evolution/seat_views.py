@@ -66,28 +66,39 @@ def _discard(st: EvolutionState) -> list[str]:
 
 
 def _seat_view(st: EvolutionState, s: int, mine: bool, over: bool) -> dict[str, JSON]:
-    food_card, hand, row = st.food_cards[s], st.hands[s], st.rows[s]
+    food_card, hand = st.food_cards[s], st.hands[s]
+    species, score = _species_views(st.rows[s], mine)
     return {
         "seat": s,
         "hand": [CARD_VIEWS[c].copy() for c in hand] if mine else None,
         "hand_count": len(hand),
         "bag": st.bags[s] if mine or over else None,
         "food_card": None if food_card is None else (CARD_STR[food_card] if mine else HIDDEN),
-        "species": [_species_view(sp, mine) for sp in row],
-        "public_score": sum([sp.pop + len(sp.cards) + len(sp.hidden) for sp in row]),
+        "species": species,
+        "public_score": score,
     }
 
 
-def _species_view(sp: Species, mine: bool) -> dict[str, JSON]:
-    hidden = sp.hidden
-    return {
-        "id": sp.sid,
-        "traits": [CARD_STR[c] for c in sp.cards],
-        "face_down": [CARD_STR[c] for c in hidden] if mine else [HIDDEN] * len(hidden),
-        "body_size": sp.body,
-        "population": sp.pop,
-        "food": sp.food,
-        "fat": sp.fat,
-        "upkeep": sp.upkeep,
-        "avian": sp.avian,
-    }
+def _species_views(row: list[Species], mine: bool) -> tuple[list[JSON], int]:
+    """A row's species as its seat (`mine`) or the others see them, and its public score (one loop: views are built
+    at every decision of an analysis's playouts)."""
+    views: list[JSON] = []
+    score = 0
+    for sp in row:
+        cards, hidden = sp.cards, sp.hidden
+        views.append({
+            "id": sp.sid,
+            "traits": [*map(_NAME, cards)],
+            "face_down": [*map(_NAME, hidden)] if mine else [HIDDEN] * len(hidden),
+            "body_size": sp.body,
+            "population": sp.pop,
+            "food": sp.food,
+            "fat": sp.fat,
+            "upkeep": sp.upkeep,
+            "avian": sp.avian,
+        })
+        score += sp.pop + len(cards) + len(hidden)
+    return views, score
+
+
+_NAME = CARD_STR.__getitem__

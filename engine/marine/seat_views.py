@@ -21,7 +21,7 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
     d = st.decision()
     parts = [st.score_parts(s) for s in range(st.n)]
     values, leaders = st.dominance()
-    terrain, species, thriving = st.terrain, st.species, st.thriving
+    terrain, species, thriving, known = st.terrain, st.species, st.thriving, st._thriving
     view: dict[str, JSON] = {
         "game": "marine",
         "you": seat,
@@ -30,8 +30,8 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
         "phase": st.phase,
         "first_player": st.first,
         "animals": [ANIMALS[a] for a in st.animals],
-        "tiles": [{"hex": [h[0], h[1]], "terrain": TERRAINS[terrain[h]], "species": species[h][:],
-                   "thriving": thriving(h)[:]} for h in st.tile_order],
+        "tiles": [{"hex": list(h), "terrain": TERRAINS[terrain[h]], "species": species[h][:],
+                   "thriving": (known.get(h) or thriving(h))[:]} for h in st.tile_order],
         "elements": [[c[0], c[1], c[2], ELEMENTS[st.elements[c]]] for c in sorted(st.elements)],
         "dominance": {name: {"values": values[e][:], "dominant": leaders[e]} for e, name in enumerate(ELEMENTS)},
         "special_pawns": {ELEMENTS[e]: sp.to_dict() for e, sp in enumerate(st.special)},
