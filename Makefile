@@ -67,9 +67,9 @@ test-nightly: $(STAMP) sysdeps
 test-engine: $(STAMP)
 	$(BIN)/python -m pytest tests/engine -m 'not slow'
 
-# The browser tests alone (Playwright on /usr/bin/chromium); screenshots land in artifacts/screenshots/.
+# The browser tests alone (Playwright on /usr/bin/chromium), writing screenshots to artifacts/screenshots/.
 test-e2e: $(STAMP) sysdeps
-	$(PYTEST) tests/e2e -m e2e
+	LUDUS_SCREENSHOTS=1 $(PYTEST) tests/e2e -m e2e
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

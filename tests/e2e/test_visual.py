@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SCREENSHOTS
 from e2e_matches import ladder_match, play_match
 from playwright.sync_api import expect
 
@@ -72,7 +71,7 @@ def test_evolution_reads_right_at_both_sizes(sized: tuple[str, Any], check_a11y:
     no_sideways_scroll(page)
     check_a11y(page)
     screenshot(page, f"visual-evolution-{size}")
-    page.screenshot(path=str(SCREENSHOTS / f"visual-evolution-top-{size}.png"))
+    screenshot(page, f"visual-evolution-top-{size}", full_page=False)
 
 
 def test_marine_vp_track_keeps_its_scale_and_labels_apart(sized: tuple[str, Any], check_a11y: Any,
@@ -102,7 +101,7 @@ def test_marine_vp_track_keeps_its_scale_and_labels_apart(sized: tuple[str, Any]
     no_sideways_scroll(page)
     check_a11y(page)
     screenshot(page, f"visual-marine-{size}")
-    page.locator(".vptrack-box").screenshot(path=str(SCREENSHOTS / f"visual-marine-vptrack-{size}.png"))
+    screenshot(page.locator(".vptrack-box"), f"visual-marine-vptrack-{size}")
 
 
 def test_space_plays_and_pauses_whatever_had_the_focus(page: Any) -> None:
