@@ -14,12 +14,11 @@ Regenerate only after a deliberate change of the results (it refuses to overwrit
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -85,29 +84,18 @@ def record() -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python tests/replays/test_analysis_golden.py",
-                                     description="Write or check the golden analysis results.")
-    parser.add_argument("--write", action="store_true", help="write the golden file (only when it is missing)")
-    parser.add_argument("--overwrite", action="store_true", help="with --write: replace an existing file")
-    args = parser.parse_args(argv)
-    if args.write:
-        if GOLDEN.exists() and not args.overwrite:
-            print(f"{GOLDEN} exists: pass --overwrite to replace it (only for a deliberate change of results)")
-            return 1
-        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
-        GOLDEN.write_text(json.dumps(record(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        print(f"wrote {GOLDEN}")
-        return 0
-    golden, failed = load_golden()["cases"], 0
-    for name in CASES:
-        ok = run_case(name) == golden.get(name)
-        failed += not ok
-        print(f"{name}: {'ok' if ok else 'DIFFERS'}")
-    return 1 if failed else 0
+    from golden import golden_main  # tests/golden.py: on pytest's path, and on the script's (below)
+
+    def check() -> Iterator[tuple[str, bool]]:
+        golden = load_golden()["cases"]
+        return ((name, run_case(name) == golden.get(name)) for name in CASES)
+
+    return golden_main(argv, prog="python tests/replays/test_analysis_golden.py", what="the golden analysis results",
+                       path=GOLDEN, record=record, check=check)
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[1])]
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
