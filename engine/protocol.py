@@ -139,6 +139,11 @@ def _diff(old: JSON, new: JSON, path: str, ops: list[dict[str, JSON]]) -> None:
                 else:
                     ops.append({"op": "replace", "path": f"{path}/{_escape(key)}", "value": value})
         else:
+            # An added member goes on the end (RFC 6902): where new has it elsewhere, the bot's object would list its
+            # members in another order than the engine's view. Sent whole, it lists them alike.
+            if [key for key in old if key in new] + [key for key in keys if key not in old] != keys:
+                ops.append({"op": "replace", "path": path, "value": new})
+                return
             for key, value in new.items():
                 if key not in old:
                     ops.append({"op": "add", "path": f"{path}/{_escape(key)}", "value": value})

@@ -220,7 +220,8 @@ JSON_VALUES = st.recursive(
 def test_a_view_patch_turns_the_old_view_into_the_new(old: object, new: object) -> None:
     patch = protocol.view_patch(old, new)
     sent = json.loads(protocol.encode({"patch": patch}))["patch"]  # what the bot reads
-    assert sdk.apply_patch(json.loads(json.dumps(old)), sent) == new
+    rebuilt = sdk.apply_patch(json.loads(json.dumps(old)), sent)
+    assert json.dumps(rebuilt) == json.dumps(new)  # members in new's order too: a bot may read them in order
     assert (patch == []) == (old == new)
 
 
@@ -230,7 +231,7 @@ def test_a_patched_copy_is_the_patched_view_and_leaves_the_old_one_alone(old: ob
     before = json.loads(json.dumps(old))
     kept = json.dumps(before)
     copied = sdk.patched_copy(before, patch)
-    assert copied == new
+    assert json.dumps(copied) == json.dumps(new)
     assert json.dumps(before) == kept  # the view act had is untouched
     assert json.dumps(patch) == json.dumps(json.loads(protocol.encode({"patch": protocol.view_patch(old, new)}))[
         "patch"])  # and so is the patch (the SDK's own view takes its values)
@@ -260,7 +261,8 @@ def test_every_seat_rebuilds_every_view_of_a_whole_game_from_patches(game: str) 
 
 def _decide_streams(game: str, players: int, seed: int, version: int) -> tuple[list[bytes], list[list[str]]]:
     """Every seat's input for a whole random game as the engine writes it (patches from protocol 2 on, else whole
-    views), and the views each seat must see, spelled strictly (1, 1.0 and true apart)."""
+    views), and the views each seat must see, spelled strictly (1, 1.0 and true apart, members in the engine's
+    order: a bot may read an object's members in order, as Marine's display of action spaces)."""
     state = load_game(game).new_state(players, seed, None)
     clock = {"move_ms": 100, "bank_ms": 1000}
     rng = random.Random(seed)
@@ -272,7 +274,7 @@ def _decide_streams(game: str, players: int, seed: int, version: int) -> tuple[l
         seat, view = decision.seat, state.view(decision.seat)
         patch = protocol.view_patch(sent[seat], view) if version >= 2 and seat in sent else None
         lines[seat].append(protocol.encode(protocol.decide(len(expected[seat]) + 1, view, decision, clock, patch)))
-        expected[seat].append(json.dumps(view, sort_keys=True))
+        expected[seat].append(json.dumps(view))
         sent[seat] = view
         state.choose(rng.randrange(len(decision.options)))
     return [b"".join(seat_lines) for seat_lines in lines], expected
@@ -293,7 +295,7 @@ def test_at_every_step_of_a_random_game_act_sees_the_engines_view(game: str, pla
             sdk.run(bot.act, stdin=io.BytesIO(stream), stdout=stdout)
             assert bot.seen == views
             if not bot.scribbles:
-                assert [json.dumps(view, sort_keys=True) for view in bot.kept] == views
+                assert [json.dumps(view) for view in bot.kept] == views
             assert stdout.getvalue().startswith(b'{"type":"hello"') == (version >= 2)
 
 
@@ -308,7 +310,7 @@ class _Watcher:
         self.kept: list[dict[str, object]] = []
 
     def act(self, view: dict[str, object], decision: dict[str, object]) -> int:
-        self.seen.append(json.dumps(view, sort_keys=True))
+        self.seen.append(json.dumps(view))
         self.kept.append(view)
         if self.scribbles and len(self.seen) % self.every == 0:
             for value in view.values():
@@ -354,7 +356,7 @@ def test_a_bot_that_keeps_or_changes_its_views_sees_every_view_of_a_whole_game(g
         patch = protocol.view_patch(sent[seat], view) if seat in sent else None
         messages[seat].append(json.loads(protocol.encode(protocol.decide(len(expected[seat]) + 1, view, decision,
                                                                          clock, patch))))
-        expected[seat].append(json.dumps(view, sort_keys=True))
+        expected[seat].append(json.dumps(view))
         sent[seat] = view
         state.choose(rng.randrange(len(decision.options)))
 
@@ -363,7 +365,7 @@ def test_a_bot_that_keeps_or_changes_its_views_sees_every_view_of_a_whole_game(g
             self.changes, self.seen, self.kept = changes, [], []  # type: ignore[var-annotated]
 
         def act(self, view: dict[str, object], decision: dict[str, object]) -> int:
-            self.seen.append(json.dumps(view, sort_keys=True))
+            self.seen.append(json.dumps(view))
             self.kept.append(view)
             if self.changes and len(self.seen) % 3 == 0:
                 for value in view.values():  # changes inside nested lists and objects, then the top level
@@ -378,7 +380,7 @@ def test_a_bot_that_keeps_or_changes_its_views_sees_every_view_of_a_whole_game(g
             sdk.run(bot.act, stdin=_lines(*messages[seat]), stdout=io.BytesIO())
             assert bot.seen == expected[seat]
             if not bot.changes:
-                assert [json.dumps(view, sort_keys=True) for view in bot.kept] == expected[seat]
+                assert [json.dumps(view) for view in bot.kept] == expected[seat]
 
 
 @pytest.mark.parametrize(("line", "views", "reuse"), [
