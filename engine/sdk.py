@@ -286,12 +286,13 @@ def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any
 
 
 _loads = json.loads
-_scan: Any = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # json.loads less its checks: see run
+# json.loads's scanner with its defaults, which run calls itself (typeshed does not declare it)
+_scan: Any = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
-def _reply_line(seq: Any, choice: int) -> bytes:
-    if type(seq) is int and type(choice) is int:  # the usual reply, written without an encoder
-        return b'{"seq":%d,"choice":%d}\n' % (seq, choice)
+def _reply_line(seq: Any, choice: Any) -> bytes:
+    """A reply that is not two ints (the loop writes those itself, without an encoder): as JSON spells it, so that
+    the engine sees what act returned (a bool, a float) and faults it, never a silently converted 1."""
     return json.dumps({"seq": seq, "choice": choice}, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -313,7 +314,8 @@ def run(
     monotonic, write, flush, scan = time.monotonic, out.write, out.flush, _scan
     for line in inp:
         text = line.decode() if type(line) is bytes else line
-        try:  # _message, inlined: the scan alone, for a line that is one JSON value and its newline
+        try:  # json.loads less its checks, for a line that is one JSON value and its newline: any other
+            # line (whitespace around it, more after it, no newline) goes through json.loads itself
             message, end = scan(text, 0)
             if end + 1 != len(text) or text[end] != "\n":
                 message = _loads(text)
