@@ -34,7 +34,6 @@ This module is self-contained and uses only the standard library: it is copied i
 from __future__ import annotations
 
 import json
-import marshal
 import sys
 import time
 
@@ -159,8 +158,23 @@ def apply_patch(doc: Any, patch: list[dict[str, Any]]) -> Any:
 
 
 def _copy(value: Any) -> Any:
-    """A deep copy of plain JSON: marshal is three times faster than a recursive copy, and than copy.deepcopy."""
-    return marshal.loads(marshal.dumps(value))
+    """A deep copy of plain JSON whose containers are new and whose scalars (immutable) are value's own: cheaper
+    than marshal or copy.deepcopy for a view's small values, and the SDK's check that act left its view alone
+    (given == view) then finds the same keys and scalars on both sides, which compare by identity."""
+    copied: Any
+    if type(value) is dict:
+        copied = value.copy()
+        for key, item in copied.items():
+            if type(item) is dict or type(item) is list:
+                copied[key] = _copy(item)  # an existing key: the dict does not change size while it is walked
+        return copied
+    if type(value) is list:
+        copied = value.copy()
+        for index, item in enumerate(copied):
+            if type(item) is dict or type(item) is list:
+                copied[index] = _copy(item)
+        return copied
+    return value
 
 
 def patched_copy(doc: Any, patch: list[dict[str, Any]]) -> Any:
@@ -194,47 +208,77 @@ def patched_copy(doc: Any, patch: list[dict[str, Any]]) -> Any:
     return root
 
 
-# A path's steps: each part with the key it takes in a list (its integer) and in an object (itself), and the last.
-_STEPS: dict[str, tuple[tuple[tuple[Any, str], ...], Any, str]] = {}
+# A path's keys, parsed once a match: its parents' keys (a part of digits as an int, the key of a list, which a view
+# has far more often than an object with such a key; every path under the same parent gets the same tuple), its last
+# part, and each parent's part as both keys (for an object whose key is digits).
+_STEPS: dict[str, tuple[tuple[Any, ...], str, tuple[tuple[Any, str], ...]]] = {}
+_PARENTS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
-def _steps(path: str) -> tuple[tuple[tuple[Any, str], ...], Any, str]:
+def _steps(path: str) -> tuple[tuple[Any, ...], str, tuple[tuple[Any, str], ...]]:
     found = _STEPS.get(path)
     if found is None:
-        keys = tuple((int(p) if p.isascii() and p.isdecimal() else p, p) for p in _parts(path))
-        found = (keys[:-1], *keys[-1])
+        *parts, last = _parts(path)
+        both = tuple((int(p) if p.isascii() and p.isdecimal() else p, p) for p in parts)
+        keys = tuple(key for key, _ in both)
+        found = (_PARENTS.setdefault(keys, keys) if len(_PARENTS) < 4096 else keys, last, both)
         if len(_STEPS) < 4096:
             _STEPS[path] = found
     return found
 
 
+def _walk(view: Any, given: Any, steps: tuple[tuple[Any, str], ...], owned: set[int]) -> tuple[Any, Any]:
+    """The containers at the end of steps in view and in given, given's copied on the way (once each: owned)."""
+    for at, key in steps:
+        if type(view) is list:
+            key = at
+        view, child = view[key], given[key]
+        if id(child) not in owned:
+            child = given[key] = child.copy()
+            owned.add(id(child))
+        given = child
+    return view, given
+
+
 def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any, Any]:
     """apply_patch(view, patch) and patched_copy(given, patch) in one walk of the patch's paths: the loop's usual
-    step, when act's last view is still equal to the SDK's own. Paths are parsed once per match (_steps), and the
-    usual operation, on an object, is done here rather than through _apply_op."""
-    root = given.copy() if type(given) in (dict, list) else given
+    step, when act's last view is still equal to the SDK's own. Paths are parsed once per match (_steps); an
+    operation whose path has the same parent as the one before it (the discard pile's adds, a species' food and
+    population) skips the walk; the usual operations, on an object and at a list's end, are done here rather than
+    through _apply_op."""
+    root = given.copy() if type(given) is dict or type(given) is list else given
     owned = {id(root)}  # the containers this patch copied: act's last view keeps its own
+    walked = None  # the parents of the last operation's path, if mine and theirs are still its containers
     for op in patch:
-        path, value = op["path"], op.get("value")
-        copied = _copy(value) if type(value) is list or type(value) is dict else value  # scalars are shared
+        path, kind, value = op["path"], op["op"], op.get("value")
+        cls = type(value)
+        copied = _copy(value) if cls is dict or cls is list else value  # scalars are shared
         if path == "":
             view, root = value, copied
             owned.add(id(root))
+            walked = None
             continue
-        parents, _, last = _STEPS.get(path) or _steps(path)
-        mine, theirs = view, root
-        for at, key in parents:
-            if type(mine) is list:
-                key = at
-            mine, child = mine[key], theirs[key]
-            if id(child) not in owned:
-                child = theirs[key] = child.copy()
-                owned.add(id(child))
-            theirs = child
-        kind = op["op"]
+        parents, last, steps = _STEPS.get(path) or _steps(path)
+        if parents is not walked:  # an operation changes its parent's members, never the parent: it stays valid
+            mine: Any = view
+            theirs: Any = root
+            try:
+                for key in parents:  # _walk, inlined, for a view whose parts of digits are list indices
+                    mine, child = mine[key], theirs[key]
+                    if id(child) not in owned:
+                        child = theirs[key] = child.copy()
+                        owned.add(id(child))
+                    theirs = child
+                walked = parents
+            except (KeyError, TypeError):  # an object's key of digits, or a bad path: _walk says which
+                mine, theirs = _walk(view, root, steps, owned)
+                walked = None
         if type(mine) is dict and kind != "remove":
             mine[last] = value
             theirs[last] = copied
+        elif kind == "add" and last == "-" and type(mine) is list:
+            mine.append(value)
+            theirs.append(copied)
         else:
             _apply_op(mine, kind, last, value)
             _apply_op(theirs, kind, last, copied)
@@ -242,11 +286,13 @@ def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any
 
 
 _loads = json.loads
+# json.loads's scanner with its defaults, which run calls itself (typeshed does not declare it)
+_scan: Any = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
-def _reply_line(seq: Any, choice: int) -> bytes:
-    if type(seq) is int and type(choice) is int:  # the usual reply, written without an encoder
-        return b'{"seq":%d,"choice":%d}\n' % (seq, choice)
+def _reply_line(seq: Any, choice: Any) -> bytes:
+    """A reply that is not two ints (the loop writes those itself, without an encoder): as JSON spells it, so that
+    the engine sees what act returned (a bool, a float) and faults it, never a silently converted 1."""
     return json.dumps({"seq": seq, "choice": choice}, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -265,16 +311,23 @@ def run(
         sys.stdout = sys.stderr  # the author's print() goes to the log, never into the protocol
     view: Any = {}  # the view as the engine sent it, patched; never given to act
     given: Any = None  # what act got last: its own, which it may have changed
-    monotonic, write, flush = time.monotonic, out.write, out.flush
+    monotonic, write, flush, scan = time.monotonic, out.write, out.flush, _scan
     for line in inp:
-        message = _loads(line.decode() if type(line) is bytes else line)  # bytes go through a slower decoder
+        text = line.decode() if type(line) is bytes else line
+        try:  # json.loads less its checks, for a line that is one JSON value and its newline: any other
+            # line (whitespace around it, more after it, no newline) goes through json.loads itself
+            message, end = scan(text, 0)
+            if end + 1 != len(text) or text[end] != "\n":
+                message = _loads(text)
+        except StopIteration:
+            message = _loads(text)
         kind = message.get("type") if type(message) is dict else None
         if kind == "decide":
             state.started = monotonic()
-            state.clock = message.get("clock", {})
+            state.clock = message["clock"] if "clock" in message else {}
             if "events" in message:  # protocol 3, asked for in its hello
                 state.history += message["events"]
-            state.context = message.get("context")
+            state.context = message["context"] if "context" in message else None
             if "patch" in message:
                 # act's last view, unchanged (one C-level comparison), takes the patch as a copy of the paths it
                 # touches: far cheaper than copying the whole view again. A view act changed is copied whole.
@@ -286,8 +339,9 @@ def run(
             else:
                 view = message.get("view", {})
                 given = _copy(view)
-            choice = act(given, message["decision"])
-            write(_reply_line(message["seq"], choice))
+            choice, seq = act(given, message["decision"]), message["seq"]
+            write(b'{"seq":%d,"choice":%d}\n' % (seq, choice) if type(seq) is int and type(choice) is int
+                  else _reply_line(seq, choice))
             flush()
         elif kind == "hello":
             state.hello, state.history = message, []
