@@ -12,6 +12,7 @@ its log (`_log`) and, when the group's processes ran out of memory, has the seat
 from __future__ import annotations
 
 import math
+import os
 import select
 import time
 import weakref
@@ -57,6 +58,8 @@ class Freezer:
         self._frozen = False
         self._replied: int | None = None  # the seq of its last reply (None: it has not replied since it booted)
         self._reply_ns = 0  # the group's CPU ns read as its last reply came in (_cpu_ms): where its next wait begins
+        self._reply_at = 0.0  # the monotonic time just before that reading
+        self._cpus = os.cpu_count() or 1  # how many CPUs its processes may run on at once (seat.py narrows it)
         self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
         self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
         self._next_look = 0.0  # when the seats that wait unfrozen are next looked at during this seat's move
@@ -103,12 +106,24 @@ class Freezer:
                 self._check_cpu()
                 self._stop_waiting()
             return 0
+        if self._watched is None and not self._frozen and self._kept_briefly():
+            return 0
         used = group.cpu_ns() - self._reply_ns
         if self._watched is not None:  # what it used since the wait began was off its turn
             if self._dead is None:
                 self._check_used(used)
             self._stop_waiting()
         return max(0, used) // 1_000_000
+
+    def _kept_briefly(self) -> bool:
+        """Whether the seat, neither watched nor frozen at its decide, so not paused since its reply (it kept the
+        turn: one seat's consecutive decisions, over half of them), has waited less wall time since the reading at
+        that reply than can hold a whole millisecond of CPU on all the CPUs its processes may run on. Then the
+        counter is not read again (a system call a decision): the reading could only find 0 ms to charge, the charge
+        being in whole milliseconds. What it used meanwhile still counts, in its next move's cpu_ms (_cpu_ms reads on
+        from its last reading). No bot gains: unread, it computes less than the millisecond the reading would have
+        floored to nothing; a longer gap (a slow step, a worker held up) is read and charged as before."""
+        return (time.monotonic() - self._reply_at) * self._cpus < 0.001
 
     def _check_cpu(self) -> None:
         """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
@@ -151,12 +166,13 @@ class Freezer:
             group.thaw()
         self._frozen = False
 
-    def _cpu_ms(self) -> int | None:
+    def _cpu_ms(self, now: float) -> int | None:
         """The CPU milliseconds all the seat's processes used since the last reading: its own time, and what it
-        used off its turn before it was caught (check_waiting)."""
+        used off its turn before it was caught (check_waiting). now: the monotonic time, taken just before."""
         group = self._res.group
         if group is None or group.removed:
             return None
+        self._reply_at = now
         used = self._reply_ns = group.cpu_ns()
         ms = (used - self._cpu_ns) // 1_000_000
         self._cpu_ns += ms * 1_000_000  # the part of a millisecond left counts toward the next move: sums are exact
