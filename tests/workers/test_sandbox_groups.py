@@ -422,7 +422,7 @@ ludus.run(act)
 def test_cpu_used_after_a_reply_while_keeping_the_turn_across_a_long_gap_is_charged_to_the_next_move() -> None:
     """A seat that decides twice in a row is not paused in between: the gap is the engine's step. Its counter is not
     read again at the second decide when the gap was too short to hold a whole millisecond of its CPU
-    (freezer.py, _kept_briefly); through a long gap (a slow step, a worker held up) it is, and what the bot computed
+    (freezer.py, _waited_briefly); through a long gap (a slow step, a worker held up) it is, and what the bot computed
     after its reply is added to its next move's ms, as CPU used off its turn always is."""
     seat = SandboxedSeat(AFTER_REPLY, "main.py", CONFIG)
     seat.start(HELLO)
@@ -436,21 +436,33 @@ def test_cpu_used_after_a_reply_while_keeping_the_turn_across_a_long_gap_is_char
     assert_group_gone(seat)
 
 
-def test_a_seat_that_keeps_the_turn_has_its_counter_read_once_a_decision(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Consecutive decisions of one seat, each asked as soon as the last is answered: the counter is read as each
-    reply comes in, not again as the next decide begins (the reading could only say 0 ms off its turn)."""
-    seat = SandboxedSeat(b"import ludus\nludus.run(lambda view, decision: 0)\n", "main.py", CONFIG)
-    seat.start(HELLO)
-    seat.settle(time.monotonic() + 1.5)
-    group = seat.group
+@pytest.mark.parametrize("handed", [False, True])
+def test_a_seat_whose_wait_is_short_has_its_counter_read_once_a_decision(handed: bool,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seat asked again soon after its reply, whether it kept the turn or waited (watched) through another seat's
+    quick decision: its counter is read as each reply comes in, not again as its next decide begins (the reading
+    could only find under a millisecond: 0 ms to charge, nothing to catch)."""
+    seats = [SandboxedSeat(b"import ludus\nludus.run(lambda view, decision: 0)\n", "main.py", CONFIG)
+             for _ in range(2 if handed else 1)]
+    for seat in seats:
+        seat.start(HELLO)
+    for seat in seats:
+        seat.settle(time.monotonic() + 1.5)
+    group = seats[0].group
     assert group is not None
     reads: list[int] = []
     read = group.cpu_ns
     monkeypatch.setattr(group, "cpu_ns", lambda: reads.append(1) or read())
-    replies = [seat.decide(seq, {"n": seq}, PICK, bank_ms=5000) for seq in range(1, 21)]
-    seat.finish({"type": "result", "outcome": {}})
+    replies = []
+    for seq in range(1, 21):
+        for seat in seats:  # with two, each decides in turn and then waits, watched, through the other's decision
+            replies.append(seat.decide(seq, {"n": seq}, PICK, bank_ms=5000))
+            if handed:
+                seat.pause()
+    for seat in seats:
+        seat.finish({"type": "result", "outcome": {}})
     assert all(reply.fault is None for reply in replies), replies
-    assert len(reads) < 30, len(reads)  # one a decide; two a decide (39 in all) read it again at each decide's start
+    assert len(reads) < 30, len(reads)  # one a decide; read again at each decide's start, 39 in all or more
 
 
 def test_each_move_is_charged_its_cpu_time_as_well_as_its_wall_time() -> None:

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 # A seat that waits unfrozen and whose group used more CPU than this since its wait began computes off its turn. An
 # honest bot, asleep on its stdin, uses none; see docs/bots.md, "The freezer".
 OFF_TURN_NS = 1_000_000
+# A wait shorter than this, times the CPUs a seat may run on, holds less CPU than a reading at its end would charge (in
+# whole milliseconds) or catch (over OFF_TURN_NS): the counter is not read then (Freezer._waited_briefly).
+BRIEF_WAIT_S = min(OFF_TURN_NS, 1_000_000) / 1e9
 # While the worker waits for one seat's reply (or to write its decide line), the seats that wait unfrozen are looked at
 # this often (_watch_until): a seat computing off its turn takes about this much of another's long move (plus
 # OFF_TURN_NS and the counter's lag) before it is frozen. Over two ticks (4 ms at 250 Hz), so that a look sees a
@@ -106,7 +109,8 @@ class Freezer:
                 self._check_cpu()
                 self._stop_waiting()
             return 0
-        if self._watched is None and not self._frozen and self._kept_briefly():
+        if self._waited_briefly():  # a reading could find under a millisecond: nothing to charge, nor to catch
+            self._stop_waiting()
             return 0
         used = group.cpu_ns() - self._reply_ns
         if self._watched is not None:  # what it used since the wait began was off its turn
@@ -115,15 +119,15 @@ class Freezer:
             self._stop_waiting()
         return max(0, used) // 1_000_000
 
-    def _kept_briefly(self) -> bool:
-        """Whether the seat, neither watched nor frozen at its decide, so not paused since its reply (it kept the
-        turn: one seat's consecutive decisions, over half of them), has waited less wall time since the reading at
-        that reply than can hold a whole millisecond of CPU on all the CPUs its processes may run on. Then the
-        counter is not read again (a system call a decision): the reading could only find 0 ms to charge, the charge
-        being in whole milliseconds. What it used meanwhile still counts, in its next move's cpu_ms (_cpu_ms reads on
-        from its last reading). No bot gains: unread, it computes less than the millisecond the reading would have
-        floored to nothing; a longer gap (a slow step, a worker held up) is read and charged as before."""
-        return (time.monotonic() - self._reply_at) * self._cpus < 0.001
+    def _waited_briefly(self) -> bool:
+        """Whether less wall time passed since the reading at the seat's last reply than can hold a whole millisecond
+        of CPU on all the CPUs its processes may run on. Then its counter is not read again at its decide (a system
+        call on most decisions: one seat's consecutive decisions, and the hand-offs of a quick round): the reading
+        could only find under a millisecond, which _end_wait charges as 0 ms (whole milliseconds) and _check_used
+        lets pass (over OFF_TURN_NS is caught). What it used meanwhile still counts, in its next move's cpu_ms
+        (_cpu_ms reads on from its last reading). No bot gains: unread, a wait holds less CPU than a reading would
+        charge or catch; a longer one (another seat's long move, a slow step, a worker held up) is read as before."""
+        return (time.monotonic() - self._reply_at) * self._cpus < BRIEF_WAIT_S
 
     def _check_cpu(self) -> None:
         """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
