@@ -432,37 +432,27 @@ def test_cpu_used_after_a_reply_while_keeping_the_turn_across_a_long_gap_is_char
     second = seat.decide(2, {"n": 2}, PICK, bank_ms=5000)
     seat.finish({"type": "result", "outcome": {}})
     assert first.fault is None and second.fault is None, (first, second)
-    assert second.ms >= 40 and second.cpu_ms is not None and second.cpu_ms >= 40, second
+    # Its 60 ms of CPU after the first reply, 20 of them at least however loaded the host (a skipped reading: 0).
+    assert second.ms >= 20 and second.cpu_ms is not None and second.cpu_ms >= 20, second
     assert_group_gone(seat)
 
 
-@pytest.mark.parametrize("handed", [False, True])
-def test_a_seat_whose_wait_is_short_has_its_counter_read_once_a_decision(handed: bool,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A seat asked again soon after its reply, whether it kept the turn or waited (watched) through another seat's
-    quick decision: its counter is read as each reply comes in, not again as its next decide begins (the reading
-    could only find under a millisecond: 0 ms to charge, nothing to catch)."""
-    seats = [SandboxedSeat(b"import ludus\nludus.run(lambda view, decision: 0)\n", "main.py", CONFIG)
-             for _ in range(2 if handed else 1)]
-    for seat in seats:
-        seat.start(HELLO)
-    for seat in seats:
-        seat.settle(time.monotonic() + 1.5)
-    group = seats[0].group
+def test_a_seat_that_keeps_the_turn_has_its_counter_read_once_a_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Consecutive decisions of one seat, each asked as soon as the last is answered: the counter is read as each
+    reply comes in, not again as the next decide begins (the reading could only find under a millisecond: 0 ms to
+    charge, nothing to catch). A seat that waits, watched, through a short wait: tests/workers/test_freezer_waits.py."""
+    seat = SandboxedSeat(b"import ludus\nludus.run(lambda view, decision: 0)\n", "main.py", CONFIG)
+    seat.start(HELLO)
+    seat.settle(time.monotonic() + 1.5)
+    group = seat.group
     assert group is not None
     reads: list[int] = []
     read = group.cpu_ns
     monkeypatch.setattr(group, "cpu_ns", lambda: reads.append(1) or read())
-    replies = []
-    for seq in range(1, 21):
-        for seat in seats:  # with two, each decides in turn and then waits, watched, through the other's decision
-            replies.append(seat.decide(seq, {"n": seq}, PICK, bank_ms=5000))
-            if handed:
-                seat.pause()
-    for seat in seats:
-        seat.finish({"type": "result", "outcome": {}})
+    replies = [seat.decide(seq, {"n": seq}, PICK, bank_ms=5000) for seq in range(1, 21)]
+    seat.finish({"type": "result", "outcome": {}})
     assert all(reply.fault is None for reply in replies), replies
-    assert len(reads) < 30, len(reads)  # one a decide; read again at each decide's start, 39 in all or more
+    assert len(reads) < 30, len(reads)  # one a decide; two a decide (39 in all) read it again at each decide's start
 
 
 def test_each_move_is_charged_its_cpu_time_as_well_as_its_wall_time() -> None:
