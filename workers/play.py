@@ -68,7 +68,7 @@ def play_game(
         seat = decision.seat
         seq += 1
         if seat != holder:  # only the seat holding the decision may compute (docs/bots.md, "The freezer")
-            table.hand_turn(seat)
+            table.hand_turn(seat, holder)
             holder = seat
         if table.wanting[seat]:
             players[seat].set_context(state.seat_context(seat))  # type: ignore[attr-defined]
@@ -128,14 +128,21 @@ class _Table:
             player.decide for player in players]
         self.needs_view = [bool(player.needs_view) for player in players]
         # Built-ins hand nothing over: only seats with a process are paused (workers.seats.hand_turn).
-        self.pauses = [(number, player.pause) for number, player in enumerate(players) if player.has_process]
+        self.pauses = {number: player.pause for number, player in enumerate(players) if player.has_process}
         # Whether a seat may want its events (protocol 3): until its hello is read, then if it asked; the loop asks
         # again after each of its decides, where its hello is read.
         self.wanting = [history and bool(getattr(player, "wants_events", False)) for player in players]
 
-    def hand_turn(self, seat: int) -> None:
-        """workers.seats.hand_turn, with the pauses looked up once."""
-        for number, pause in self.pauses:
+    def hand_turn(self, seat: int, holder: int) -> None:
+        """workers.seats.hand_turn, with the pauses looked up once, from holder (-1: nobody yet) to seat. Only the
+        holder can need its pause: every other seat was paused at an earlier hand-off (the first pauses them all)
+        and stays paused until it decides, which it does only holding the decision."""
+        if holder >= 0:
+            pause = self.pauses.get(holder)
+            if pause is not None:
+                pause()
+            return
+        for number, pause in self.pauses.items():
             if number != seat:
                 pause()
 

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from test_sandbox import BOTS, GAME, _zip, assert_contained, faults, moves, unharmed
 
+from engine.core import Decision
 from workers.play import PlayResult, play_game
 from workers.sandbox.config import SandboxConfig
 from workers.sandbox.seat import SandboxedSeat
@@ -399,6 +400,59 @@ def test_cpu_used_off_its_turn_is_charged_to_the_seats_own_clock_and_past_the_bo
         assert used >= 1 and reply.ms >= used, (reply, used)
     assert_contained(result, thief)
     assert_group_gone(thief)
+
+
+HELLO = {"type": "hello", "protocol": 1, "game": GAME, "rules_version": "1", "seat": 0, "players": 2, "options": {},
+         "clock": {"move_ms": 200, "bank_ms": 5000}}
+PICK = Decision(seat=0, kind="pick", options=["a", "b"], prompt="Pick one")
+# After each reply, a thread that spins 60 ms of CPU: under OFF_TURN_FAULT_MS, so charged without a fault.
+AFTER_REPLY = b"""import threading, time, ludus
+def spin():
+    time.sleep(0.01)  # its reply is out
+    end = time.thread_time() + 0.06
+    while time.thread_time() < end:
+        pass
+def act(view, decision):
+    threading.Thread(target=spin, daemon=True).start()
+    return 1
+ludus.run(act)
+"""
+
+
+def test_cpu_used_after_a_reply_while_keeping_the_turn_across_a_long_gap_is_charged_to_the_next_move() -> None:
+    """A seat that decides twice in a row is not paused in between: the gap is the engine's step. Its counter is not
+    read again at the second decide when the gap was too short to hold a whole millisecond of its CPU
+    (freezer.py, _waited_briefly); through a long gap (a slow step, a worker held up) it is, and what the bot computed
+    after its reply is added to its next move's ms, as CPU used off its turn always is."""
+    seat = SandboxedSeat(AFTER_REPLY, "main.py", CONFIG)
+    seat.start(HELLO)
+    seat.settle(time.monotonic() + 1.5)
+    first = seat.decide(1, {"n": 1}, PICK, bank_ms=5000)
+    time.sleep(1.0)  # the same seat decides next: nothing pauses it, and its thread spins meanwhile
+    second = seat.decide(2, {"n": 2}, PICK, bank_ms=5000)
+    seat.finish({"type": "result", "outcome": {}})
+    assert first.fault is None and second.fault is None, (first, second)
+    # Its 60 ms of CPU after the first reply, 20 of them at least however loaded the host (a skipped reading: 0).
+    assert second.ms >= 20 and second.cpu_ms is not None and second.cpu_ms >= 20, second
+    assert_group_gone(seat)
+
+
+def test_a_seat_that_keeps_the_turn_has_its_counter_read_once_a_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Consecutive decisions of one seat, each asked as soon as the last is answered: the counter is read as each
+    reply comes in, not again as the next decide begins (the reading could only find under a millisecond: 0 ms to
+    charge, nothing to catch). A seat that waits, watched, through a short wait: tests/workers/test_freezer_waits.py."""
+    seat = SandboxedSeat(b"import ludus\nludus.run(lambda view, decision: 0)\n", "main.py", CONFIG)
+    seat.start(HELLO)
+    seat.settle(time.monotonic() + 1.5)
+    group = seat.group
+    assert group is not None
+    reads: list[int] = []
+    read = group.cpu_ns
+    monkeypatch.setattr(group, "cpu_ns", lambda: reads.append(1) or read())
+    replies = [seat.decide(seq, {"n": seq}, PICK, bank_ms=5000) for seq in range(1, 21)]
+    seat.finish({"type": "result", "outcome": {}})
+    assert all(reply.fault is None for reply in replies), replies
+    assert len(reads) < 30, len(reads)  # one a decide; two a decide (39 in all) read it again at each decide's start
 
 
 def test_each_move_is_charged_its_cpu_time_as_well_as_its_wall_time() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import select
+import threading
 import time
 from collections.abc import Iterator
 
@@ -59,3 +60,28 @@ def test_the_end_of_an_overlong_line_is_no_line_of_its_own(pipes: tuple[SeatPipe
     assert _read(seat) is None
     os.write(bot, b'{"seq":3,"choice":1}\n')
     assert _read(seat) == b'{"seq":3,"choice":1}'
+
+
+def test_a_line_longer_than_the_pipe_is_written_whole_and_once_as_the_bot_reads_it() -> None:
+    """The first write takes what the pipe holds; the rest goes after waits, each byte once, in order."""
+    stdin_read, stdin_write = os.pipe()
+    stdout_read, stdout_write = os.pipe()
+    seat = SeatPipes()
+    seat.attach(os.fdopen(stdin_write, "wb"), os.fdopen(stdout_read, "rb"))
+    line = b"".join(b"%07d," % i for i in range(40_000)) + b"\n"  # 320 kB: five times a pipe's default 64 KiB
+    got = bytearray()
+
+    def bot() -> None:
+        while len(got) < len(line) and (chunk := os.read(stdin_read, 1 << 16)):
+            got.extend(chunk)
+            time.sleep(0.001)  # a slow reader: the worker finds the pipe full, and waits
+
+    reader = threading.Thread(target=bot)
+    reader.start()
+    try:
+        assert seat.send(line, time.monotonic() + 30)
+    finally:
+        reader.join()
+        for fd in (stdin_read, stdout_write):
+            os.close(fd)
+    assert bytes(got) == line

@@ -12,6 +12,7 @@ its log (`_log`) and, when the group's processes ran out of memory, has the seat
 from __future__ import annotations
 
 import math
+import os
 import select
 import time
 import weakref
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 # A seat that waits unfrozen and whose group used more CPU than this since its wait began computes off its turn. An
 # honest bot, asleep on its stdin, uses none; see docs/bots.md, "The freezer".
 OFF_TURN_NS = 1_000_000
+# A wait shorter than this, times the CPUs a seat may run on, holds less CPU than a reading at its end would charge (in
+# whole milliseconds) or catch (over OFF_TURN_NS): the counter is not read then (Freezer._waited_briefly).
+BRIEF_WAIT_S = min(OFF_TURN_NS, 1_000_000) / 1e9
 # While the worker waits for one seat's reply (or to write its decide line), the seats that wait unfrozen are looked at
 # this often (_watch_until): a seat computing off its turn takes about this much of another's long move (plus
 # OFF_TURN_NS and the counter's lag) before it is frozen. Over two ticks (4 ms at 250 Hz), so that a look sees a
@@ -57,6 +61,8 @@ class Freezer:
         self._frozen = False
         self._replied: int | None = None  # the seq of its last reply (None: it has not replied since it booted)
         self._reply_ns = 0  # the group's CPU ns read as its last reply came in (_cpu_ms): where its next wait begins
+        self._reply_at = 0.0  # the monotonic time just before that reading
+        self._cpus = os.cpu_count() or 1  # how many CPUs its processes may run on at once (seat.py narrows it)
         self._strict = False  # it computed off its turn once: frozen whenever it waits, from then on
         self._watched: weakref.WeakSet[Waiter] | None = None  # the waiting() set it is in while it waits unfrozen
         self._next_look = 0.0  # when the seats that wait unfrozen are next looked at during this seat's move
@@ -103,12 +109,25 @@ class Freezer:
                 self._check_cpu()
                 self._stop_waiting()
             return 0
+        if self._waited_briefly():  # a reading could find under a millisecond: nothing to charge, nor to catch
+            self._stop_waiting()
+            return 0
         used = group.cpu_ns() - self._reply_ns
         if self._watched is not None:  # what it used since the wait began was off its turn
             if self._dead is None:
                 self._check_used(used)
             self._stop_waiting()
         return max(0, used) // 1_000_000
+
+    def _waited_briefly(self) -> bool:
+        """Whether less wall time passed since the reading at the seat's last reply than can hold a whole millisecond
+        of CPU on all the CPUs its processes may run on. Then its counter is not read again at its decide (a system
+        call on most decisions: one seat's consecutive decisions, and the hand-offs of a quick round): the reading
+        could only find under a millisecond, which _end_wait charges as 0 ms (whole milliseconds) and _check_used
+        lets pass (over OFF_TURN_NS is caught). What it used meanwhile still counts, in its next move's cpu_ms
+        (_cpu_ms reads on from its last reading). No bot gains: unread, a wait holds less CPU than a reading would
+        charge or catch; a longer one (another seat's long move, a slow step, a worker held up) is read as before."""
+        return (time.monotonic() - self._reply_at) * self._cpus < BRIEF_WAIT_S
 
     def _check_cpu(self) -> None:
         """Lazy freezing: a waiting seat whose group used more than OFF_TURN_NS of CPU since its wait began computes
@@ -151,12 +170,13 @@ class Freezer:
             group.thaw()
         self._frozen = False
 
-    def _cpu_ms(self) -> int | None:
+    def _cpu_ms(self, now: float) -> int | None:
         """The CPU milliseconds all the seat's processes used since the last reading: its own time, and what it
-        used off its turn before it was caught (check_waiting)."""
+        used off its turn before it was caught (check_waiting). now: the monotonic time, taken just before."""
         group = self._res.group
         if group is None or group.removed:
             return None
+        self._reply_at = now
         used = self._reply_ns = group.cpu_ns()
         ms = (used - self._cpu_ns) // 1_000_000
         self._cpu_ns += ms * 1_000_000  # the part of a millisecond left counts toward the next move: sums are exact

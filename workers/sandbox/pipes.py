@@ -31,12 +31,12 @@ def encode_line(message: dict[str, Any]) -> bytes:
     or a line over MAX_LINE goes to protocol.encode, which converts it or words the error. Views never hold NaN,
     which orjson would write as null where protocol.encode refuses it."""
     try:
-        data = orjson.dumps(message)
+        data = orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)  # the newline written in, not a copy added
     except TypeError:
         return protocol.encode(message)
-    if len(data) > protocol.MAX_LINE:
+    if len(data) > protocol.MAX_LINE + 1:
         return protocol.encode(message)
-    return data + b"\n"
+    return data
 
 
 class LineBuffer:
@@ -130,10 +130,13 @@ class SeatPipes:
         looked at meanwhile. A pipe that takes the line at once, as nearly always, costs the one write."""
         assert self._stdin is not None
         fd = self._stdin.fileno()
-        view = memoryview(data)
-        while view:
+        rest: bytes | memoryview = data  # a view of it only once a write took part of it
+        while True:
             try:
-                view = view[os.write(fd, view):]
+                written = os.write(fd, rest)
+                if written == len(rest):
+                    return True
+                rest = memoryview(rest)[written:]
                 continue
             except BlockingIOError:
                 pass
@@ -148,7 +151,6 @@ class SeatPipes:
                 self._write_poller.register(fd, select.POLLOUT)
             if not watch(self._write_poller, deadline):  # writable, or hung up: the write tells
                 return False
-        return True
 
     def read_line(self, deadline: float, watch: Watch) -> bytes | protocol.ProtocolFault | None:
         """The next stdout line; a ProtocolFault('too_long') for an overlong one; None at the deadline. PipeClosed

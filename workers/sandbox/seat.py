@@ -246,9 +246,10 @@ class SandboxedSeat(Freezer):
         self._start_looks(t0)  # the look at its start was check_waiting() above
         sent = self._send(line_out, deadline, watch=True)
         line = self._reply_line(deadline) if sent else None
-        ms = max(0, int((time.monotonic() - t0 - self._looks_credit()) * 1000) - allowance)
+        end = time.monotonic()
+        ms = max(0, int((end - t0 - self._looks_credit()) * 1000) - allowance)
         ms += off_ms  # the CPU its group used off its turn is its own time (docs/bots.md, "The freezer")
-        cpu_ms = self._cpu_ms()
+        cpu_ms = self._cpu_ms(end)
         self._replied = seq
         if line is None:
             limit = clock["move_ms"] + bank_ms
@@ -261,9 +262,10 @@ class SandboxedSeat(Freezer):
             return Reply(choice=0, ms=ms, fault="off_turn", cpu_ms=cpu_ms,
                          detail=f"its processes used {off_ms} ms of CPU while another seat held the decision")
         try:
-            return Reply(choice=protocol.parse_reply(line, seq, len(decision.options)), ms=ms, cpu_ms=cpu_ms)
+            choice = protocol.parse_reply(line, seq, len(decision.options))
         except protocol.ProtocolFault as fault:
             return Reply(choice=0, ms=ms, fault=fault.code, detail=str(fault), cpu_ms=cpu_ms)
+        return Reply(choice, ms, None, "", cpu_ms)  # nearly every decide's: by position, 0.18 us (by keyword 0.32)
 
     @property
     def wants_events(self) -> bool:
@@ -423,6 +425,8 @@ class SandboxedSeat(Freezer):
             (sdk_dir / "engine").symlink_to(engine)
         else:
             (sdk_dir / "engine").mkdir(mode=0o755)  # where bwrap binds the engine
+        if self.sandbox == "bwrap" and self.config.seccomp and hasattr(os, "sched_getaffinity"):
+            self._cpus = len(os.sched_getaffinity(0))  # its processes keep these: the filter refuses to widen them
         host = cgroup_host(self.config.cgroups)
         if os.geteuid() == 0 or host is not None:  # the lease names the group, and as root gives the seat its uid
             self._res.lease = UidLease(self.config.uid_base, self.config.uid_count, self.config.lock_dir, host)

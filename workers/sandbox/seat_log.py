@@ -36,6 +36,7 @@ class StderrLog:
     fd: int | None = None  # the pipe drained, while draining
     skipping: bool = False  # a warm seat's next match, before its first decision: what comes is dropped
     skipped: int = 0
+    count: array.array[int] = field(default_factory=lambda: array.array("i", [0]))  # FIONREAD's answer (_pending)
 
     def mark(self, step: int) -> None:
         """The bot is about to be sent decision `step`. What it wrote before is in the pipe by now: read it under the
@@ -57,7 +58,7 @@ class StderrLog:
 
     def _read_waiting(self) -> None:
         fd = self.fd
-        while fd is not None and (waiting := _pending(fd)) and (chunk := _read_retrying(fd, waiting)):
+        while fd is not None and (waiting := _pending(fd, self.count)) and (chunk := _read_retrying(fd, waiting)):
             self.add(chunk)
 
     def drain(self, fd: int) -> None:
@@ -68,7 +69,7 @@ class StderrLog:
         while True:
             events = poller.poll()
             with self.lock:
-                waiting = _pending(fd)
+                waiting = _pending(fd, self.count)
                 chunk = _read_retrying(fd, waiting) if waiting else b""
                 if chunk:
                     self.add(chunk)
@@ -123,10 +124,10 @@ def _read_retrying(fd: int, size: int = _CHUNK) -> bytes:
         return b""
 
 
-def _pending(fd: int) -> int | None:
+def _pending(fd: int, count: array.array[int]) -> int | None:
     """Bytes waiting in the pipe, or None when it is closed. Asked at every decision (mark): into an array, which
-    the ioctl fills in place (1.7 us), not through an immutable buffer copied and unpacked (2.7 us)."""
-    count = array.array("i", [0])
+    the ioctl fills in place (1.7 us), not through an immutable buffer copied and unpacked (2.7 us); the log's own,
+    used under its lock, not one made at each call (0.2 us more)."""
     try:
         fcntl.ioctl(fd, termios.FIONREAD, count)
     except OSError:
