@@ -266,7 +266,9 @@ def test_a_raw_bot_gets_whole_views_unless_it_asks_for_patches(hello: str, fault
         + "for line in sys.stdin:\n"
         "    message = json.loads(line)\n"
         "    if message['type'] == 'decide':\n"
-        "        print('KEYS', ' '.join(sorted(message)), file=sys.stderr)\n"
+        # one write a line: print's pieces go out one by one (the sandbox's Python is unbuffered), and the next
+        # decide's step mark could land between them
+        "        sys.stderr.write('KEYS ' + ' '.join(sorted(message)) + '\\n')\n"
         "        print(json.dumps({'seq': message['seq'], 'choice': 2}), flush=True)\n"
     )
     seat = SandboxedSeat(code.encode(), "main.py", replace(CONFIG, finish_ms=5000))
