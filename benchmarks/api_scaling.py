@@ -10,7 +10,10 @@ share), so that the sizes differ in history only. It then serves the database wi
 the README's server (gunicorn with 2 uvicorn workers, reading gunicorn.conf.py, DEBUG off), one server a size, all at
 once, the requests alternating between them so that every size sees the same moments of a busy machine; for each URL:
 
-- CPU per request: the server's worker processes' CPU time (user + system) over the idle requests, per request;
+- CPU per request: the server's worker processes' CPU time (user + system) over the idle requests, per request
+  (200 by default: the kernel counts that time in 10 ms ticks, and over 60 requests of a 5 ms page a tick more or
+  less at either end moved the cheapest pages' ratios by up to 0.2; the per-thread nanosecond counters do not help,
+  since Django's ASGI handler runs each request's code in a thread of its own that ends with it);
 - queries per request, counted in process (CaptureQueriesContext);
 - idle p95: sequential requests on one keep-alive connection;
 - p95 under load: 32 clients at once, each on a keep-alive connection of its own.
@@ -441,7 +444,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --matches: the first size's server port, the next sizes' the ports after it "
                              "(default: free ones)")
     parser.add_argument("--keep", action="store_true", help="with --matches: keep the databases")
-    parser.add_argument("--requests-idle", dest="idle_requests", type=int, default=60,
+    parser.add_argument("--requests-idle", dest="idle_requests", type=int, default=200,
                         help="with --matches: sequential requests per URL")
     parser.add_argument("--rounds-loaded", dest="loaded_rounds", type=int, default=4,
                         help=f"with --matches: requests per client, {CLIENTS} clients at once")
