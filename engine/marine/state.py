@@ -128,6 +128,7 @@ class MarineState(StepState):
         other._types = {}
         other._thriving = {}
         other._adjacent = {}
+        # the views' _tile_rows and _element_rows are immutable tuples: shared until either state replaces them
         other.place_cache = None
         return other
 
