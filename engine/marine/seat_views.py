@@ -12,8 +12,9 @@ from engine.steps import deep
 def card_view(card: int | None) -> JSON:
     if card is None:
         return None
-    return {"card": CARD_NAMES[card], "effects": [list(e) for e in CARD_EFFECTS[card]],
-            "event": [list(e) for e in CARD_EVENTS[card]]}
+    events = CARD_EVENTS[card]  # most cards have none: an empty list without a comprehension is cheaper
+    return {"card": CARD_NAMES[card], "effects": [[*e] for e in CARD_EFFECTS[card]],
+            "event": [[*e] for e in events] if events else []}
 
 
 def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
@@ -21,7 +22,7 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
     d = st.decision()
     parts = [st.score_parts(s) for s in range(st.n)]
     values, leaders = st.dominance()
-    terrain, species, thriving, known = st.terrain, st.species, st.thriving, st._thriving
+    species, thriving, known = st.species, st.thriving, st._thriving
     view: dict[str, JSON] = {
         "game": "marine",
         "you": seat,
@@ -30,9 +31,9 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
         "phase": st.phase,
         "first_player": st.first,
         "animals": [ANIMALS[a] for a in st.animals],
-        "tiles": [{"hex": list(h), "terrain": TERRAINS[terrain[h]], "species": species[h][:],
-                   "thriving": (known.get(h) or thriving(h))[:]} for h in st.tile_order],
-        "elements": [[c[0], c[1], c[2], ELEMENTS[st.elements[c]]] for c in sorted(st.elements)],
+        "tiles": [{"hex": [q, r], "terrain": name, "species": species[h][:],
+                   "thriving": (known.get(h) or thriving(h))[:]} for h, q, r, name in st.tile_rows()],
+        "elements": list(map(list, st.element_rows())),
         "dominance": {name: {"values": values[e][:], "dominant": leaders[e]} for e, name in enumerate(ELEMENTS)},
         "special_pawns": {ELEMENTS[e]: sp.to_dict() for e, sp in enumerate(st.special)},
         "pawns": st.pawns[:],

@@ -76,6 +76,8 @@ class MarineState(StepState):
         self._types: dict[Hex, tuple[int, ...]] = {}
         self._thriving: dict[Hex, list[bool]] = {}  # a cache: see thriving()
         self._adjacent: dict[Hex, tuple[Hex, ...]] = {}
+        self._tile_rows: tuple[tuple[Hex, int, int, str], ...] | None = None  # caches for the views: see tile_rows()
+        self._element_rows: tuple[tuple[int, int, str, str], ...] | None = None  # see element_rows()
         self.place_cache: list[Any] | None = None  # see placement.placement
 
     # -- the engine contract (decision, apply and the step loop: engine/steps.py) -----------------------------------
@@ -126,6 +128,7 @@ class MarineState(StepState):
         other._types = {}
         other._thriving = {}
         other._adjacent = {}
+        # the views' _tile_rows and _element_rows are immutable tuples: shared until either state replaces them
         other.place_cache = None
         return other
 
@@ -170,6 +173,7 @@ class MarineState(StepState):
         self._types.pop(h, None)  # no species yet: the domination values stay
         self._thriving.pop(h, None)
         self._adjacent = {}
+        self._tile_rows = None
 
     def is_thriving(self, seat: int, h: Hex) -> bool:
         return self.thriving(h)[seat]
@@ -224,6 +228,7 @@ class MarineState(StepState):
                 self._thriving.pop(h, None)
         self.elements[corner] = element
         self._leaders = None
+        self._element_rows = None
 
     def dominance(self) -> tuple[list[list[int]], list[int | None]]:
         """Per element type: each seat's domination value (its species on tiles touching that type), and the
@@ -250,6 +255,23 @@ class MarineState(StepState):
                 leaders.append(best)
             self._leaders = leaders
         return values, leaders
+
+    def tile_rows(self) -> tuple[tuple[Hex, int, int, str], ...]:
+        """Each tile in tile order as (hex, q, r, terrain name): what a view shows of it that changes only when a tile
+        is added (cached until then). Immutable, so a clone may share it."""
+        rows = self._tile_rows
+        if rows is None:
+            rows = self._tile_rows = tuple((h, h[0], h[1], TERRAINS[self.terrain[h]]) for h in self.tile_order)
+        return rows
+
+    def element_rows(self) -> tuple[tuple[int, int, str, str], ...]:
+        """The elements by corner as a view shows them, (q, r, side, element name), sorted (cached until an element
+        is set). Immutable, so a clone may share it."""
+        rows = self._element_rows
+        if rows is None:
+            elements = self.elements
+            rows = self._element_rows = tuple((c[0], c[1], c[2], ELEMENTS[elements[c]]) for c in sorted(elements))
+        return rows
 
     def adjacent(self, h: Hex) -> tuple[Hex, ...]:
         """The tiles next to a hex, sorted (cached until a tile is added)."""
