@@ -282,6 +282,23 @@ class State(ABC):
         """What seat may see (None: everything, for finished games and admins). Raises ValueError for a seat the
         game does not have (engine.core.check_seat)."""
 
+    def seat_patch(self, seat: int, sent: Any, max_ops: int) -> tuple[dict[str, JSON], list[dict[str, JSON]] | None,
+                                                                    Any]:
+        """seat's view, and the patch (protocol 2) that turns the view it was sent last into it: (view, patch, sent).
+        `sent` is what the previous call for this seat returned (None: nothing sent yet, and then no patch); the
+        patch is None too where it would have more than max_ops operations. The view may be an object kept in
+        `sent`, changed by the next call: encode it (and the patch, whose values are its parts) before that call, and
+        never change it.
+
+        By default the whole view is built and compared with the last (protocol.view_patch); a game that can tell
+        from its own state which parts changed overrides this (Evolution: engine/evolution/seat_views.py).
+        tests/engine/test_protocol.py checks, at every decision of random games, that the view is state.view(seat)
+        and that the patch turns the last view into it, key order included."""
+        from engine.protocol import patch_since  # the protocol module imports this one
+
+        view = self.view(seat)
+        return view, patch_since(sent, view, max_ops), view
+
     @abstractmethod
     def outcome(self) -> Outcome | None:
         """The final result, or None while the game runs."""

@@ -100,8 +100,11 @@ def decide(seq: int, view: Mapping[str, JSON] | None, decision: Decision, clock:
     return message
 
 
-def view_patch(old: JSON, new: JSON) -> list[dict[str, JSON]]:
-    """The JSON Patch (RFC 6902: add, remove, replace) that turns `old` into `new`, both plain JSON.
+def view_patch(old: JSON, new: JSON, path: str = "", ops: list[dict[str, JSON]] | None = None,
+               ) -> list[dict[str, JSON]]:
+    """The JSON Patch (RFC 6902: add, remove, replace) that turns `old` into `new`, both plain JSON. With `path` (a
+    JSON pointer) the operations turn the part at path of a larger document, and go on the end of `ops` (a game's
+    State.seat_patch compares only the parts of a view that changed).
 
     Objects are compared key by key, and lists of objects (records: seats, species, tiles) of equal length item by
     item; a list that only grew gets `add`s at its end (path `/-`); any other changed list or value is replaced
@@ -110,9 +113,18 @@ def view_patch(old: JSON, new: JSON) -> list[dict[str, JSON]]:
     one operation instead of three, fewer bytes, and one copy in the SDK instead of three walks).
     The values in the patch are `new`'s own objects (not copies): encode the patch before `new` changes.
     """
-    ops: list[dict[str, JSON]] = []
-    _diff(old, new, "", ops)
+    ops = [] if ops is None else ops
+    _diff(old, new, path, ops)
     return ops
+
+
+def patch_since(sent: JSON, view: JSON, max_ops: int) -> list[dict[str, JSON]] | None:
+    """The patch from the view sent last (None: none yet) to view, or None where it would have more than max_ops
+    operations: the whole view is then about as short, and cheaper to apply."""
+    if sent is None:
+        return None
+    patch = view_patch(sent, view)
+    return patch if len(patch) <= max_ops else None
 
 
 def _escape(key: str) -> str:

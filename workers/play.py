@@ -62,6 +62,9 @@ def play_game(
                              history=history) for seat in range(num_players)]
     started = start_seats(players, hellos)
     result.forfeited = [not ok for ok in started]
+    for number, player in enumerate(players):
+        if hasattr(player, "follow"):  # a sandboxed seat makes its views from the state (State.seat_patch)
+            player.follow(state, number)
     seq, holder = len(result.actions), -1  # seq is the step a decision makes, a branch's too (replays/links.py)
     table = _Table(players, history)
     while (decision := state.decision()) is not None:
@@ -126,7 +129,8 @@ class _Table:
     def __init__(self, players: Sequence[SeatPlayer], history: bool) -> None:
         self.decides: list[Callable[[int, dict[str, Any] | None, Any, int], Reply]] = [
             player.decide for player in players]
-        self.needs_view = [bool(player.needs_view) for player in players]
+        # A seat that follows the state (SandboxedSeat.follow) makes its own views.
+        self.needs_view = [bool(player.needs_view) and not hasattr(player, "follow") for player in players]
         # Built-ins hand nothing over: only seats with a process are paused (workers.seats.hand_turn).
         self.pauses = {number: player.pause for number, player in enumerate(players) if player.has_process}
         # Whether a seat may want its events (protocol 3): until its hello is read, then if it asked; the loop asks

@@ -301,7 +301,7 @@ class DigestingState:
     def __init__(self, state: State, digest: Digest) -> None:
         self._played, self._digest = state, digest
         # What the game loop calls at every decision, bound once: through __getattr__ each call cost 0.5 µs more.
-        self.decision, self.view = state.decision, state.view
+        self.decision, self.view, self.seat_patch = state.decision, state.view, state.seat_patch
 
     def choose(self, index: int) -> list[Any]:
         events = self._played.choose(index)

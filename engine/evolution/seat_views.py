@@ -3,10 +3,13 @@ seats' face-down traits ("?") and food cards ("?" once chosen), and other seats'
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.core import JSON, check_seat
 from engine.evolution.cards import CARD_STR, NUM_CARDS, card_view
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState
+from engine.protocol import patch_since, view_patch
 from engine.steps import deep
 
 HIDDEN = "?"
@@ -16,7 +19,6 @@ CARD_VIEWS = [card_view(c) for c in range(NUM_CARDS)]  # copied into each view: 
 def build_view(st: EvolutionState, seat: int | None) -> dict[str, JSON]:
     check_seat(seat, st.n)
     over = st.phase == "over"
-    d = st.decision()
     view: dict[str, JSON] = {
         "game": "evolution",
         "you": seat,
@@ -38,11 +40,7 @@ def build_view(st: EvolutionState, seat: int | None) -> dict[str, JSON]:
     if seat is None:  # the omniscient view holds the deck too, top card first
         view["deck"] = [CARD_STR[c] for c in reversed(st.deck)]
         view["reserve"] = [CARD_STR[c] for c in reversed(st.reserve)]
-    if d is not None:
-        shown: dict[str, JSON] = {"seat": d.seat, "kind": d.kind, "prompt": d.prompt}
-        if seat is None or seat == d.seat:
-            shown["options"] = deep(list(d.options))
-        view["decision"] = shown
+    view["decision"] = _decision_view(st, seat)
     if over:
         parts = [st.score_parts(s) for s in range(st.n)]
         view["score_parts"] = parts
@@ -50,6 +48,103 @@ def build_view(st: EvolutionState, seat: int | None) -> dict[str, JSON]:
         outcome = st.outcome()
         view["outcome"] = outcome.to_dict() if outcome is not None else None
     return view
+
+
+class _Sent:
+    """What seat_patch sent a seat last: the view (its own, kept equal to the seat's view by applying each patch to
+    it), and the state's card lists that view was built from (compared as lists: a card view shows their names)."""
+
+    __slots__ = ("view", "hands", "cards", "hidden")
+
+    def __init__(self, st: EvolutionState, view: dict[str, JSON]) -> None:
+        self.view = view
+        self.hands = [hand[:] for hand in st.hands]
+        self.cards = [[sp.cards[:] for sp in row] for row in st.rows]
+        self.hidden = [[sp.hidden[:] for sp in row] for row in st.rows]
+
+
+def seat_patch(st: EvolutionState, seat: int, sent: Any, max_ops: int) -> tuple[dict[str, JSON],
+                                                                              list[dict[str, JSON]] | None, Any]:
+    """EvolutionState.seat_patch (State.seat_patch says what it returns). The view is not built and compared whole:
+    each value of the last view sent is compared with the state's own, and only a part that differs is built again
+    (a species, a hand, the decision, the discard pile) and compared with what was sent (protocol.view_patch at its
+    path); the patch is applied to the view kept in `sent`, which so stays the seat's view. The first view, and the
+    end of the game (which adds the scores), are built and compared whole."""
+    check_seat(seat, st.n)
+    if sent is None or st.phase == "over":
+        view = build_view(st, seat)
+        return view, patch_since(None if sent is None else sent.view, view, max_ops), _Sent(st, view)
+    ops: list[dict[str, JSON]] = []
+    view = sent.view
+    for key, value in (("round", st.round), ("phase", st.phase), ("first_player", st.first),
+                       ("last_round", st.last_round), ("watering_hole", st.wh), ("cliff", st.cliff),
+                       ("deck_count", len(st.deck)), ("reserve_count", len(st.reserve)),
+                       ("reserve_used", st.reserve_used)):
+        if view[key] != value:
+            _replace(view, key, value, f"/{key}", ops)
+    for key, part in (("discard", _discard(st)), ("decision", _decision_view(st, seat))):
+        if view[key] != part:
+            view_patch(view[key], part, f"/{key}", ops)
+            view[key] = part
+    for s, seen in enumerate(view["seats"]):
+        _seat_patch(st, s, s == seat, seen, sent, ops)
+    return view, (ops if len(ops) <= max_ops else None), sent
+
+
+def _seat_patch(st: EvolutionState, s: int, mine: bool, seen: dict[str, Any], sent: _Sent,
+                ops: list[dict[str, JSON]]) -> None:
+    """seat_patch's operations for seat s's part of the view: `seen`, the part as sent last, brought up to date."""
+    path, hand, row = f"/seats/{s}", st.hands[s], st.rows[s]
+    if mine and hand != sent.hands[s]:
+        shown = _hand_view(hand)
+        view_patch(seen["hand"], shown, f"{path}/hand", ops)
+        seen["hand"], sent.hands[s] = shown, hand[:]
+    food_card = st.food_cards[s]
+    for key, value in (("hand_count", len(hand)), ("bag", st.bags[s] if mine else None),
+                       ("food_card", None if food_card is None else (CARD_STR[food_card] if mine else HIDDEN))):
+        if seen[key] != value:
+            _replace(seen, key, value, f"{path}/{key}", ops)
+    species, cards, hidden = seen["species"], sent.cards[s], sent.hidden[s]
+    score, whole = 0, len(row) != len(species)
+    for j, sp in enumerate(row if not whole else ()):  # the same species: each compared with what its view shows
+        was = species[j]
+        if sp.sid != was["id"]:
+            whole = True
+            break
+        score += sp.pop + len(sp.cards) + len(sp.hidden)
+        if (sp.pop != was["population"] or sp.food != was["food"] or sp.body != was["body_size"]
+                or sp.fat != was["fat"] or sp.upkeep != was["upkeep"] or sp.avian != was["avian"]
+                or sp.cards != cards[j] or sp.hidden != hidden[j]):
+            (now,), _ = _species_views([sp], mine)
+            view_patch(was, now, f"{path}/species/{j}", ops)
+            species[j], cards[j], hidden[j] = now, sp.cards[:], sp.hidden[:]
+    if whole:  # a species came or went: the row compared whole
+        now_row, score = _species_views(row, mine)
+        view_patch(species, now_row, f"{path}/species", ops)
+        seen["species"], sent.cards[s], sent.hidden[s] = now_row, [sp.cards[:] for sp in row], [
+            sp.hidden[:] for sp in row]
+    if seen["public_score"] != score:
+        _replace(seen, "public_score", score, f"{path}/public_score", ops)
+
+
+def _replace(part: dict[str, Any], key: str, value: JSON, path: str, ops: list[dict[str, JSON]]) -> None:
+    part[key] = value
+    ops.append({"op": "replace", "path": path, "value": value})
+
+
+def _decision_view(st: EvolutionState, seat: int | None) -> JSON:
+    """The pending decision as seat sees it: its options only for the seat that takes it (and the omniscient view)."""
+    d = st.decision()
+    if d is None:
+        return None
+    shown: dict[str, JSON] = {"seat": d.seat, "kind": d.kind, "prompt": d.prompt}
+    if seat is None or seat == d.seat:
+        shown["options"] = deep(list(d.options))
+    return shown
+
+
+def _hand_view(hand: list[int]) -> list[JSON]:
+    return [CARD_VIEWS[c].copy() for c in hand]
 
 
 def _discard(st: EvolutionState) -> list[str]:
@@ -70,7 +165,7 @@ def _seat_view(st: EvolutionState, s: int, mine: bool, over: bool) -> dict[str, 
     species, score = _species_views(st.rows[s], mine)
     return {
         "seat": s,
-        "hand": [CARD_VIEWS[c].copy() for c in hand] if mine else None,
+        "hand": _hand_view(hand) if mine else None,
         "hand_count": len(hand),
         "bag": st.bags[s] if mine or over else None,
         "food_card": None if food_card is None else (CARD_STR[food_card] if mine else HIDDEN),

@@ -56,6 +56,12 @@ class EvolutionState(StepState):
 
         return build_view(self, seat)
 
+    def seat_patch(self, seat: int, sent: Any, max_ops: int) -> tuple[dict[str, JSON], list[dict[str, JSON]] | None,
+                                                                    Any]:
+        from engine.evolution.seat_views import seat_patch
+
+        return seat_patch(self, seat, sent, max_ops)
+
     def outcome(self) -> Outcome | None:
         from engine.evolution.scoring import outcome
 

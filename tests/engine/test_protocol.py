@@ -259,6 +259,33 @@ def test_every_seat_rebuilds_every_view_of_a_whole_game_from_patches(game: str) 
     assert sorted(sizes)[len(sizes) // 2] < 0.5  # a patch is much smaller than its view
 
 
+@pytest.mark.parametrize(("game", "players", "max_ops"), [
+    ("evolution", 2, 64), ("evolution", 4, 64), ("evolution", 6, 64), ("evolution", 4, 3), ("marine", 3, 64)])
+def test_a_games_own_patches_rebuild_every_seats_view_byte_for_byte(game: str, players: int, max_ops: int) -> None:
+    """State.seat_patch (Evolution's made from what changed, Marine's by comparing whole views): at every decision
+    of a whole game the view it gives is state.view(seat), and its patch, applied as a bot applies it, turns the
+    view sent last into exactly that, key order included; a patch over max_ops operations is not sent (None)."""
+    state = load_game(game).new_state(players, players, None)
+    rng = random.Random(players)
+    sent: dict[int, object] = {}
+    rebuilt: dict[int, object] = {}
+    whole = 0
+    while (decision := state.decision()) is not None:
+        seat, view = decision.seat, json.dumps(state.view(decision.seat))
+        made, patch, sent[seat] = state.seat_patch(seat, sent.get(seat), max_ops)
+        assert json.dumps(made) == view
+        if patch is None:
+            whole += seat in rebuilt
+            rebuilt[seat] = json.loads(view)
+        else:
+            assert len(patch) <= max_ops
+            rebuilt[seat] = sdk.apply_patch(rebuilt[seat], json.loads(protocol.encode({"patch": patch}))["patch"])
+        assert json.dumps(rebuilt[seat]) == view
+        state.choose(rng.randrange(len(decision.options)))
+    if max_ops < 64:
+        assert whole  # the small bound sends whole views now and then
+
+
 def _decide_streams(game: str, players: int, seed: int, version: int) -> tuple[list[bytes], list[list[str]]]:
     """Every seat's input for a whole random game as the engine writes it (patches from protocol 2 on, else whole
     views), and the views each seat must see, spelled strictly (1, 1.0 and true apart, members in the engine's
@@ -272,10 +299,12 @@ def _decide_streams(game: str, players: int, seed: int, version: int) -> tuple[l
     sent: dict[int, object] = {}
     while (decision := state.decision()) is not None:
         seat, view = decision.seat, state.view(decision.seat)
-        patch = protocol.view_patch(sent[seat], view) if version >= 2 and seat in sent else None
+        patch = None
+        if version >= 2:  # as a sandboxed seat makes them: the game's own patches (State.seat_patch)
+            made, patch, sent[seat] = state.seat_patch(seat, sent.get(seat), 64)
+            assert json.dumps(made) == json.dumps(view)
         lines[seat].append(protocol.encode(protocol.decide(len(expected[seat]) + 1, view, decision, clock, patch)))
         expected[seat].append(json.dumps(view))
-        sent[seat] = view
         state.choose(rng.randrange(len(decision.options)))
     return [b"".join(seat_lines) for seat_lines in lines], expected
 

@@ -106,7 +106,11 @@ class SandboxedSeat(Freezer):
         self._finish_deadline: float | None = None
         self.move_ms = 1000  # the soft limit per decision, taken from hello's clock
         self._views = "full"  # what the bot asked for in its hello (protocol 2): "patch", or whole views
-        self._sent: dict[str, Any] | None = None  # the view of the last decide, the base of the next patch
+        # What the last decide sent, the base of the next patch: the match state's (State.seat_patch) while the seat
+        # follows it (play_game), else the view handed to decide.
+        self._sent: Any = None
+        self._state: Any = None  # the match's state, followed (follow)
+        self._number = 0  # its seat in that match
         # Warm seats (LUDUS_WARM_SEATS): after its match, a seat whose bot said it plays on waits, frozen, in the pool
         # for its bot version's next match.
         self.pool_key: tuple[Any, ...] | None = None
@@ -281,16 +285,26 @@ class SandboxedSeat(Freezer):
         """Its seat's State.seat_context at the decision it is about to be asked, for Game.determinize."""
         self._context = context
 
+    def follow(self, state: Any, number: int) -> None:
+        """The match's state, from which this seat (number) takes its views: the game then makes each patch from
+        what changed (State.seat_patch) instead of a whole view compared with the last. play_game follows it for a
+        seat that has this method, and hands its decide no view."""
+        self._state, self._number, self._sent = state, number, None
+
     def _decide_message(self, seq: int, view: dict[str, Any] | None, decision: Decision,
                         clock: dict[str, int]) -> dict[str, Any]:
         """The decide message: with what changed since the last view when the bot asked for patches (and the patch
         is small), else with the whole view; with its events since the last decide when it asked for them."""
         patch = None
-        if self._views == "patch" and self._sent is not None and view is not None:
-            patch = protocol.view_patch(self._sent, view)
-            if len(patch) > MAX_PATCH_OPS:
-                patch = None
-        self._sent = view
+        patching = self._views == "patch"
+        if self._state is None:  # a view handed to decide, compared whole
+            patch = protocol.patch_since(self._sent, view, MAX_PATCH_OPS) if patching and view is not None else None
+            self._sent = view
+        elif patching or self._sent is None:  # the first decide, before its hello may ask for patches, keeps sent
+            view, patch, self._sent = self._state.seat_patch(self._number, self._sent if patching else None,
+                                                             MAX_PATCH_OPS)
+        else:
+            view = self._state.view(self._number)
         if self._history is None:
             self._early_hello()
         events = context = None
@@ -335,6 +349,7 @@ class SandboxedSeat(Freezer):
         if self._finish_deadline is not None:
             return
         self._stop_waiting()
+        self._state = None  # the match is over: a parked seat keeps no state
         self._finish_deadline = time.monotonic() + self.config.finish_ms / 1000
         message = outcome if outcome.get("type") == "result" else protocol.result(outcome)
         if self._dead is None and self._res.proc is not None:
