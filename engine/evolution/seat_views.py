@@ -93,38 +93,43 @@ def seat_patch(st: EvolutionState, seat: int, sent: Any, max_ops: int) -> tuple[
 
 def _seat_patch(st: EvolutionState, s: int, mine: bool, seen: dict[str, Any], sent: _Sent,
                 ops: list[dict[str, JSON]]) -> None:
-    """seat_patch's operations for seat s's part of the view: `seen`, the part as sent last, brought up to date."""
+    """seat_patch's operations for seat s's part of the view: `seen`, the part as sent last, brought up to date. The
+    hot loop of a sandboxed match (every seat at every decision): its few values are compared one by one."""
     path, hand, row = f"/seats/{s}", st.hands[s], st.rows[s]
     if mine and hand != sent.hands[s]:
         shown = _hand_view(hand)
         view_patch(seen["hand"], shown, f"{path}/hand", ops)
         seen["hand"], sent.hands[s] = shown, hand[:]
-    food_card = st.food_cards[s]
-    for key, value in (("hand_count", len(hand)), ("bag", st.bags[s] if mine else None),
-                       ("food_card", None if food_card is None else (CARD_STR[food_card] if mine else HIDDEN))):
-        if seen[key] != value:
-            _replace(seen, key, value, f"{path}/{key}", ops)
+    if seen["hand_count"] != len(hand):
+        _replace(seen, "hand_count", len(hand), f"{path}/hand_count", ops)
+    if mine and seen["bag"] != st.bags[s]:
+        _replace(seen, "bag", st.bags[s], f"{path}/bag", ops)
+    card = st.food_cards[s]
+    food_card = None if card is None else (CARD_STR[card] if mine else HIDDEN)
+    if seen["food_card"] != food_card:
+        _replace(seen, "food_card", food_card, f"{path}/food_card", ops)
     species, cards, hidden = seen["species"], sent.cards[s], sent.hidden[s]
-    score, whole = 0, len(row) != len(species)
+    changed = whole = len(row) != len(species)
     for j, sp in enumerate(row if not whole else ()):  # the same species: each compared with what its view shows
         was = species[j]
         if sp.sid != was["id"]:
-            whole = True
+            changed = whole = True
             break
-        score += sp.pop + len(sp.cards) + len(sp.hidden)
         if (sp.pop != was["population"] or sp.food != was["food"] or sp.body != was["body_size"]
                 or sp.fat != was["fat"] or sp.upkeep != was["upkeep"] or sp.avian != was["avian"]
                 or sp.cards != cards[j] or sp.hidden != hidden[j]):
             (now,), _ = _species_views([sp], mine)
             view_patch(was, now, f"{path}/species/{j}", ops)
-            species[j], cards[j], hidden[j] = now, sp.cards[:], sp.hidden[:]
+            species[j], cards[j], hidden[j], changed = now, sp.cards[:], sp.hidden[:], True
     if whole:  # a species came or went: the row compared whole
-        now_row, score = _species_views(row, mine)
+        now_row, _ = _species_views(row, mine)
         view_patch(species, now_row, f"{path}/species", ops)
         seen["species"], sent.cards[s], sent.hidden[s] = now_row, [sp.cards[:] for sp in row], [
             sp.hidden[:] for sp in row]
-    if seen["public_score"] != score:
-        _replace(seen, "public_score", score, f"{path}/public_score", ops)
+    if changed:  # the public score counts the species' populations and cards: only they change it
+        score = sum(sp.pop + len(sp.cards) + len(sp.hidden) for sp in row)
+        if seen["public_score"] != score:
+            _replace(seen, "public_score", score, f"{path}/public_score", ops)
 
 
 def _replace(part: dict[str, Any], key: str, value: JSON, path: str, ops: list[dict[str, JSON]]) -> None:
