@@ -52,24 +52,27 @@ def build_view(st: EvolutionState, seat: int | None) -> dict[str, JSON]:
 
 class _Sent:
     """What seat_patch sent a seat last: the view (its own, kept equal to the seat's view by applying each patch to
-    it), and the state's card lists that view was built from (compared as lists: a card view shows their names)."""
+    it), and the state's card lists that view was built from (compared as lists: a card view shows their names), and
+    the discard pile's list and length."""
 
-    __slots__ = ("view", "hands", "cards", "hidden")
+    __slots__ = ("view", "hands", "cards", "hidden", "pile", "piled")
 
     def __init__(self, st: EvolutionState, view: dict[str, JSON]) -> None:
         self.view = view
         self.hands = [hand[:] for hand in st.hands]
         self.cards = [[sp.cards[:] for sp in row] for row in st.rows]
         self.hidden = [[sp.hidden[:] for sp in row] for row in st.rows]
+        self.pile, self.piled = st.discard, len(st.discard)
 
 
 def seat_patch(st: EvolutionState, seat: int, sent: Any, max_ops: int) -> tuple[dict[str, JSON],
                                                                               list[dict[str, JSON]] | None, Any]:
     """EvolutionState.seat_patch (State.seat_patch says what it returns). The view is not built and compared whole:
-    each value of the last view sent is compared with the state's own, and only a part that differs is built again
-    (a species, a hand, the decision, the discard pile) and compared with what was sent (protocol.view_patch at its
-    path); the patch is applied to the view kept in `sent`, which so stays the seat's view. The first view, and the
-    end of the game (which adds the scores), are built and compared whole."""
+    each value of the last view sent is compared with the state's own. A changed value is replaced where it is (a
+    species' own values one by one, the decision whole); a changed list (a hand, a species' cards, the discard pile)
+    is built again and compared with what was sent (protocol.view_patch at its path). The patch is applied to the
+    view kept in `sent`, which so stays the seat's view. The first view, and the end of the game (which adds the
+    scores), are built and compared whole."""
     check_seat(seat, st.n)
     if sent is None or st.phase == "over":
         view = build_view(st, seat)
@@ -82,13 +85,21 @@ def seat_patch(st: EvolutionState, seat: int, sent: Any, max_ops: int) -> tuple[
                        ("reserve_used", st.reserve_used)):
         if view[key] != value:
             _replace(view, key, value, f"/{key}", ops)
-    for key, part in (("discard", _discard(st)), ("decision", _decision_view(st, seat))):
-        if view[key] != part:
-            view_patch(view[key], part, f"/{key}", ops)
-            view[key] = part
+    if st.discard is not sent.pile or len(st.discard) != sent.piled:  # between reshuffles it only grows
+        _patch_part(view, "discard", _discard(st), ops)
+        sent.pile, sent.piled = st.discard, len(st.discard)
+    decision = _decision_view(st, seat)
+    if view["decision"] != decision:  # replaced whole: as few bytes as a diff would take, and cheaper to make
+        _replace(view, "decision", decision, "/decision", ops)
     for s, seen in enumerate(view["seats"]):
         _seat_patch(st, s, s == seat, seen, sent, ops)
     return view, (ops if len(ops) <= max_ops else None), sent
+
+
+def _patch_part(view: dict[str, Any], key: str, part: JSON, ops: list[dict[str, JSON]]) -> None:
+    if view[key] != part:
+        view_patch(view[key], part, f"/{key}", ops)
+        view[key] = part
 
 
 def _seat_patch(st: EvolutionState, s: int, mine: bool, seen: dict[str, Any], sent: _Sent,
@@ -118,9 +129,8 @@ def _seat_patch(st: EvolutionState, s: int, mine: bool, seen: dict[str, Any], se
         if (sp.pop != was["population"] or sp.food != was["food"] or sp.body != was["body_size"]
                 or sp.fat != was["fat"] or sp.upkeep != was["upkeep"] or sp.avian != was["avian"]
                 or sp.cards != cards[j] or sp.hidden != hidden[j]):
-            (now,), _ = _species_views([sp], mine)
-            view_patch(was, now, f"{path}/species/{j}", ops)
-            species[j], cards[j], hidden[j], changed = now, sp.cards[:], sp.hidden[:], True
+            _species_patch(sp, mine, was, cards, hidden, j, f"{path}/species/{j}/", ops)
+            changed = True
     if whole:  # a species came or went: the row compared whole
         now_row, _ = _species_views(row, mine)
         view_patch(species, now_row, f"{path}/species", ops)
@@ -130,6 +140,24 @@ def _seat_patch(st: EvolutionState, s: int, mine: bool, seen: dict[str, Any], se
         score = sum(sp.pop + len(sp.cards) + len(sp.hidden) for sp in row)
         if seen["public_score"] != score:
             _replace(seen, "public_score", score, f"{path}/public_score", ops)
+
+
+def _species_patch(sp: Species, mine: bool, was: dict[str, Any], cards: list[list[int]], hidden: list[list[int]],
+                   j: int, at: str, ops: list[dict[str, JSON]]) -> None:
+    """The operations for a species whose values changed: each changed value replaced where it is (a view's keys
+    keep their order), rather than its view built again and compared whole."""
+    for key, value in (("body_size", sp.body), ("population", sp.pop), ("food", sp.food), ("fat", sp.fat),
+                       ("upkeep", sp.upkeep), ("avian", sp.avian)):
+        if was[key] != value:
+            _replace(was, key, value, at + key, ops)
+    if sp.cards != cards[j]:
+        traits = [*map(_NAME, sp.cards)]
+        view_patch(was["traits"], traits, at + "traits", ops)
+        was["traits"], cards[j] = traits, sp.cards[:]
+    if sp.hidden != hidden[j]:
+        face_down = [*map(_NAME, sp.hidden)] if mine else [HIDDEN] * len(sp.hidden)
+        view_patch(was["face_down"], face_down, at + "face_down", ops)
+        was["face_down"], hidden[j] = face_down, sp.hidden[:]
 
 
 def _replace(part: dict[str, Any], key: str, value: JSON, path: str, ops: list[dict[str, JSON]]) -> None:
