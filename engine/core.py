@@ -291,7 +291,8 @@ class State(ABC):
         never change it.
 
         By default the whole view is built and compared with the last (protocol.view_patch); a game that can tell
-        from its own state which parts changed overrides this (Evolution: engine/evolution/seat_views.py).
+        from its own state which parts changed overrides this (engine/evolution/seat_views.py,
+        engine/marine/seat_views.py).
         tests/engine/test_protocol.py checks, at every decision of random games, that the view is state.view(seat)
         and that the patch turns the last view into it, key order included."""
         from engine.protocol import patch_since  # the protocol module imports this one

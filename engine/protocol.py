@@ -118,6 +118,13 @@ def view_patch(old: JSON, new: JSON, path: str = "", ops: list[dict[str, JSON]] 
     return ops
 
 
+def replace_member(part: dict[str, JSON], key: str, value: JSON, path: str, ops: list[dict[str, JSON]]) -> None:
+    """Set part[key] to value, and append the operation that does the same at path (a game's State.seat_patch,
+    bringing the view it keeps up to date)."""
+    part[key] = value
+    ops.append({"op": "replace", "path": path, "value": value})
+
+
 def patch_since(sent: JSON, view: JSON, max_ops: int) -> list[dict[str, JSON]] | None:
     """The patch from the view sent last (None: none yet) to view, or None where it would have more than max_ops
     operations: the whole view is then about as short, and cheaper to apply."""

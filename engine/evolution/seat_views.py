@@ -9,7 +9,7 @@ from engine.core import JSON, check_seat
 from engine.evolution.cards import CARD_STR, NUM_CARDS, card_view
 from engine.evolution.species import Species
 from engine.evolution.state import EvolutionState
-from engine.protocol import patch_since, view_patch
+from engine.protocol import patch_since, replace_member, view_patch
 from engine.steps import deep
 
 HIDDEN = "?"
@@ -84,13 +84,13 @@ def seat_patch(st: EvolutionState, seat: int, sent: Any, max_ops: int) -> tuple[
                        ("deck_count", len(st.deck)), ("reserve_count", len(st.reserve)),
                        ("reserve_used", st.reserve_used)):
         if view[key] != value:
-            _replace(view, key, value, f"/{key}", ops)
+            replace_member(view, key, value, f"/{key}", ops)
     if st.discard is not sent.pile or len(st.discard) != sent.piled:  # between reshuffles it only grows
         _patch_part(view, "discard", _discard(st), ops)
         sent.pile, sent.piled = st.discard, len(st.discard)
     decision = _decision_view(st, seat)
     if view["decision"] != decision:  # replaced whole: as few bytes as a diff would take, and cheaper to make
-        _replace(view, "decision", decision, "/decision", ops)
+        replace_member(view, "decision", decision, "/decision", ops)
     for s, seen in enumerate(view["seats"]):
         _seat_patch(st, s, s == seat, seen, sent, ops)
     return view, (ops if len(ops) <= max_ops else None), sent
@@ -112,13 +112,13 @@ def _seat_patch(st: EvolutionState, s: int, mine: bool, seen: dict[str, Any], se
         view_patch(seen["hand"], shown, f"{path}/hand", ops)
         seen["hand"], sent.hands[s] = shown, hand[:]
     if seen["hand_count"] != len(hand):
-        _replace(seen, "hand_count", len(hand), f"{path}/hand_count", ops)
+        replace_member(seen, "hand_count", len(hand), f"{path}/hand_count", ops)
     if mine and seen["bag"] != st.bags[s]:
-        _replace(seen, "bag", st.bags[s], f"{path}/bag", ops)
+        replace_member(seen, "bag", st.bags[s], f"{path}/bag", ops)
     card = st.food_cards[s]
     food_card = None if card is None else (CARD_STR[card] if mine else HIDDEN)
     if seen["food_card"] != food_card:
-        _replace(seen, "food_card", food_card, f"{path}/food_card", ops)
+        replace_member(seen, "food_card", food_card, f"{path}/food_card", ops)
     species, cards, hidden = seen["species"], sent.cards[s], sent.hidden[s]
     changed = whole = len(row) != len(species)
     for j, sp in enumerate(row if not whole else ()):  # the same species: each compared with what its view shows
@@ -139,7 +139,7 @@ def _seat_patch(st: EvolutionState, s: int, mine: bool, seen: dict[str, Any], se
     if changed:  # the public score counts the species' populations and cards: only they change it
         score = sum(sp.pop + len(sp.cards) + len(sp.hidden) for sp in row)
         if seen["public_score"] != score:
-            _replace(seen, "public_score", score, f"{path}/public_score", ops)
+            replace_member(seen, "public_score", score, f"{path}/public_score", ops)
 
 
 def _species_patch(sp: Species, mine: bool, was: dict[str, Any], cards: list[list[int]], hidden: list[list[int]],
@@ -149,7 +149,7 @@ def _species_patch(sp: Species, mine: bool, was: dict[str, Any], cards: list[lis
     for key, value in (("body_size", sp.body), ("population", sp.pop), ("food", sp.food), ("fat", sp.fat),
                        ("upkeep", sp.upkeep), ("avian", sp.avian)):
         if was[key] != value:
-            _replace(was, key, value, at + key, ops)
+            replace_member(was, key, value, at + key, ops)
     if sp.cards != cards[j]:
         traits = [*map(_NAME, sp.cards)]
         view_patch(was["traits"], traits, at + "traits", ops)
@@ -159,10 +159,6 @@ def _species_patch(sp: Species, mine: bool, was: dict[str, Any], cards: list[lis
         view_patch(was["face_down"], face_down, at + "face_down", ops)
         was["face_down"], hidden[j] = face_down, sp.hidden[:]
 
-
-def _replace(part: dict[str, Any], key: str, value: JSON, path: str, ops: list[dict[str, JSON]]) -> None:
-    part[key] = value
-    ops.append({"op": "replace", "path": path, "value": value})
 
 
 def _decision_view(st: EvolutionState, seat: int | None) -> JSON:

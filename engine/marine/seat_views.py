@@ -3,9 +3,12 @@ below their top tiles (counts); view(None) adds both. The seed, which fixes late
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.core import JSON, check_seat
 from engine.marine.data import ANIMALS, CARD_EFFECTS, CARD_EVENTS, CARD_NAMES, ELEMENTS, TERRAINS
 from engine.marine.state import MarineState
+from engine.protocol import patch_since, replace_member, view_patch
 from engine.steps import deep
 
 
@@ -17,7 +20,8 @@ def card_view(card: int | None) -> JSON:
             "event": [[*e] for e in events] if events else []}
 
 
-def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
+def build_view(st: MarineState, seat: int | None, tiles: list[JSON] | None = None) -> dict[str, JSON]:
+    """The view; with `tiles`, that list as its tiles (seat_patch's, already brought up to date)."""
     check_seat(seat, st.n)
     d = st.decision()
     parts = [st.score_parts(s) for s in range(st.n)]
@@ -31,8 +35,9 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
         "phase": st.phase,
         "first_player": st.first,
         "animals": [ANIMALS[a] for a in st.animals],
-        "tiles": [{"hex": [q, r], "terrain": name, "species": species[h][:],
-                   "thriving": (known.get(h) or thriving(h))[:]} for h, q, r, name in st.tile_rows()],
+        "tiles": tiles if tiles is not None else [
+            {"hex": [q, r], "terrain": name, "species": species[h][:], "thriving": (known.get(h) or thriving(h))[:]}
+            for h, q, r, name in st.tile_rows()],
         "elements": list(map(list, st.element_rows())),
         "dominance": {name: {"values": values[e][:], "dominant": leaders[e]} for e, name in enumerate(ELEMENTS)},
         "special_pawns": {ELEMENTS[e]: sp.to_dict() for e, sp in enumerate(st.special)},
@@ -62,3 +67,41 @@ def build_view(st: MarineState, seat: int | None) -> dict[str, JSON]:
     if outcome is not None:
         view["outcome"] = outcome.to_dict()
     return view
+
+
+class _Sent:
+    """What seat_patch sent a seat last: the view, and the tile rows (MarineState.tile_rows) its tiles show."""
+
+    __slots__ = ("view", "rows")
+
+    def __init__(self, st: MarineState, view: dict[str, JSON]) -> None:
+        self.view, self.rows = view, st.tile_rows()
+
+
+def seat_patch(st: MarineState, seat: int, sent: Any, max_ops: int) -> tuple[dict[str, JSON],
+                                                                           list[dict[str, JSON]] | None, Any]:
+    """MarineState.seat_patch (State.seat_patch says what it returns). The tiles, most of a view, are not built and
+    compared whole while the board keeps its tiles (the same tile_rows): each tile's species and thriving lists are
+    compared with the state's and replaced where they differ, in the tiles list kept from the last view. A changed
+    decision is replaced whole. The rest of the view is built (with those tiles) and compared with the last view
+    (protocol.view_patch)."""
+    check_seat(seat, st.n)
+    if sent is None or st.phase == "over" or st.tile_rows() is not sent.rows:
+        view = build_view(st, seat)
+        return view, patch_since(None if sent is None else sent.view, view, max_ops), _Sent(st, view)
+    ops: list[dict[str, JSON]] = []
+    tiles: list[Any] = sent.view["tiles"]
+    species, thriving, known = st.species, st.thriving, st._thriving
+    for i, (h, _q, _r, _name) in enumerate(sent.rows):
+        tile = tiles[i]
+        if tile["species"] != species[h]:
+            replace_member(tile, "species", species[h][:], f"/tiles/{i}/species", ops)
+        shown = known.get(h) or thriving(h)
+        if tile["thriving"] != shown:
+            replace_member(tile, "thriving", shown[:], f"/tiles/{i}/thriving", ops)
+    view = build_view(st, seat, tiles)
+    if view["decision"] != sent.view["decision"]:  # replaced whole: about as many bytes as a diff, and cheaper
+        replace_member(sent.view, "decision", view["decision"], "/decision", ops)
+    view_patch(sent.view, view, "", ops)  # the tiles are one list in both, and the decision now one object: equal
+    sent.view = view
+    return view, (ops if len(ops) <= max_ops else None), sent

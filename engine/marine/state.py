@@ -87,6 +87,12 @@ class MarineState(StepState):
 
         return build_view(self, seat)
 
+    def seat_patch(self, seat: int, sent: Any, max_ops: int) -> tuple[dict[str, JSON], list[dict[str, JSON]] | None,
+                                                                    Any]:
+        from engine.marine.seat_views import seat_patch
+
+        return seat_patch(self, seat, sent, max_ops)
+
     def outcome(self) -> Outcome | None:
         if self.phase != "over":
             return None

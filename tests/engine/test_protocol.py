@@ -260,9 +260,10 @@ def test_every_seat_rebuilds_every_view_of_a_whole_game_from_patches(game: str) 
 
 
 @pytest.mark.parametrize(("game", "players", "max_ops"), [
-    ("evolution", 2, 64), ("evolution", 4, 64), ("evolution", 6, 64), ("evolution", 4, 3), ("marine", 3, 64)])
+    ("evolution", 2, 64), ("evolution", 4, 64), ("evolution", 6, 64), ("evolution", 4, 3), ("marine", 2, 64),
+    ("marine", 3, 64), ("marine", 4, 3)])
 def test_a_games_own_patches_rebuild_every_seats_view_byte_for_byte(game: str, players: int, max_ops: int) -> None:
-    """State.seat_patch (Evolution's made from what changed, Marine's by comparing whole views): at every decision
+    """State.seat_patch (made from what changed: Evolution's value by value, Marine's tile by tile): at every decision
     of a whole game the view it gives is state.view(seat), and its patch, applied as a bot applies it, turns the
     view sent last into exactly that, key order included; a patch over max_ops operations is not sent (None)."""
     state = load_game(game).new_state(players, players, None)
