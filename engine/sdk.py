@@ -14,7 +14,8 @@ Inside the sandbox this file is importable as `ludus`::
 protocol. With an engine of protocol 2 it answers the hello with `{"type":"hello","views":"patch","reuse":true}`:
 each decide then carries only what changed since the last, and `run` rebuilds the whole view, so `act` sees no
 difference: it gets a view of its own, and changing it never changes the next one (the parts that did not change
-are shared with the view before: a bot that keeps old views and changes new ones should copy what it keeps).
+are shared with the view before: a bot that keeps old views and changes new ones should copy what it keeps; a view
+act keeps no reference to is patched in place into the next, so key a cache by content, never by id()).
 When the engine offers it (`"reuse": true` in its hello: warm seats), `run` plays on after a `result` if another
 `hello` follows, and returns at the end of input; its hello answers name the hello's `epoch`. With an engine of
 protocol 3 and a `Bot` passed to it (`run(act, bot=bot)`: the only way act reads it), it also asks for the seat's
@@ -227,13 +228,37 @@ def _steps(path: str) -> tuple[tuple[Any, ...], str, tuple[tuple[Any, str], ...]
     return found
 
 
+def _refs_alone() -> int:
+    """What sys.getrefcount reads of a container that only its parent holds, read as _patch_pair reads one: its
+    parent's slot, a variable and the call's argument (CPython before 3.13 counts each)."""
+    parent: list[Any] = [[]]
+    child = parent[0]
+    return sys.getrefcount(child)
+
+
+def _always_shared(container: Any) -> int:
+    return 1
+
+
+# act's last view is patched in place where act holds none of it: a container that only its parent holds (act's
+# view itself: only run's variable) cannot be reached by act any more, so copying it first would be waste. Reference
+# counts tell, on CPython before 3.13 (the sandbox's is 3.11), where every variable and argument holds a reference;
+# a container act kept (or one inside a container it kept, which that one holds too) counts one more and is copied.
+# Elsewhere (other implementations, free-threaded builds, 3.14's borrowed references) every container reads as
+# held by act and each one on a patch's path is copied, once (owned), as it always was.
+_REFCOUNTS = sys.implementation.name == "cpython" and sys.version_info < (3, 13) and _refs_alone() == 3
+_getrefcount: Any = sys.getrefcount if _REFCOUNTS else _always_shared
+_ALONE = 3 if _REFCOUNTS else 0  # what _getrefcount reads of a container nobody else holds
+
+
 def _walk(view: Any, given: Any, steps: tuple[tuple[Any, str], ...], owned: set[int]) -> tuple[Any, Any]:
-    """The containers at the end of steps in view and in given, given's copied on the way (once each: owned)."""
+    """The containers at the end of steps in view and in given, given's copied on the way where act may hold them
+    (once each: owned)."""
     for at, key in steps:
         if type(view) is list:
             key = at
         view, child = view[key], given[key]
-        if id(child) not in owned:
+        if _getrefcount(child) > _ALONE and id(child) not in owned:
             child = given[key] = child.copy()
             owned.add(id(child))
         given = child
@@ -241,12 +266,20 @@ def _walk(view: Any, given: Any, steps: tuple[tuple[Any, str], ...], owned: set[
 
 
 def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any, Any]:
-    """apply_patch(view, patch) and patched_copy(given, patch) in one walk of the patch's paths: the loop's usual
-    step, when act's last view is still equal to the SDK's own. Paths are parsed once per match (_steps); an
+    """apply_patch(view, patch) and the same patch on given, act's last view, in one walk of the patch's paths: the
+    loop's usual step, when act's last view is still equal to the SDK's own. given's containers on the paths are
+    copied (once each) where act may hold them, as patched_copy does, and patched in place where only the caller's
+    variable (given itself) or their parent holds them (_REFCOUNTS): what act kept is never changed. Paths are parsed once per match (_steps); an
     operation whose path has the same parent as the one before it (the discard pile's adds, a species' food and
     population) skips the walk; the usual operations, on an object and at a list's end, are done here rather than
     through _apply_op."""
-    root = given.copy() if type(given) is dict or type(given) is list else given
+    # act's last view, read before another variable holds it: run's variable and this argument alone hold it
+    # unless act kept it
+    root: Any
+    if (type(given) is dict or type(given) is list) and _getrefcount(given) > _ALONE:
+        root = given.copy()
+    else:
+        root = given  # patched in place
     owned = {id(root)}  # the containers this patch copied: act's last view keeps its own
     walked = None  # the parents of the last operation's path, if mine and theirs are still its containers
     for op in patch:
@@ -265,7 +298,7 @@ def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any
             try:
                 for key in parents:  # _walk, inlined, for a view whose parts of digits are list indices
                     mine, child = mine[key], theirs[key]
-                    if id(child) not in owned:
+                    if _getrefcount(child) > _ALONE and id(child) not in owned:
                         child = theirs[key] = child.copy()
                         owned.add(id(child))
                     theirs = child
@@ -329,8 +362,9 @@ def run(
                 state.history += message["events"]
             state.context = message["context"] if "context" in message else None
             if "patch" in message:
-                # act's last view, unchanged (one C-level comparison), takes the patch as a copy of the paths it
-                # touches: far cheaper than copying the whole view again. A view act changed is copied whole.
+                # act's last view, unchanged (one C-level comparison), takes the patch: in place where act kept
+                # none of it, else as a copy of the paths it touches; far cheaper than copying the whole view
+                # again. A view act changed is copied whole.
                 if given is not None and given == view:
                     view, given = _patch_pair(view, given, message["patch"])
                 else:

@@ -71,21 +71,42 @@ def _ids(doc: Any) -> set[int]:
 @given(patched())
 @example(({"x": {"03": {}, "3": {}}}, [{"op": "add", "path": "/x/03/a", "value": 1},  # one parent read as digits,
                                        {"op": "add", "path": "/x/3/b", "value": 2}]))  # the next as the key it is
-def test_a_patch_pair_is_the_patched_view_twice_and_leaves_acts_last_view_alone(case: tuple[Any, Any]) -> None:
+def test_a_patch_pair_is_the_patched_view_twice_and_leaves_what_act_kept_alone(case: tuple[Any, Any]) -> None:
+    """Whatever act kept of its last view (nothing, all of it, any one container) is left as it was; what it did not
+    keep may be patched in place."""
     view, ops = case
     expected = json.dumps(sdk.apply_patch(json.loads(json.dumps(view)), json.loads(json.dumps(ops))))
-    mine = json.loads(json.dumps(view))
-    last = sdk._copy(mine)  # act's last view, equal to the SDK's
-    kept = json.dumps(last)
-    new_view, new_given = sdk._patch_pair(mine, last, json.loads(json.dumps(ops)))
-    assert json.dumps(new_view) == expected == json.dumps(new_given)  # 1 and true apart
-    assert json.dumps(last) == kept
-    assert not _ids(new_view) & _ids(new_given)  # act can change all of its view and never the SDK's
+    for keep in range(-1, len(list(_containers(view)))):
+        mine = json.loads(json.dumps(view))
+        last = sdk._copy(mine)  # act's last view, equal to the SDK's; this variable is the SDK's own
+        kept_by_act = [] if keep < 0 else [list(_containers(last))[keep][1]]
+        was = json.dumps(kept_by_act)
+        new_view, new_given = sdk._patch_pair(mine, last, json.loads(json.dumps(ops)))
+        del last
+        assert json.dumps(new_view) == expected == json.dumps(new_given)  # 1 and true apart
+        assert json.dumps(kept_by_act) == was
+        assert not _ids(new_view) & _ids(new_given)  # act can change all of its view and never the SDK's
+
+
+def test_a_view_act_did_not_keep_is_patched_in_place() -> None:
+    """Where references are counted as the sandbox's CPython counts them, act's last view that only the SDK holds is
+    patched rather than copied (the copy would be waste: act cannot see the old one)."""
+    if not sdk._REFCOUNTS:
+        pytest.skip("this interpreter does not count references as CPython 3.11 does: the SDK copies")
+    view = {"a": {"b": [1, {"c": 2}]}, "d": [3]}
+    last = sdk._copy(view)
+    inner = id(last["a"]["b"])
+    mine, given = sdk._patch_pair(view, last, [{"op": "replace", "path": "/a/b/1/c", "value": 5},
+                                              {"op": "add", "path": "/d/-", "value": {"e": 6}}])
+    assert given is last and id(given["a"]["b"]) == inner
+    assert json.dumps(given) == json.dumps(mine) == '{"a": {"b": [1, {"c": 5}]}, "d": [3, {"e": 6}]}'
+    assert not _ids(mine) & _ids(given)
 
 
 @given(patched())
 def test_act_sees_every_patched_view_whether_it_keeps_or_changes_them(case: tuple[Any, Any]) -> None:
-    """The patch is split in two decides: the second is applied to a view act kept or changed."""
+    """The patch is split in two decides: the second is applied to a view act kept (all of it, a part, nothing) or
+    changed."""
     view, ops = case
     half = len(ops) // 2
     second = json.loads(json.dumps(sdk.apply_patch(json.loads(json.dumps(view)), json.loads(json.dumps(ops[:half])))))
@@ -96,20 +117,30 @@ def test_act_sees_every_patched_view_whether_it_keeps_or_changes_them(case: tupl
              protocol.decide(3, None, DECISION, CLOCK, patch=ops[half:])]
     stdin = b"".join(protocol.encode(line) for line in lines)
     for changes in (False, True):
-        seen, kept = _play(stdin, changes)
-        assert seen == expected
-        if not changes:
-            assert [json.dumps(view) for view in kept] == expected
+        for keeps in ("all", "part", "nothing"):
+            seen, kept = _play(stdin, changes, keeps)
+            assert seen == expected
+            if not changes:  # what it kept is as it was when it saw it
+                assert [json.dumps(part) for part in kept] == [json.dumps(part) for _, part in _parts_kept(
+                    [json.loads(view) for view in expected], keeps)]
 
 
-def _play(stdin: bytes, changes: bool) -> tuple[list[str], list[Any]]:
-    """The views a bot saw (as it saw them) and kept, a bot that changes all of every view or one that does not."""
+def _parts_kept(views: list[Any], keeps: str) -> list[tuple[int, Any]]:
+    """What a bot that keeps views keeps of each: all of it, its deepest last container, or nothing."""
+    if keeps == "nothing":
+        return []
+    return [(n, view if keeps == "all" else list(_containers(view))[-1][1]) for n, view in enumerate(views)]
+
+
+def _play(stdin: bytes, changes: bool, keeps: str = "all") -> tuple[list[str], list[Any]]:
+    """The views a bot saw (as it saw them) and what it kept of them, a bot that changes all of every view or one
+    that does not."""
     seen: list[str] = []
     kept: list[Any] = []
 
     def act(given: dict[str, Any], decision: dict[str, Any]) -> int:
         seen.append(json.dumps(given))
-        kept.append(given)
+        kept.extend(part for _, part in _parts_kept([given], keeps))
         if changes:  # deep in the view, then at its top
             for _, container in list(_containers(given)):
                 container.append("x") if type(container) is list else container.update(x=1)
