@@ -269,10 +269,10 @@ def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any
     """apply_patch(view, patch) and the same patch on given, act's last view, in one walk of the patch's paths: the
     loop's usual step, when act's last view is still equal to the SDK's own. given's containers on the paths are
     copied (once each) where act may hold them, as patched_copy does, and patched in place where only the caller's
-    variable (given itself) or their parent holds them (_REFCOUNTS): what act kept is never changed. Paths are parsed once per match (_steps); an
-    operation whose path has the same parent as the one before it (the discard pile's adds, a species' food and
-    population) skips the walk; the usual operations, on an object and at a list's end, are done here rather than
-    through _apply_op."""
+    variable (given itself) or their parent holds them (_REFCOUNTS): what act kept is never changed. Paths are
+    parsed once per match (_steps); an operation whose path has the same parent as the one before it (the discard
+    pile's adds, a species' food and population) skips the walk; the usual operations, on an object and at a
+    list's end, are done here rather than through _apply_op."""
     # act's last view, read before another variable holds it: run's variable and this argument alone hold it
     # unless act kept it
     root: Any
@@ -283,15 +283,17 @@ def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any
     owned = {id(root)}  # the containers this patch copied: act's last view keeps its own
     walked = None  # the parents of the last operation's path, if mine and theirs are still its containers
     for op in patch:
-        path, kind, value = op["path"], op["op"], op.get("value")
-        cls = type(value)
-        copied = _copy(value) if cls is dict or cls is list else value  # scalars are shared
-        if path == "":
-            view, root = value, copied
-            owned.add(id(root))
-            walked = None
-            continue
-        parents, last, steps = _STEPS.get(path) or _steps(path)
+        path = op["path"]
+        found = _STEPS.get(path)
+        if found is None:
+            if path == "":  # the whole view replaced
+                view = op.get("value")
+                root = _copy(view)
+                owned.add(id(root))
+                walked = None
+                continue
+            found = _steps(path)
+        parents, last, steps = found
         if parents is not walked:  # an operation changes its parent's members, never the parent: it stays valid
             mine: Any = view
             theirs: Any = root
@@ -306,6 +308,8 @@ def _patch_pair(view: Any, given: Any, patch: list[dict[str, Any]]) -> tuple[Any
             except (KeyError, TypeError):  # an object's key of digits, or a bad path: _walk says which
                 mine, theirs = _walk(view, root, steps, owned)
                 walked = None
+        kind, value = op["op"], op.get("value")
+        copied = _copy(value) if type(value) is dict or type(value) is list else value  # scalars are shared
         if type(mine) is dict and kind != "remove":
             mine[last] = value
             theirs[last] = copied
