@@ -14,14 +14,15 @@ with the spread. docs/scaling.md uses these to say which throughput targets a pr
 
 Beside the floor, `parts` is what Ludus adds to it in a decision, each part timed alone in this process (CPU µs a
 decision, the least of `--reps` passes over the decisions of `--games` recorded games of benchmarks/match.py's
-match: 4-player Evolution, the example bot in every seat). The worker's: the seat's view (`view`), its patch from
-the seat's last view (`patch`), the decide message written as a line (`encode`), the reply line read (`reply`);
-the SDK's: its whole loop (`sdk_run`: `engine.sdk.run` over the same lines with an act that returns 0), and two
-parts of it timed alone, the decide line parsed (`sdk_parse`) and act's view made from the patch (`sdk_view`: the
-check that act left its last view alone, and the copy of the paths the patch touches). What a
-decision costs in `python -m benchmarks.match` beyond the floor and these parts is the worker's loop around them
-(the clock, the CPU counters, the log's step mark, the hand-offs), the kernel's side of the seats' processes, and
-cold caches: five processes take turns on one CPU.
+match: 4-player Evolution, the example bot in every seat). The worker's: the seat's view and its patch from the
+view it was sent last, as a sandboxed seat takes them from the game (`seat_patch`: State.seat_patch), the decide
+message written as a line (`encode`), the reply line read (`reply`); the SDK's, over the lines the worker writes:
+its whole loop (`sdk_run`: `engine.sdk.run` over the same lines with an act that returns 0), and two parts of it
+timed alone, the decide line parsed as `run` parses it (`sdk_parse`: json's scanner) and act's view made from the
+patch (`sdk_view`: the check that act left its last view alone, and the patch on act's view). What a decision costs
+in `python -m benchmarks.match` beyond the floor and these parts is the worker's loop around them (the clock, the
+CPU counters, the log's step mark, the hand-offs), the kernel's side of the seats' processes, and cold caches: five
+processes take turns on one CPU.
 
     python -m benchmarks.floor
     python -m benchmarks.floor --json
@@ -86,33 +87,35 @@ def decision_parts(games: int, reps: int) -> dict[str, float]:
     """CPU µs a decision of each part of a decision that Ludus adds to the floor, timed alone (see the module's doc)."""
     import gc
     import io
+    import marshal
 
     from engine import load_game, protocol, sdk
     from workers.sandbox.pipes import encode_line
+    from workers.sandbox.seat import MAX_PATCH_OPS
 
     game, played = load_game("evolution"), recorded_games(games)
     clock = {"move_ms": 1000, "bank_ms": 10000}
-    decides: list[tuple[int, Any, Any, Any, Any]] = []  # seq, decision, view, last view of the seat, patch
+    decides: list[tuple[int, Any, Any, Any]] = []  # seq, decision, view, patch (copies: seat_patch keeps its view)
     streams = [[protocol.encode(protocol.hello("evolution", "1", seat, 4, {}, clock)) for seat in range(4)]
                for _ in played]
 
-    def replay(seed: int, choices: list[int], views: bool) -> Any:
-        state = game.new_state(4, seed, game.validate_options({}))
+    def replay(seed: int, choices: list[int], patches: bool) -> Any:
+        state, sent = game.new_state(4, seed, game.validate_options({})), [None] * 4
         for choice in choices:
-            if views:
-                state.view(state.decision().seat)
+            if patches:
+                seat = state.decision().seat
+                _, _, sent[seat] = state.seat_patch(seat, sent[seat], MAX_PATCH_OPS)
             state.choose(choice)
         return state
 
     for number, (seed, choices) in enumerate(played):
-        state, last = game.new_state(4, seed, game.validate_options({})), {}
+        state, sent = game.new_state(4, seed, game.validate_options({})), [None] * 4
         for seq, choice in enumerate(choices, 1):
             decision = state.decision()
-            view = state.view(decision.seat)
-            patch = protocol.view_patch(last[decision.seat], view) if decision.seat in last else None
-            decides.append((seq, decision, view, last.get(decision.seat), patch))
+            view, patch, sent[decision.seat] = state.seat_patch(decision.seat, sent[decision.seat], MAX_PATCH_OPS)
+            view, patch = marshal.loads(marshal.dumps(view)), marshal.loads(marshal.dumps(patch))
+            decides.append((seq, decision, view, patch))
             streams[number][decision.seat] += encode_line(protocol.decide(seq, view, decision, clock, patch))
-            last[decision.seat] = view
             state.choose(choice)
     lines = [stream for per_game in streams for stream in per_game]
     count, reply = len(decides), b'{"seq":7,"choice":0}'
@@ -132,13 +135,12 @@ def decision_parts(games: int, reps: int) -> dict[str, float]:
                     view, given = sdk._patch_pair(view, given, message["patch"])
 
     timed: dict[str, tuple[Callable[[], object], Callable[[], object]]] = {
-        "view": (lambda: [replay(seed, choices, True) for seed, choices in played],
-                 lambda: [replay(seed, choices, False) for seed, choices in played]),
-        "patch": (lambda: [protocol.view_patch(old, new) for _, _, new, old, _ in decides if old is not None], list),
-        "encode": (lambda: [encode_line(protocol.decide(seq, new, decision, clock, patch))
-                            for seq, decision, new, _, patch in decides], list),
+        "seat_patch": (lambda: [replay(seed, choices, True) for seed, choices in played],
+                       lambda: [replay(seed, choices, False) for seed, choices in played]),
+        "encode": (lambda: [encode_line(protocol.decide(seq, view, decision, clock, patch))
+                            for seq, decision, view, patch in decides], list),
         "reply": (lambda: [protocol.parse_reply(reply, 7, 3) for _ in range(count)], lambda: list(range(count))),
-        "sdk_parse": (lambda: [len(json.loads(line.decode())) for stream in lines for line in stream.splitlines()],
+        "sdk_parse": (lambda: [sdk._scan(line.decode(), 0)[1] for stream in lines for line in stream.splitlines()],
                       lambda: [len(line.decode()) for stream in lines for line in stream.splitlines()]),
         "sdk_view": (sdk_views, list),
         "sdk_run": (lambda: [sdk.run(lambda view, decision: 0, stdin=io.BytesIO(stream), stdout=io.BytesIO())
