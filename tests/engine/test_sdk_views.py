@@ -88,19 +88,35 @@ def test_a_patch_pair_is_the_patched_view_twice_and_leaves_what_act_kept_alone(c
         assert not _ids(new_view) & _ids(new_given)  # act can change all of its view and never the SDK's
 
 
+PATCH = [{"op": "replace", "path": "/a/b/1/c", "value": 5}, {"op": "add", "path": "/d/-", "value": {"e": 6}}]
+PATCHED = '{"a": {"b": [1, {"c": 5}]}, "d": [3, {"e": 6}]}'
+
+
 def test_a_view_act_did_not_keep_is_patched_in_place() -> None:
     """Where references are counted as the sandbox's CPython counts them, act's last view that only the SDK holds is
-    patched rather than copied (the copy would be waste: act cannot see the old one)."""
-    if not sdk._REFCOUNTS:
-        pytest.skip("this interpreter does not count references as CPython 3.11 does: the SDK copies")
+    patched rather than copied (the copy would be waste: act cannot see the old one); elsewhere it is copied."""
     view = {"a": {"b": [1, {"c": 2}]}, "d": [3]}
     last = sdk._copy(view)
     inner = id(last["a"]["b"])
-    mine, given = sdk._patch_pair(view, last, [{"op": "replace", "path": "/a/b/1/c", "value": 5},
-                                              {"op": "add", "path": "/d/-", "value": {"e": 6}}])
-    assert given is last and id(given["a"]["b"]) == inner
-    assert json.dumps(given) == json.dumps(mine) == '{"a": {"b": [1, {"c": 5}]}, "d": [3, {"e": 6}]}'
+    mine, given = sdk._patch_pair(view, last, PATCH)
+    assert (given is last and id(given["a"]["b"]) == inner) is sdk._REFCOUNTS
+    assert json.dumps(given) == json.dumps(mine) == PATCHED
     assert not _ids(mine) & _ids(given)
+
+
+def test_where_references_are_not_counted_every_container_on_a_patchs_path_is_copied(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Other interpreters (3.13 on, free-threaded builds, PyPy): every container reads as held by act."""
+    monkeypatch.setattr(sdk, "_getrefcount", sdk._always_shared)
+    monkeypatch.setattr(sdk, "_ALONE", 0)
+    view = {"a": {"b": [1, {"c": 2}]}, "d": [3]}
+    last = sdk._copy(view)
+    before = json.dumps(last)
+    inner, tail = last["a"]["b"], last["d"]
+    mine, given = sdk._patch_pair(view, last, PATCH)
+    assert given is not last and json.dumps(last) == before
+    assert given["a"]["b"] is not inner and given["d"] is not tail
+    assert json.dumps(given) == json.dumps(mine) == PATCHED
 
 
 @given(patched())
