@@ -160,7 +160,6 @@ def _species_patch(sp: Species, mine: bool, was: dict[str, Any], cards: list[lis
         was["face_down"], hidden[j] = face_down, sp.hidden[:]
 
 
-
 def _decision_view(st: EvolutionState, seat: int | None) -> JSON:
     """The pending decision as seat sees it: its options only for the seat that takes it (and the omniscient view)."""
     d = st.decision()
