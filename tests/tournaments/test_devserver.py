@@ -90,30 +90,70 @@ def server() -> Iterator[WSGIServer]:
     yield from serving(NoDelayThreadedWSGIServer)
 
 
-CHUNKED = b"PATCH / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n"
+def chunked(transfer_encoding: bytes = b"Transfer-Encoding: chunked\r\n") -> bytes:
+    return b"PATCH / HTTP/1.1\r\nHost: x\r\n" + transfer_encoding + b"\r\n"
+
+
+CHUNKED = chunked()
 NEXT = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+BODY = b"4;ext=1\r\nabcd\r\nA ; e=\"v\"\r\nbank_ms=01\r\n0\r\nTrailer: yes\r\n\r\n"
 
 
 def test_a_chunked_body_reaches_the_view_whole_and_the_next_request_on_the_connection_is_answered(
         server: WSGIServer) -> None:
     # Django's handler reads Content-Length bytes only: the chunks stayed on the kept-alive connection and were read
     # as the next request, answered with a bare HTTP/0.9 error page that a client took for the next answer.
-    body = b"4;ext=1\r\nabcd\r\nA\r\nbank_ms=01\r\n0\r\nTrailer: yes\r\n\r\n"
-    assert exchange(server, CHUNKED + body + NEXT) == [(200, b"abcdbank_ms=01"), (200, b"")]
+    assert exchange(server, CHUNKED + BODY + NEXT) == [(200, b"abcdbank_ms=01"), (200, b"")]
     assert exchange(server, CHUNKED + b"0\r\n\r\n" + NEXT) == [(200, b""), (200, b"")]
+    assert exchange(server, chunked(b"transfer-encoding: Chunked\r\n") + BODY + NEXT) == [
+        (200, b"abcdbank_ms=01"), (200, b"")]
 
 
-@pytest.mark.parametrize("body", [b"zz\r\nab\r\n0\r\n\r\n", b"0x2\r\nab\r\n0\r\n\r\n", b"-2\r\nab\r\n0\r\n\r\n",
-                                  b"2\r\nabcd\r\n0\r\n\r\n", b"", b"1" * 100 + b"\r\n"])
+def test_a_chunked_request_that_says_a_content_length_too_is_answered_and_its_connection_closed(
+        server: WSGIServer) -> None:
+    # RFC 9112 6.3: the chunks frame it; on its way it may have been framed by the length, so the connection ends.
+    assert exchange(server, chunked(b"Transfer-Encoding: chunked\r\nContent-Length: 3\r\n") + BODY + NEXT) == [
+        (200, b"abcdbank_ms=01")]
+
+
+@pytest.mark.parametrize(("transfer_encoding", "status"), [
+    (b"Transfer-Encoding: gzip, chunked\r\n", 501),
+    (b"Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n", 501),  # two lines are one list
+    (b"Transfer-Encoding: chunked, gzip\r\n", 400),
+    (b"Transfer-Encoding: notchunked\r\n", 400),
+    (b"Transfer-Encoding: gzip\r\n", 400),
+])
+def test_a_transfer_coding_other_than_chunked_alone_is_refused_and_its_connection_closed(
+        server: WSGIServer, transfer_encoding: bytes, status: int) -> None:
+    answers = exchange(server, chunked(transfer_encoding) + BODY + NEXT)
+    assert [answer for answer, _ in answers] == [status], answers
+
+
+@pytest.mark.parametrize("body", [
+    b"zz\r\nab\r\n0\r\n\r\n", b"0x2\r\nab\r\n0\r\n\r\n", b"-2\r\nab\r\n0\r\n\r\n", b" 2\r\nab\r\n0\r\n\r\n",
+    b"2\r\nabcd\r\n0\r\n\r\n", b"", b"1" * 100 + b"\r\n",
+    b"3;" + b"x" * 1022 + b"abc\r\n000\r\n0\r\n\r\n",  # an extension past the line limit, never read in pieces
+    b"3\r\nabc\r\n0\r\nX: " + b"a" * 1021 + b"\r\n\r\n",  # so a trailer line
+])
 def test_a_malformed_chunked_body_is_refused_and_its_connection_closed(server: WSGIServer, body: bytes) -> None:
     answers = exchange(server, CHUNKED + body + NEXT)
     assert [status for status, _ in answers] == [400], answers
 
 
-def test_a_chunked_body_over_the_largest_request_the_service_takes_is_refused_unread(
+def test_a_chunked_body_over_the_largest_request_the_service_takes_is_refused(
         server: WSGIServer, settings: Any) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10
     settings.LUDUS_UPLOAD_MAX_BYTES = 10 - upload_rule.SLACK
     assert exchange(server, CHUNKED + b"6\r\nabcdef\r\n5\r\nghijk\r\n0\r\n\r\n" + NEXT)[0][0] == 413
     assert exchange(server, CHUNKED + b"6\r\nabcdef\r\n4\r\nghij\r\n0\r\n\r\n" + NEXT) == [
         (200, b"abcdefghij"), (200, b"")]
+
+
+def test_a_server_made_again_from_a_servers_handler_wraps_it_once() -> None:
+    first = NoDelayThreadedWSGIServer(("127.0.0.1", 0), WSGIRequestHandler)
+    second = NoDelayThreadedWSGIServer(("127.0.0.1", 0), first.RequestHandlerClass)
+    try:
+        assert second.RequestHandlerClass is first.RequestHandlerClass
+    finally:
+        first.server_close()
+        second.server_close()
