@@ -98,6 +98,9 @@ def branch_start(header: dict[str, Any], prefix: Sequence[dict[str, Any]],
     return sim.state
 
 
+_NO_EVENTS = b"[]"  # canonical_json([]): a step without events (a quarter of Evolution's) is not encoded
+
+
 class Digest:
     """The footer's digest: the sha256 of every step's events, then of the final omniscient view. verify_document
     makes it by re-simulation; the runner makes it while the match is played, so the re-simulation after the match
@@ -107,7 +110,7 @@ class Digest:
         self._sha = hashlib.sha256()
 
     def add(self, events: list[Any]) -> None:
-        self._sha.update(canonical_json(events))
+        self._sha.update(_NO_EVENTS if type(events) is list and not events else canonical_json(events))
 
     def of_final(self, state: State) -> str:
         """The hex digest, with the final position's omniscient view; more events may still be added after."""

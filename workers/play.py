@@ -76,7 +76,7 @@ def play_game(
         if table.wanting[seat]:
             players[seat].set_context(state.seat_context(seat))  # type: ignore[attr-defined]
         reply = _ask(table, seq, state, decision, banks[seat], result)
-        if history:  # its hello may have been read during its decide
+        if table.wanting[seat]:  # its hello may have been read during its decide; once it wants none, it never will
             table.wanting[seat] = getattr(players[seat], "wants_events", False)
         banks[seat] = max(0, banks[seat] - max(0, reply.ms - clock.move_ms))
         record: dict[str, Any] = {"seat": seat, "choice": reply.choice, "ms": reply.ms}

@@ -3,14 +3,16 @@ seats' face-down traits ("?") and food cards ("?" once chosen), and other seats'
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.core import JSON, check_seat
 from engine.evolution.cards import CARD_STR, NUM_CARDS, card_view
 from engine.evolution.species import Species
-from engine.evolution.state import EvolutionState
 from engine.protocol import patch_since, replace_member, view_patch
 from engine.steps import deep
+
+if TYPE_CHECKING:  # the state imports this module: its views and patches are its methods' (state.py)
+    from engine.evolution.state import EvolutionState
 
 HIDDEN = "?"
 CARD_VIEWS = [card_view(c) for c in range(NUM_CARDS)]  # copied into each view: views share no objects
@@ -85,9 +87,16 @@ def seat_patch(st: EvolutionState, seat: int, sent: Any, max_ops: int) -> tuple[
                        ("reserve_used", st.reserve_used)):
         if view[key] != value:
             replace_member(view, key, value, f"/{key}", ops)
-    if st.discard is not sent.pile or len(st.discard) != sent.piled:  # between reshuffles it only grows
-        _patch_part(view, "discard", _discard(st), ops)
-        sent.pile, sent.piled = st.discard, len(st.discard)
+    pile = st.discard
+    if pile is not sent.pile or len(pile) != sent.piled:  # between reshuffles (a new list) it only grows
+        if pile is sent.pile:  # the cards added, as a diff of the pile would add them: nothing else compared
+            shown = view["discard"]
+            for name in map(CARD_STR.__getitem__, pile[sent.piled:]):
+                shown.append(name)
+                ops.append({"op": "add", "path": "/discard/-", "value": name})
+        else:
+            _patch_part(view, "discard", _discard(st), ops)
+        sent.pile, sent.piled = pile, len(pile)
     decision = _decision_view(st, seat)
     if view["decision"] != decision:  # replaced whole: as few bytes as a diff would take, and cheaper to make
         replace_member(view, "decision", decision, "/decision", ops)

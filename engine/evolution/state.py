@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from engine.core import JSON, Decision, Game, Outcome, check_seat
+from engine.evolution import seat_views
 from engine.evolution.cards import CARD_ID, CARD_KIND, CARD_STR, FAT_TISSUE, FLIGHT_CARD, KIND
 from engine.evolution.species import Species
 from engine.evolution.step_registry import STEPS
@@ -52,15 +53,11 @@ class EvolutionState(StepState):
     # -- the engine contract (decision, apply and the step loop: engine/steps.py) -----------------------------
 
     def view(self, seat: int | None) -> dict[str, JSON]:
-        from engine.evolution.seat_views import build_view
-
-        return build_view(self, seat)
+        return seat_views.build_view(self, seat)
 
     def seat_patch(self, seat: int, sent: Any, max_ops: int) -> tuple[dict[str, JSON], list[dict[str, JSON]] | None,
                                                                     Any]:
-        from engine.evolution.seat_views import seat_patch
-
-        return seat_patch(self, seat, sent, max_ops)
+        return seat_views.seat_patch(self, seat, sent, max_ops)  # at every decision of a sandboxed seat
 
     def outcome(self) -> Outcome | None:
         from engine.evolution.scoring import outcome

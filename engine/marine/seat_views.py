@@ -3,13 +3,15 @@ below their top tiles (counts); view(None) adds both. The seed, which fixes late
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.core import JSON, check_seat
 from engine.marine.data import ANIMALS, CARD_EFFECTS, CARD_EVENTS, CARD_NAMES, ELEMENTS, TERRAINS
-from engine.marine.state import MarineState
 from engine.protocol import patch_since, replace_member, view_patch
 from engine.steps import deep
+
+if TYPE_CHECKING:  # the state imports this module: its views and patches are its methods' (state.py)
+    from engine.marine.state import MarineState
 
 
 def card_view(card: int | None) -> JSON:

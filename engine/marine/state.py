@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import JSON, Decision, Game, Outcome, check_seat
+from engine.marine import seat_views
 from engine.marine.board import Corner, Hex, corner_hexes, hex_corners, is_thriving, neighbours, score_tile
 from engine.marine.data import (
     ANIMALS,
@@ -83,15 +84,11 @@ class MarineState(StepState):
     # -- the engine contract (decision, apply and the step loop: engine/steps.py) -----------------------------------
 
     def view(self, seat: int | None) -> dict[str, JSON]:
-        from engine.marine.seat_views import build_view
-
-        return build_view(self, seat)
+        return seat_views.build_view(self, seat)
 
     def seat_patch(self, seat: int, sent: Any, max_ops: int) -> tuple[dict[str, JSON], list[dict[str, JSON]] | None,
                                                                     Any]:
-        from engine.marine.seat_views import seat_patch
-
-        return seat_patch(self, seat, sent, max_ops)
+        return seat_views.seat_patch(self, seat, sent, max_ops)  # at every decision of a sandboxed seat
 
     def outcome(self) -> Outcome | None:
         if self.phase != "over":
