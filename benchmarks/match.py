@@ -35,8 +35,8 @@ The figures (JSON keys):
   for outside the match's wall time and inside its CPU time; each checkout on a queue of its own, emptied at the
   end); without it a checkout that verifies after the result verifies in its driver, inside its verify phase.
 Each checkout first plays --warmup unmeasured matches (default 1). With --baseline, `baseline` holds the same for
-that checkout and `over_baseline` the ratios. Warm seats are on (`--warm 8`, LUDUS_WARM_SEATS): each version's
-sandbox plays its matches in turn; `--warm 0` starts every seat anew.
+that checkout and `over_baseline` the ratios. Every checkout plays on the same one CPU (`pinned_cpu`). Warm seats are on
+(`--warm 8`, LUDUS_WARM_SEATS): each version's sandbox plays its matches in turn; `--warm 0` starts every seat anew.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ import uuid
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
+
+from benchmarks.engine import pin_to_one_core
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = Path(__file__).resolve().parent / "match_driver.py"
@@ -184,6 +186,10 @@ def figures(samples: list[dict[str, Any]]) -> dict[str, Any]:
 def run(seeds: list[int], baselines: list[Path], game: str, players: int, cgroups: bool,
         warm: int, warmup: int = 1, broker: str | None = None) -> dict[str, Any]:
     server = os.environ.get("DATABASE_URL", DEFAULT_URL)
+    # Every checkout's driver, and so its runner and its seats, on one CPU. Each driver's runner leases a CPU of its
+    # own (workers/sandbox/pinning.py), and a VM's CPUs do not run at one speed: two drivers of the same commit on
+    # the two CPUs differed by up to 1.35x in CPU a decision, by 0.97-1.03x on one.
+    cpu = pin_to_one_core()
     checkouts: list[Checkout] = []
     try:
         for root in [ROOT, *baselines]:
@@ -202,7 +208,7 @@ def run(seeds: list[int], baselines: list[Path], game: str, players: int, cgroup
         for checkout in checkouts:
             checkout.close()
     report: dict[str, Any] = {"game": game, "players": players, "seeds": seeds, "cgroups": cgroups, "warm_seats": warm,
-                              "warmup": warmup, "broker": bool(broker),
+                              "warmup": warmup, "broker": bool(broker), "pinned_cpu": cpu,
                               **figures(samples[0]), "targets": TARGETS, "cpus": os.cpu_count()}
     if baselines:
         base = figures(samples[1])
