@@ -75,3 +75,48 @@ def test_the_bound_counts_every_cpu_the_seat_may_run_on() -> None:
     seat._cpus = 4
     group.ns += 1_100_000
     assert seat._end_wait() == 1 and group.reads == 2 and seat._strict
+
+
+def test_a_reply_soon_after_the_last_reading_is_not_read_and_its_cpu_goes_to_the_next_reading() -> None:
+    """Under half a millisecond after the last reading (on one CPU) a reply is charged 0 ms unread; the next reading
+    charges what the seat used meanwhile, whole milliseconds carried as before: the sums stay exact."""
+    group = Group()
+    seat = Seat(group)
+    start = time.monotonic()
+    assert seat._cpu_ms(start) == 0 and group.reads == 1
+    group.ns += 300_000
+    assert seat._cpu_ms(start + 0.0002) == 0 and group.reads == 1
+    group.ns += 900_000
+    assert seat._cpu_ms(start + 0.0012) == 1 and group.reads == 2
+    group.ns += 900_000
+    assert seat._cpu_ms(start + 0.0014) == 0 and group.reads == 2  # 0.2 ms after the last reading: unread
+    assert seat._cpu_ms(start + 0.0030) == 1 and group.reads == 3  # 2.1 ms in all, 2 charged
+
+
+def test_the_unread_reply_bound_counts_every_cpu_the_seat_may_run_on() -> None:
+    """0.2 ms on four CPUs can hold 0.8 ms of CPU: read."""
+    group = Group()
+    seat = Seat(group)
+    seat._cpus = 4
+    start = time.monotonic()
+    seat._cpu_ms(start)
+    group.ns += 800_000
+    assert seat._cpu_ms(start + 0.0002) == 0 and group.reads == 2
+
+
+def test_unread_moves_leave_an_honest_seats_wait_uncaught_and_a_computing_one_caught() -> None:
+    """A move read at nobody's reply counts into the next wait's reading, which begins at the last reading: under half
+    a millisecond, so an honest seat (asleep on its stdin) is not taken for computing off its turn; one that computes
+    a millisecond off its turn is caught as before."""
+    for off_turn_ns, caught in ((0, False), (1_000_000, True)):
+        group = Group()
+        seat = Seat(group)
+        read_at = time.monotonic() - 0.010
+        seat._cpu_ms(read_at)
+        group.ns += 450_000  # its next move, 0.45 ms of CPU in 0.48 ms: not read
+        assert seat._cpu_ms(read_at + 0.00048) == 0 and group.reads == 1
+        seat._replied = 2
+        seat.pause()  # it waits, watched, 10 ms in all since the reading
+        group.ns += off_turn_ns
+        assert seat._end_wait() == (1 if caught else 0) and group.reads == 2
+        assert seat._strict is caught and seat not in waiting()
