@@ -89,7 +89,7 @@ def seat_patch(st: EvolutionState, seat: int, sent: Any, max_ops: int) -> tuple[
             replace_member(view, key, value, f"/{key}", ops)
     pile = st.discard
     if pile is not sent.pile or len(pile) != sent.piled:  # between reshuffles (a new list) it only grows
-        if pile is sent.pile:  # the cards added, as a diff of the pile would add them: nothing else compared
+        if pile is sent.pile and len(pile) > sent.piled:  # the cards added, as a diff would add them, alone
             shown = view["discard"]
             for name in map(CARD_STR.__getitem__, pile[sent.piled:]):
                 shown.append(name)

@@ -483,3 +483,17 @@ def test_a_bot_hello_that_asks_for_history_with_anything_but_true_or_false_is_a_
         protocol.bot_hello('{"type":"hello","history":"yes"}')
     assert caught.value.code == "bad_shape"
     assert str(caught.value) == "bad_shape: a bot's hello says history true or false, got 'yes'"
+
+
+def test_a_discard_pile_that_grew_goes_out_as_adds_and_one_that_shrank_whole() -> None:
+    """The pile's new cards go out as adds while the same list only grew; a pile that is shorter is compared whole,
+    so the seat's view stays the engine's."""
+    state = load_game("evolution").new_state(3, 5, None)
+    sent = None
+    _, _, sent = state.seat_patch(0, sent, 64)
+    state.discard += [3, 4, 5]
+    view, patch, sent = state.seat_patch(0, sent, 64)
+    assert patch is not None and [op["op"] for op in patch if op["path"].startswith("/discard")] == ["add"] * 3
+    state.discard.pop()
+    view, patch, sent = state.seat_patch(0, sent, 64)
+    assert json.dumps(view) == json.dumps(state.view(0))
