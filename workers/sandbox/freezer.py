@@ -30,11 +30,6 @@ OFF_TURN_NS = 1_000_000
 # A wait shorter than this, times the CPUs a seat may run on, holds less CPU than a reading at its end would charge (in
 # whole milliseconds) or catch (over OFF_TURN_NS): the counter is not read then (Freezer._waited_briefly).
 BRIEF_WAIT_S = min(OFF_TURN_NS, 1_000_000) / 1e9
-# A reply that comes less than this after the last reading, times the seat's CPUs, is not read (Freezer._cpu_ms): the
-# CPU its move used since is charged by the next reading. Half of BRIEF_WAIT_S, so that what those unread moves used,
-# counted into the next wait's reading (which begins at the last reading), leaves an honest seat's wait far under
-# OFF_TURN_NS.
-UNREAD_REPLY_S = BRIEF_WAIT_S / 2
 # While the worker waits for one seat's reply (or to write its decide line), the seats that wait unfrozen are looked at
 # this often (_watch_until): a seat computing off its turn takes about this much of another's long move (plus
 # OFF_TURN_NS and the counter's lag) before it is frozen. Over two ticks (4 ms at 250 Hz), so that a look sees a
@@ -177,19 +172,10 @@ class Freezer:
 
     def _cpu_ms(self, now: float) -> int | None:
         """The CPU milliseconds all the seat's processes used since the last reading: its own time, and what it
-        used off its turn before it was caught (check_waiting). now: the monotonic time, taken just before.
-
-        A reply within UNREAD_REPLY_S of the last reading (times the CPUs the seat may run on) is not read: its
-        processes cannot have used half a millisecond since, so it is charged 0 ms and what it used goes into the
-        next reading's move (sums stay exact, as with the part of a millisecond carried). The seat's next wait is
-        then measured from that last reading (_reply_ns), its unread moves counted in: under half a millisecond,
-        which cannot make an honest seat's wait reach OFF_TURN_NS, and only brings a seat that computes off its
-        turn nearer to it. Most replies of a quick round are not read (a system call each)."""
+        used off its turn before it was caught (check_waiting). now: the monotonic time, taken just before."""
         group = self._res.group
         if group is None or group.removed:
             return None
-        if (now - self._reply_at) * self._cpus < UNREAD_REPLY_S:
-            return 0
         self._reply_at = now
         used = self._reply_ns = group.cpu_ns()
         ms = (used - self._cpu_ns) // 1_000_000
