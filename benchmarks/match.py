@@ -186,9 +186,10 @@ def figures(samples: list[dict[str, Any]]) -> dict[str, Any]:
 def run(seeds: list[int], baselines: list[Path], game: str, players: int, cgroups: bool,
         warm: int, warmup: int = 1, broker: str | None = None) -> dict[str, Any]:
     server = os.environ.get("DATABASE_URL", DEFAULT_URL)
-    # Every checkout's driver, and so its runner and its seats, on one CPU. Each driver's runner leases a CPU of its
-    # own (workers/sandbox/pinning.py), and a VM's CPUs do not run at one speed: two drivers of the same commit on
-    # the two CPUs differed by up to 1.35x in CPU a decision, by 0.97-1.03x on one.
+    # Every checkout's driver, and so its runner and its seats, on one CPU. A runner leases a CPU for each match,
+    # first a random one, then the one it had (workers/sandbox/pinning.py), so two drivers often kept to different
+    # CPUs, and a VM's CPUs do not run at one speed: two drivers of one commit differed by up to 1.35x in CPU a
+    # decision, by 0.97-1.03x on one CPU.
     cpu = pin_to_one_core()
     checkouts: list[Checkout] = []
     try:

@@ -75,3 +75,47 @@ def test_the_bound_counts_every_cpu_the_seat_may_run_on() -> None:
     seat._cpus = 4
     group.ns += 1_100_000
     assert seat._end_wait() == 1 and group.reads == 2 and seat._strict
+
+
+def _moved_twice_then_waits(strict: bool, tail_ns: int) -> tuple[Group, Seat]:
+    """Reply 1 read 10 ms ago; reply 2 (the seat kept the turn) 0.48 ms later, after 0.45 ms of CPU on its own turn;
+    then tail_ns of CPU after reply 2 (a runtime's own threads before a freeze, say), and it waits."""
+    group = Group()
+    seat = Seat(group)
+    seat._strict = strict  # a seat frozen whenever it waits (Java, JavaScript, one caught before)
+    read_at = time.monotonic() - 0.010
+    seat._cpu_ms(read_at)
+    seat._replied = 1
+    group.ns += 450_000
+    assert seat._cpu_ms(read_at + 0.00048) == 0
+    seat._replied = 2
+    group.ns += tail_ns
+    seat.pause()
+    return group, seat
+
+
+def test_a_moves_own_cpu_is_never_charged_again_to_the_next_move() -> None:
+    """What a seat used on its own turn is in that move's ms; what it used after its reply, under a millisecond, adds
+    nothing to its next move (a reading that began before its last move would add both)."""
+    group, seat = _moved_twice_then_waits(strict=True, tail_ns=600_000)
+    assert group.frozen and seat._end_wait() == 0
+
+
+def test_only_the_cpu_used_after_a_reply_counts_toward_computing_off_its_turn() -> None:
+    """0.6 ms after its reply is under the 1 ms that marks computing off its turn, however much its move used."""
+    group, seat = _moved_twice_then_waits(strict=False, tail_ns=600_000)
+    seat._end_wait()
+    assert not seat._strict, seat.caught
+
+
+def test_a_matchs_cpu_ms_add_up_to_its_whole_milliseconds() -> None:
+    """Moves of 0.7 and 0.4 ms: 1 ms in all, charged within the match (a part of a millisecond carried, never left
+    for a later match)."""
+    group = Group()
+    seat = Seat(group)
+    start = time.monotonic()
+    group.ns += 700_000
+    charged = seat._cpu_ms(start)
+    group.ns += 400_000
+    charged = (charged or 0) + (seat._cpu_ms(start + 0.0002) or 0)
+    assert charged == 1

@@ -326,7 +326,9 @@ class SandboxedSeat(Freezer):
 
     def _take_hello(self, asked: dict[str, Any]) -> None:
         self._views, self._reusable = str(asked["views"]), bool(asked["reuse"])
-        self._history = bool(asked.get("history"))
+        # A hello after its first reply (it has none then, docs/bots.md) cannot start its history: the match loop
+        # stops handing events to a seat once it wants none (workers/play.py).
+        self._history = self._history is not False and bool(asked.get("history"))
         if not self._history:
             self._events = []
 
