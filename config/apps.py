@@ -1,4 +1,5 @@
-"""The composition root: when Django starts, the apps get their runner (docs/architecture.md#configuration)."""
+"""The composition root: when Django starts, the apps get their runner, and tournaments the replays' verification
+check (docs/architecture.md#configuration)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ class LudusConfig(AppConfig):
     verbose_name = "Ludus configuration"
 
     def ready(self) -> None:
-        from tournaments.dispatch import use_runner  # after the apps' models are loaded
+        from replays.verification import tournament_verifying  # after the apps' models are loaded
+        from tournaments.advancement import use_verification_check
+        from tournaments.dispatch import use_runner
 
         use_runner(_runner)
+        use_verification_check(tournament_verifying)

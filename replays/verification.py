@@ -20,7 +20,8 @@ from replays.format import ReplayFormatError
 from replays.models import Replay
 from replays.storage import ReplayUnavailable
 from replays.verify import ReplayMismatch, verify_document
-from tournaments.services import revert_result
+from tournaments.models import Match
+from tournaments.services import finish_tournament_if_done, revert_result
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ MISMATCH = "replay verification failed: "  # the reverted match's error, then th
 def verify_replay(match_id: int) -> str:
     """Re-simulate the match's replay if it is still verifying; return "verified", "mismatch", "unavailable" (the
     store does not answer: left verifying for the sweep) or what it already was. Safe to run twice, concurrently."""
-    replay = Replay.objects.filter(match_id=match_id).first()
+    replay = Replay.objects.filter(match_id=match_id).select_related("match").first()
     if replay is None:
         return "missing"
     if replay.verification != Verification.VERIFYING:
@@ -44,7 +45,9 @@ def verify_replay(match_id: int) -> str:
     except ReplayUnavailable:
         logger.warning("replay of match %s: the store does not answer; verified later", match_id, exc_info=True)
         return "unavailable"
-    Replay.objects.filter(pk=replay.pk, verification=Verification.VERIFYING).update(verification=Verification.VERIFIED)
+    if Replay.objects.filter(pk=replay.pk, verification=Verification.VERIFYING).update(
+            verification=Verification.VERIFIED) and (tournament_id := replay.match.tournament_id):
+        finish_tournament_if_done(tournament_id)  # its round may have waited on this verification
     return "verified"
 
 
@@ -58,6 +61,14 @@ def _mismatch(match_id: int, why: str) -> str:
 
 def _flag(match_id: int, why: str) -> None:
     Replay.objects.filter(match_id=match_id).update(verification=Verification.MISMATCH, verify_error=why[-4000:])
+
+
+def tournament_verifying(tournament_id: int) -> bool:
+    """Whether a finished match of the tournament has a replay still verifying: its result may yet be reverted, so
+    the tournament waits before its next round or its end (tournaments/advancement.py, which config/apps.py gives
+    this check)."""
+    return Replay.objects.filter(match__tournament_id=tournament_id, match__status=Match.Status.FINISHED,
+                                 verification=Verification.VERIFYING).exists()
 
 
 def sweep_unverified(older_than: float) -> int:

@@ -138,6 +138,17 @@ def embedded_runner_stopped(settings: Any) -> Iterator[None]:
 
 
 @pytest.fixture
+def verify_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner verifies each replay here and now, as a worker's verification task would (a test run sets a broker
+    but, outside the Celery tests, no worker takes the message): a tournament moves on only from verified results
+    (tournaments/advancement.py)."""
+    import workers.runner
+    from replays.verification import verify_replay
+
+    monkeypatch.setattr(workers.runner, "send_verification", verify_replay)
+
+
+@pytest.fixture
 def toygame_prelude() -> str:
     """Python source that registers tinynim in a fresh process (prepend it to `python -c` code)."""
     return REGISTER_TOYGAME

@@ -5,8 +5,10 @@ eliminations, withdrawals, the end.
 - Swiss and single elimination schedule round 1 when they start. `advance_tournament` is called after every
   match of the tournament ends (finished, failed or cancelled; services.finish_tournament_if_done) and by the
   beat task `workers.advance_tournaments` as a safety net. Under a row lock on the tournament it does nothing
-  while a match of the round is queued or running; otherwise it schedules the next round, or finishes the
-  tournament when the format says it is over. The lock and the check make it idempotent: whichever caller comes
+  while a match of the round is queued or running, or a finished one's replay is still verifying (its result may
+  yet be reverted: no pairing, elimination or final standing rests on it; the verification advances the tournament
+  when it is done); otherwise it schedules the next round, or finishes the tournament when the format says it is
+  over. The lock and the check make it idempotent: whichever caller comes
   last sees every result (record_result takes the same lock), and a second call finds the new round pending.
 - Withdrawing an entry: its queued matches are cancelled (unrated; the other seats of those games get no result),
   a match already running plays out and counts, and no later round seats it. Swiss drops it from the pairing;
@@ -17,9 +19,9 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -34,6 +36,22 @@ logger = logging.getLogger(__name__)
 
 Format, State, Status = Tournament.Format, Tournament.State, Match.Status
 PENDING = [Status.QUEUED, Status.RUNNING]
+
+# Whether a finished match of the tournament (by id) has a replay still verifying. Replays are a layer above (the
+# import contracts in pyproject.toml): the composition root registers the check when Django starts (config/apps.py).
+_verifying: Callable[[int], bool] | None = None
+
+
+def use_verification_check(verifying: Callable[[int], bool]) -> None:
+    global _verifying
+    _verifying = verifying
+
+
+def _results_verifying(tournament: Tournament) -> bool:
+    if _verifying is None:
+        raise ImproperlyConfigured("no verification check is registered: the `config` app (config/apps.py) "
+                                   "registers one when Django starts; is it in INSTALLED_APPS?")
+    return _verifying(tournament.pk)
 
 
 # --- creating matches -------------------------------------------------------------------------------------------
@@ -201,9 +219,10 @@ def table_results(tournament: Tournament, round_number: int) -> dict[int, dict[i
 def advance_tournament(tournament_id: int) -> str:
     """Schedule the next round or finish, once nothing of the current round is pending; safe to call any time.
 
-    Returns "waiting" (matches pending), "advanced" (a new round is queued), "finished", or "idle" (not running).
-    A failed match is the platform's fault, never a game's: the tournament waits ("waiting on failed") until the
-    organiser requeues it (services.requeue_failed) or cancels it, so no standings rest on a game never played.
+    Returns "waiting" (matches pending), "waiting on verification" (a finished match's replay is still verifying),
+    "advanced" (a new round is queued), "finished", or "idle" (not running). A failed match is the platform's fault,
+    never a game's: the tournament waits ("waiting on failed") until the organiser requeues it
+    (services.requeue_failed) or cancels it, so no standings rest on a game never played.
     """
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
@@ -213,6 +232,8 @@ def advance_tournament(tournament_id: int) -> str:
             return "waiting"
         if tournament.matches.filter(status=Status.FAILED).exists():
             return "waiting on failed"
+        if _results_verifying(tournament):
+            return "waiting on verification"
         matches = next_round(tournament)
         if not matches:
             finish(tournament)

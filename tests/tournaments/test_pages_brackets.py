@@ -15,7 +15,7 @@ from tournaments.pages.brackets import bracket_order
 from tournaments.scheduling import start_tournament
 from workers.runner import run_match
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("verify_here")]
 
 
 def play_out(tournament: Tournament) -> None:

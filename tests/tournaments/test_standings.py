@@ -16,7 +16,7 @@ from tournaments.scheduling import create_tournament, start_tournament
 from tournaments.standings import competition_standings, seat_win_rates, standings_data, tournament_scores
 from workers.runner import run_match
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("verify_here")]
 
 
 def played(count: int = 4, players: int = 2, **fields: Any) -> Tournament:

@@ -22,7 +22,7 @@ from tournaments.ratings import rating_differences
 from tournaments.scheduling import create_tournament, start_tournament
 from workers.runner import run_match
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("verify_here")]
 
 
 def entrants(count: int) -> list[Any]:

@@ -1,0 +1,107 @@
+"""A tournament moves on only from verified results (docs/architecture.md#replays): a result whose replay is still
+verifying may yet be reverted, so no Swiss pairing, elimination or final standing may rest on it.
+
+The attack: a worker records a result whose replay does not re-simulate (here, its log's first action booked to the
+wrong seat), and its verification is late (the message not yet taken). Before this rule the next round was paired
+from that result the moment the round's last match was recorded, and the revert that followed left the round
+standing. Matches run in this process through the real runner on PostgreSQL; the verification is held back, then
+run as its task would run it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import workers.runner
+from replays.models import Replay
+from replays.verification import verify_replay
+from tournaments.advancement import advance_tournament
+from tournaments.builtins import ensure_builtin
+from tournaments.models import Match, Tournament
+from tournaments.scheduling import create_tournament, start_tournament
+from workers.runner import run_match
+
+pytestmark = pytest.mark.django_db
+
+
+def make(format: str, **fields: Any) -> Tournament:
+    versions = [ensure_builtin(f"{'greedy' if i % 2 else 'random'}-{i}", "greedy" if i % 2 else "random")
+                for i in range(4)]
+    return create_tournament(versions, name="cup", game="tinynim", players_per_table=2, games_per_set=1, seed=3,
+                             format=format, **fields)
+
+
+@pytest.fixture
+def late_verification(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner's verification message not yet taken by any worker: the replays stay verifying."""
+    monkeypatch.setattr(workers.runner, "send_verification", lambda match_id: None)
+
+
+def run_round(tournament: Tournament, number: int | None = None) -> list[int]:
+    """Run the queued matches of round number (None: of every round); return their ids."""
+    queued = tournament.matches.filter(status=Match.Status.QUEUED)
+    played = list((queued if number is None else queued.filter(round=number)).order_by("pk")
+                  .values_list("pk", flat=True))
+    assert played
+    for match_id in played:
+        assert run_match(match_id) == "finished"
+    return played
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_a_swiss_round_is_not_paired_from_a_result_that_is_then_reverted(monkeypatch: pytest.MonkeyPatch) -> None:
+    tournament = make("swiss", rounds=2)
+    start_tournament(tournament, enqueue=False)
+    real_play_game = workers.runner.play_game
+
+    def corrupted_once(*args: Any, **kwargs: Any) -> Any:
+        result = real_play_game(*args, **kwargs)
+        result.actions[0]["seat"] = 1 - result.actions[0]["seat"]  # as if a record went to the wrong seat
+        monkeypatch.setattr(workers.runner, "play_game", real_play_game)
+        return result
+
+    monkeypatch.setattr(workers.runner, "play_game", corrupted_once)
+    bad, good = run_round(tournament, 1)
+    assert Replay.objects.get(match_id=bad).verification == "verifying"
+    assert not tournament.matches.filter(round=2).exists()  # the attack: paired from the unverified result
+    assert advance_tournament(tournament.pk) == "waiting on verification"
+
+    assert verify_replay(good) == "verified"
+    assert not tournament.matches.filter(round=2).exists()  # one result still verifying
+    assert verify_replay(bad) == "mismatch"
+    assert Match.objects.get(pk=bad).status == "failed"
+    assert advance_tournament(tournament.pk) == "waiting on failed"
+    assert not tournament.matches.filter(round=2).exists()
+    tournament.refresh_from_db()
+    assert tournament.current_round == 1 and tournament.state == "running"
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+@pytest.mark.parametrize("format", ["swiss", "single_elimination"])
+def test_the_last_verification_of_a_round_pairs_the_next(format: str) -> None:
+    tournament = make(format, **({"rounds": 2} if format == "swiss" else {}))
+    start_tournament(tournament, enqueue=False)
+    first, last = run_round(tournament, 1)
+    assert not tournament.matches.filter(round=2).exists()
+    assert verify_replay(first) == "verified"
+    assert not tournament.matches.filter(round=2).exists()
+    assert verify_replay(last) == "verified"  # the verification itself moves the tournament on
+    assert tournament.matches.filter(round=2, status="queued").count() == (2 if format == "swiss" else 1)
+    tournament.refresh_from_db()
+    assert tournament.current_round == 2
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_a_round_robin_finishes_only_once_its_last_result_is_verified() -> None:
+    tournament = make("round_robin")
+    start_tournament(tournament, enqueue=False)
+    played = run_round(tournament)
+    tournament.refresh_from_db()
+    assert tournament.state == "running" and tournament.finished_at is None
+    assert advance_tournament(tournament.pk) == "waiting on verification"
+    for match_id in played:
+        assert verify_replay(match_id) == "verified"
+    tournament.refresh_from_db()
+    assert tournament.state == "finished" and tournament.finished_at is not None
