@@ -23,9 +23,8 @@ class LudusConfig(AppConfig):
     verbose_name = "Ludus configuration"
 
     def ready(self) -> None:
-        from replays.verification import tournament_verifying  # after the apps' models are loaded
-        from tournaments.advancement import use_verification_check
-        from tournaments.dispatch import use_runner
+        from replays.verification import any_verifying  # after the apps' models are loaded
+        from tournaments.dispatch import use_runner, use_verification_check
 
         use_runner(_runner)
-        use_verification_check(tournament_verifying)
+        use_verification_check(any_verifying)

@@ -14,12 +14,14 @@ import functools
 import logging
 from datetime import timedelta
 
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from replays.format import ReplayFormatError
 from replays.models import Replay
 from replays.storage import ReplayUnavailable
 from replays.verify import ReplayMismatch, verify_document
+from replays.version_test_measures import advance_after
 from tournaments.models import Match
 from tournaments.services import finish_tournament_if_done, revert_result
 
@@ -46,9 +48,18 @@ def verify_replay(match_id: int) -> str:
         logger.warning("replay of match %s: the store does not answer; verified later", match_id, exc_info=True)
         return "unavailable"
     if Replay.objects.filter(pk=replay.pk, verification=Verification.VERIFYING).update(
-            verification=Verification.VERIFIED) and (tournament_id := replay.match.tournament_id):
-        finish_tournament_if_done(tournament_id)  # its round may have waited on this verification
+            verification=Verification.VERIFIED):
+        _moves_on(replay.match)
     return "verified"
+
+
+def _moves_on(match: Match) -> None:
+    """What waited on this verification moves on (tournaments.dispatch.results_verifying): its tournament's next
+    round or end, its version test's tally. A reverted result's tournament moves on in revert_result."""
+    if match.tournament_id:
+        finish_tournament_if_done(match.tournament_id)
+    else:
+        advance_after(match.pk, Match.Status.FINISHED)
 
 
 def _mismatch(match_id: int, why: str) -> str:
@@ -56,6 +67,7 @@ def _mismatch(match_id: int, why: str) -> str:
     flag = functools.partial(_flag, why=why)
     if not revert_result(match_id, MISMATCH + why, flag=flag):
         flag(match_id)  # the match was not finished (reverted already): the replay is flagged all the same
+    advance_after(match_id, Match.Status.FAILED)  # a version test's game: its deal is void
     return "mismatch"
 
 
@@ -63,12 +75,10 @@ def _flag(match_id: int, why: str) -> None:
     Replay.objects.filter(match_id=match_id).update(verification=Verification.MISMATCH, verify_error=why[-4000:])
 
 
-def tournament_verifying(tournament_id: int) -> bool:
-    """Whether a finished match of the tournament has a replay still verifying: its result may yet be reverted, so
-    the tournament waits before its next round or its end (tournaments/advancement.py, which config/apps.py gives
-    this check)."""
-    return Replay.objects.filter(match__tournament_id=tournament_id, match__status=Match.Status.FINISHED,
-                                 verification=Verification.VERIFYING).exists()
+def any_verifying(matches: QuerySet[Match]) -> bool:
+    """Whether any of these matches has a replay still verifying (tournaments.dispatch.results_verifying, which
+    config/apps.py gives this check): one query, the matches a subquery."""
+    return Replay.objects.filter(match__in=matches, verification=Verification.VERIFYING).exists()
 
 
 def sweep_unverified(older_than: float) -> int:

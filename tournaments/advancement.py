@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from tournaments import new_matches
-from tournaments.dispatch import enqueue_matches
+from tournaments.dispatch import enqueue_matches, results_verifying
 from tournaments.formats import elimination, round_robin, swiss
 from tournaments.formats.sets import game_points, set_games, table_seed
 from tournaments.models import Entry, Match, Rating, Seat, Tournament
@@ -36,22 +36,6 @@ logger = logging.getLogger(__name__)
 
 Format, State, Status = Tournament.Format, Tournament.State, Match.Status
 PENDING = [Status.QUEUED, Status.RUNNING]
-
-# Whether a finished match of the tournament (by id) has a replay still verifying. Replays are a layer above (the
-# import contracts in pyproject.toml): the composition root registers the check when Django starts (config/apps.py).
-_verifying: Callable[[int], bool] | None = None
-
-
-def use_verification_check(verifying: Callable[[int], bool]) -> None:
-    global _verifying
-    _verifying = verifying
-
-
-def _results_verifying(tournament: Tournament) -> bool:
-    if _verifying is None:
-        raise ImproperlyConfigured("no verification check is registered: the `config` app (config/apps.py) "
-                                   "registers one when Django starts; is it in INSTALLED_APPS?")
-    return _verifying(tournament.pk)
 
 
 # --- creating matches -------------------------------------------------------------------------------------------
@@ -232,7 +216,7 @@ def advance_tournament(tournament_id: int) -> str:
             return "waiting"
         if tournament.matches.filter(status=Status.FAILED).exists():
             return "waiting on failed"
-        if _results_verifying(tournament):
+        if results_verifying(tournament.matches.filter(status=Status.FINISHED)):
             return "waiting on verification"
         matches = next_round(tournament)
         if not matches:

@@ -3,7 +3,8 @@
 `tournaments` and `replays` never import `workers` (the import contracts in pyproject.toml, checked by
 `lint-imports` in `make lint`). They name what they need here (Runner), and the top layer registers what provides
 it with `use_runner` when Django starts: `workers.dispatch` (config/apps.py, the composition root), which sends to
-Celery when a broker is configured and to the embedded process pool otherwise.
+Celery when a broker is configured and to the embedded process pool otherwise. The one thing tournaments asks of
+replays, whether results are still verifying (`results_verifying`), is registered the same way.
 
 The match row is the outbox: `enqueue_matches` sends after commit, a row is marked sent just before
 its message goes out, and beat's `send_outbox` sends whatever a broker outage left unsent.
@@ -20,7 +21,7 @@ from typing import Any, Protocol
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.db.models.functions import Now
 
 from tournaments.models import Match
@@ -81,6 +82,26 @@ def runner() -> Runner:
         raise ImproperlyConfigured("no runner is registered: the `config` app (config/apps.py) registers one when "
                                    "Django starts; is it in INSTALLED_APPS?")
     return _load_runner()
+
+
+_verifying: Callable[[QuerySet[Match]], bool] | None = None
+
+
+def use_verification_check(verifying: Callable[[QuerySet[Match]], bool]) -> None:
+    """Register replays' check (replays.verification.any_verifying; config/apps.py)."""
+    global _verifying
+    _verifying = verifying
+
+
+def results_verifying(matches: QuerySet[Match]) -> bool:
+    """Whether any of these finished matches has a replay still verifying. Its result may yet be reverted
+    (replays/verification.py), so nothing may rest on it yet: a tournament's next round or end
+    (tournaments/advancement.py), a version test's tally (tournaments/version_tests.py). The verification moves each
+    on when it is done."""
+    if _verifying is None:
+        raise ImproperlyConfigured("no verification check is registered: the `config` app (config/apps.py) registers "
+                                   "one when Django starts; is it in INSTALLED_APPS?")
+    return _verifying(matches)
 
 
 # --- the outbox ---------------------------------------------------------------------------------------------------

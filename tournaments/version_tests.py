@@ -26,7 +26,7 @@ from engine import InvalidOptions, load_game
 from engine.bots import is_bot_name
 from tournaments import sprt
 from tournaments.builtins import ensure_builtin
-from tournaments.dispatch import PRIORITY_TEST, enqueue_matches
+from tournaments.dispatch import PRIORITY_TEST, enqueue_matches, results_verifying
 from tournaments.formats.round_robin import derive_seed
 from tournaments.models import Bot, BotVersion, Match, Seat, VersionTest, VersionTestGame
 from tournaments.new_matches import create_matches
@@ -255,7 +255,9 @@ def hypotheses_of(test: VersionTest) -> sprt.Hypotheses:
 
 def advance_test(test_id: int, measure: Measure | None = None) -> str:
     """Once a batch is played: tally it, update the LLR, and stop (passed, failed, capped) or queue the next batch
-    when the share allows. Returns the test's status, or "playing" / "held"; safe to call any time, twice."""
+    when the share allows. Returns the test's status, or "playing" / "verifying" (a game's replay is still verifying:
+    its result may yet be reverted, and the verification advances the test) / "held"; safe to call any time,
+    twice."""
     with transaction.atomic():
         test = VersionTest.objects.select_for_update().filter(pk=test_id).first()
         if test is None or not test.is_running():
@@ -263,6 +265,8 @@ def advance_test(test_id: int, measure: Measure | None = None) -> str:
         rows = list(test.games.select_related("match").order_by("deal", "swapped"))
         if any(row.match.status in UNFINISHED for row in rows):
             return "playing"
+        if results_verifying(Match.objects.filter(pk__in=_finished(_untallied(test, rows)))):
+            return "verifying"
         tally(test, rows, measure)
         outcome = _next_step(test, len(rows))
         test.save()
@@ -301,7 +305,7 @@ def cancel_test(test: VersionTest) -> bool:
 
 def advance_running_tests(measure: Measure | None = None) -> int:
     """Beat: advance every running test; return how many queued a batch or ended."""
-    return sum(advance_test(pk, measure) not in ("playing", "held", VersionTest.Status.RUNNING)
+    return sum(advance_test(pk, measure) not in ("playing", "verifying", "held", VersionTest.Status.RUNNING)
                for pk in VersionTest.objects.filter(status=VersionTest.Status.RUNNING).values_list("pk", flat=True))
 
 
@@ -310,19 +314,28 @@ def advance_running_tests(measure: Measure | None = None) -> int:
 
 def tally(test: VersionTest, rows: list[VersionTestGame], measure: Measure | None) -> None:
     """Add the deals played since the last tally to test.results, and recompute the LLR and the intervals."""
+    by_deal = _untallied(test, rows)
+    fresh = _finished(by_deal)
+    measured = measure(fresh) if measure and fresh else {}
+    seats = _seats(fresh)
+    for deal, games in sorted(by_deal.items()):
+        _tally_deal(test, deal, games, seats, measured)
+    _summarize(test)
+
+
+def _untallied(test: VersionTest, rows: list[VersionTestGame]) -> dict[int, list[VersionTestGame]]:
+    """The games of the deals not tallied yet, by deal."""
     results = test.results
     done = set(results["deals"]) | {str(deal) for deal in results["void"]}
     by_deal: dict[int, list[VersionTestGame]] = {}
     for row in rows:
         if str(row.deal) not in done:
             by_deal.setdefault(row.deal, []).append(row)
-    fresh = [row.match_id for games in by_deal.values() for row in games
-             if row.match.status == Match.Status.FINISHED]
-    measured = measure(fresh) if measure and fresh else {}
-    seats = _seats(fresh)
-    for deal, games in sorted(by_deal.items()):
-        _tally_deal(test, deal, games, seats, measured)
-    _summarize(test)
+    return by_deal
+
+
+def _finished(by_deal: dict[int, list[VersionTestGame]]) -> list[int]:
+    return [row.match_id for games in by_deal.values() for row in games if row.match.status == Match.Status.FINISHED]
 
 
 def _seats(match_ids: list[int]) -> dict[int, dict[int, dict[str, Any]]]:

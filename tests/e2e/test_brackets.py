@@ -13,7 +13,7 @@ from tournaments.models import Match, Tournament
 from tournaments.scheduling import start_tournament
 from workers.runner import run_match
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("verify_here")]
 
 
 def play_out(tournament: Tournament) -> None:

@@ -23,7 +23,7 @@ from tournaments.models import Bot, BotVersion, Ladder, Match, Tournament
 from tournaments.scheduling import start_tournament
 from workers.runner import run_match
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("verify_here")]
 SIZES = {"desk": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 

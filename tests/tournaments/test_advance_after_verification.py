@@ -1,5 +1,6 @@
-"""A tournament moves on only from verified results (docs/architecture.md#replays): a result whose replay is still
-verifying may yet be reverted, so no Swiss pairing, elimination or final standing may rest on it.
+"""Tournaments and version tests move on only from verified results (docs/architecture.md#replays): a result whose
+replay is still verifying may yet be reverted, so no Swiss pairing, elimination, final standing or version test's
+tally may rest on it.
 
 The attack: a worker records a result whose replay does not re-simulate (here, its log's first action booked to the
 wrong seat), and its verification is late (the message not yet taken). Before this rule the next round was paired
@@ -17,10 +18,12 @@ import pytest
 import workers.runner
 from replays.models import Replay
 from replays.verification import verify_replay
+from replays.version_test_measures import advance
 from tournaments.advancement import advance_tournament
 from tournaments.builtins import ensure_builtin
 from tournaments.models import Match, Tournament
 from tournaments.scheduling import create_tournament, start_tournament
+from tournaments.version_tests import TestRequest, start_test
 from workers.runner import run_match
 
 pytestmark = pytest.mark.django_db
@@ -105,3 +108,31 @@ def test_a_round_robin_finishes_only_once_its_last_result_is_verified() -> None:
         assert verify_replay(match_id) == "verified"
     tournament.refresh_from_db()
     assert tournament.state == "finished" and tournament.finished_at is not None
+
+
+@pytest.mark.usefixtures("late_verification")
+def test_a_version_test_tallies_no_game_whose_replay_is_then_reverted(alice: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    greedy, weak = ensure_builtin("greedy"), ensure_builtin("greedy_eps50")
+    test = start_test(alice, TestRequest(new=greedy.pk, base=weak.pk, game="marine", players=2, batch_deals=1,
+                                         max_games=40))
+    real_play_game = workers.runner.play_game
+
+    def corrupted_once(*args: Any, **kwargs: Any) -> Any:
+        result = real_play_game(*args, **kwargs)
+        result.actions[0]["seat"] = 1 - result.actions[0]["seat"]
+        monkeypatch.setattr(workers.runner, "play_game", real_play_game)
+        return result
+
+    monkeypatch.setattr(workers.runner, "play_game", corrupted_once)
+    bad, good = test.games.order_by("swapped").values_list("match_id", flat=True)
+    for match_id in (bad, good):
+        assert run_match(match_id) == "finished"
+    assert advance(test.pk) == "verifying"  # the attack: the deal tallied from a result not yet verified
+    test.refresh_from_db()
+    assert test.games_played == 0 and test.results["deals"] == {}
+    assert verify_replay(good) == "verified"
+    assert verify_replay(bad) == "mismatch"  # and the verification advances the test: the deal is void
+    test.refresh_from_db()
+    assert test.games_played == 1 and test.results["deals"] == {} and test.results["void"] == [0]
+    assert test.games.count() == 4  # the next batch queued

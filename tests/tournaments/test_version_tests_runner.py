@@ -14,7 +14,7 @@ from tournaments.new_matches import create_match
 from tournaments.system_ladders import system_ladder
 from tournaments.version_tests import TestRefused, TestRequest, advance_test, cancel_test, may_queue_batch, start_test
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("verify_here")]
 
 
 @pytest.fixture

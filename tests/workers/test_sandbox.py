@@ -136,13 +136,13 @@ def _log_lines(log: str, prefix: str) -> dict[str, str]:
 def unharmed() -> Iterator[None]:
     """The worker (this process) comes out as it went in: no child, fd, thread or seat dir more, memory flat."""
     fds = set(os.listdir("/proc/self/fd"))
-    threads = threading.active_count()
+    threads = set(threading.enumerate())  # another test's thread may end meanwhile: only new ones count
     rss = _rss()
     with temp_dirs_made() as made:
         yield
     assert _children() == [], "the worker has child processes (or zombies) left"
     assert set(os.listdir("/proc/self/fd")) <= fds, "the worker leaked file descriptors"
-    assert threading.active_count() == threads, "a stderr reader thread is still running"
+    assert set(threading.enumerate()) <= threads, "a stderr reader thread is still running"
     assert _rss() - rss < 64 << 20, "the worker's memory grew"
     assert not [path for path in made if os.path.exists(path)], "a seat's temp dir was left behind"
 
