@@ -87,10 +87,16 @@ def main() -> None:
     parser.add_argument("--entrants", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
+    on_own_database("standings", lambda: measure(args.entrants, args.repeats))
+
+
+def on_own_database(purpose: str, run: Callable[[], None]) -> None:
+    """Run with Django set up on a database of its own, created on the PostgreSQL server of DATABASE_URL (default
+    postgres://postgres@127.0.0.1:5432/ludus) and dropped at the end."""
     import psycopg
 
     server = urlsplit(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ludus"))
-    name = f"ludus_bench_standings_{uuid.uuid4().hex[:8]}"
+    name = f"ludus_bench_{purpose}_{uuid.uuid4().hex[:8]}"
     admin = server._replace(path="/postgres").geturl()
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -101,7 +107,7 @@ def main() -> None:
         import django
 
         django.setup()
-        measure(args.entrants, args.repeats)
+        run()
     finally:
         from django.db import connections
 

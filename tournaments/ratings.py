@@ -159,6 +159,59 @@ def rate_seats(match: Match, seats: Sequence[Seat], seq: int | None = None,
     update_rows(Rating, before, ["mu", "sigma", "games", "wins", "seat_record", "updated_at"])
 
 
+def unrate(match: Match, seats: Sequence[Seat]) -> None:
+    """Take a rated match's result out of its competition's ratings, under the competition's row lock (revert_result;
+    seats: the match's seats as rated, read before their results were cleared). Its versions go back to their
+    ratings before it, and each later rated match that seats a version whose rating so changed is rated again, in
+    rating_seq order, from its seats' ratings as they now stand, its seats' before and after rewritten: what
+    recompute_ratings would give. Only the matches rated after it are read. A revert follows its result by the few
+    seconds of a verification, so it costs those few matches, not the competition's history (rebuild_ratings, which
+    replays all of it, is for `recompute_ratings`)."""
+    rating: dict[int, tuple[float, float]] = {}
+    for seat in seats:
+        assert seat.rating_mu_before is not None and seat.rating_sigma_before is not None, "a rated seat"
+        rating[seat.bot_version_id] = (seat.rating_mu_before, seat.rating_sigma_before)
+    competition = Q(ladder_id=match.ladder_id) if match.ladder_id else Q(tournament_id=match.tournament_id)
+    rerated: list[Seat] = []
+    for later in (Match.objects.filter(competition, status=Match.Status.FINISHED, rated=True,
+                                       rating_seq__gt=match.rating_seq)
+                  .order_by("rating_seq", "pk").prefetch_related("seats")):
+        table = sorted(later.seats.all(), key=lambda seat: seat.number)
+        if not any(seat.bot_version_id in rating for seat in table):
+            continue  # its ratings before are the ones it was rated from
+        before = [rating.get(seat.bot_version_id, (seat.rating_mu_before, seat.rating_sigma_before))
+                  for seat in table]
+        teams = [[MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma in before]
+        after = MODEL.rate(teams, ranks=[float(seat.rank or 0) for seat in table])
+        for seat, (mu, sigma), [new] in zip(table, before, after, strict=True):
+            seat.rating_mu_before, seat.rating_sigma_before = mu, sigma
+            seat.rating_mu_after, seat.rating_sigma_after = new.mu, new.sigma
+            rating[seat.bot_version_id] = (new.mu, new.sigma)
+        rerated += table
+    update_rows(Seat, rerated, ["rating_mu_before", "rating_sigma_before", "rating_mu_after", "rating_sigma_after"])
+    rows = list(Rating.objects.filter(competition, bot_version_id__in=list(rating)).order_by("pk"))
+    reverted, now = {seat.bot_version_id: seat for seat in seats}, timezone.now()
+    for row in rows:
+        row.mu, row.sigma = rating[row.bot_version_id]
+        row.updated_at = now
+        if (taken := reverted.get(row.bot_version_id)) is not None:
+            won = taken.rank == 1
+            row.games -= 1
+            row.wins -= won
+            row.seat_record = remove_seat(row.seat_record, taken.number, won)
+    update_rows(Rating, rows, ["mu", "sigma", "games", "wins", "seat_record", "updated_at"])
+
+
+def remove_seat(record: list[list[int]], number: int, won: bool) -> list[list[int]]:
+    """add_seat undone: the seat record with that game taken away, and no seat numbers left at its end that have no
+    game (as a record made by add_seat alone never has)."""
+    left = [list(pair) for pair in record]
+    left[number] = [left[number][0] - 1, left[number][1] - won]
+    while left and left[-1][0] == 0:
+        left.pop()
+    return left
+
+
 def update_rows(model: type[Model], rows: Sequence[Model], fields: Sequence[str]) -> None:
     """One UPDATE of these fields of these rows, by primary key: what `bulk_update` writes, joined to a list of the
     rows' values instead of its CASE per field. bulk_update's per-value expression objects cost more than the whole

@@ -24,9 +24,9 @@ from django.utils import timezone
 from tournaments.advancement import advance_tournament
 from tournaments.dispatch import send_matches
 from tournaments.models import Bot, BotVersion, Ladder, Match, Seat, StandingsRow, Tournament
-from tournaments.ratings import locked_ratings, rate_seats, rebuild_ratings, send_competition_lock, update_rows
+from tournaments.ratings import locked_ratings, rate_seats, send_competition_lock, unrate, update_rows
 from tournaments.rows import columns, instances, width
-from tournaments.standings import count_result, rebuild_standings, result_rows
+from tournaments.standings import count_result, rebuild_standings, result_rows, uncount_result
 
 logger = logging.getLogger(__name__)
 
@@ -190,7 +190,8 @@ RESULT_FIELDS = {"score": None, "rank": None, "rating_mu_before": None, "rating_
 
 def revert_result(match_id: int, cause: str, flag: Callable[[int], None]) -> bool:
     """A recorded result whose replay did not verify: the match failed with the cause, its seats' results cleared,
-    and the competition's ratings and standings rows rebuilt from the history left, so nothing of it counts; flag is
+    and its rating updates and standings undone (ratings.unrate re-rates the matches rated after it), so nothing of
+    it counts and the competition stands as its history without it would give; flag is
     called with the match id in the same transaction (replays.verification marks the replay). Under the
     competition's lock, as record_result. False when the match is not finished (reverted already)."""
     match = Match.objects.filter(pk=match_id).select_related("ladder", "tournament").first()
@@ -204,11 +205,14 @@ def revert_result(match_id: int, cause: str, flag: Callable[[int], None]) -> boo
         if Match.objects.filter(pk=match_id, status=Status.FINISHED).update(
                 status=Status.FAILED, error=cause[-4000:], lease_expires=None) != 1:
             return False
+        counted = list(Seat.objects.filter(match_id=match_id).order_by("number"))
         Seat.objects.filter(match_id=match_id).update(**RESULT_FIELDS)
         flag(match_id)
+        # Undone rather than rebuilt: a revert costs the matches rated since, not the competition's history
         if match.rated:
-            rebuild_ratings(type(competition), competition.pk)
-        rebuild_standings(competition)
+            unrate(match, counted)
+        if not uncount_result(match, counted):
+            rebuild_standings(competition)
     logger.error("match %s: result reverted, its replay does not verify: %s", match_id, cause)
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)

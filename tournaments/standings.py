@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 from django.db import transaction
-from django.db.models import Count, IntegerField, Q, QuerySet, Sum
+from django.db.models import Count, F, IntegerField, Q, QuerySet, Sum
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
 from rich.table import Table
@@ -154,6 +154,32 @@ def count_result(match: Match, seats: list[Seat], found: Iterable[StandingsRow] 
     update_rows(StandingsRow, [row for row in rows.values() if row not in new], ROW_FIELDS)
 
 
+def uncount_result(match: Match, seats: list[Seat]) -> bool:
+    """Take a finished match's seats (as counted, read before their results were cleared) out of its competition's
+    standings rows: count_result undone, under the competition's row lock (revert_result). A version left with no
+    game loses its row, as a recount would give it none. False, and nothing written, when the rows did not count the
+    match (a row missing: the caller rebuilds them)."""
+    owner = {"ladder_id": match.ladder_id} if match.ladder_id else {"tournament_id": match.tournament_id}
+    table = [SeatRow(match.pk, s.number, s.bot_version_id, s.score, s.rank, s.forfeited, match.round) for s in seats]
+    rows = {row.bot_version_id: row for row in StandingsRow.objects.filter(
+        **owner, bot_version_id__in=[seat.bot_version_id for seat in table])}
+    if len(rows) != len(table):
+        return False
+    for seat in table:
+        still = seat.round is not None and Seat.objects.filter(
+            **{f"match__{name}": value for name, value in owner.items()}, match__round=seat.round,
+            match__status=Match.Status.FINISHED, bot_version_id=seat.bot_version_id).exclude(
+            match_id=match.pk).exists()
+        _remove_game(rows[seat.bot_version_id], seat, table, round_kept=still)
+    gone = [row.pk for row in rows.values() if row.games == 0]
+    StandingsRow.objects.filter(pk__in=gone).delete()
+    update_rows(StandingsRow, [row for row in rows.values() if row.games], ROW_FIELDS)
+    counts = (Ladder.objects.filter(pk=match.ladder_id) if match.ladder_id
+              else Tournament.objects.filter(pk=match.tournament_id or 0))
+    counts.update(standings_matches=F("standings_matches") - 1)
+    return True
+
+
 def recount(competition: Competition) -> dict[int, StandingsRow]:
     """The rows as the finished seats make them (unsaved)."""
     rows: dict[int, StandingsRow] = {}
@@ -196,6 +222,38 @@ def _add_game(row: StandingsRow, seat: SeatRow, table: list[SeatRow]) -> None:
             result = list(row.head_to_head.get(str(other.bot_version_id), [0, 0, 0]))
             result[0 if seat.rank < other.rank else 1 if seat.rank == other.rank else 2] += 1
             row.head_to_head[str(other.bot_version_id)] = result
+
+
+def _remove_game(row: StandingsRow, seat: SeatRow, table: list[SeatRow], round_kept: bool) -> None:
+    """_add_game undone. Points are halves, so the sums come back exactly. round_kept: the version has another
+    finished game in the seat's round, which keeps the round in its row (with 0 points, perhaps)."""
+    assert seat.rank is not None
+    points = game_points(seat.rank, [s.rank or 0 for s in table])
+    won = seat.rank == 1
+    row.games -= 1
+    row.wins -= won
+    row.points -= points
+    row.score_total -= seat.score or 0
+    row.forfeits -= seat.forfeited
+    games, wins, seat_points = row.seats[seat.number]
+    row.seats = [*row.seats[:seat.number], [games - 1, wins - won, seat_points - points], *row.seats[seat.number + 1:]]
+    while row.seats and row.seats[-1][0] == 0:  # _add_game pads up to the highest seat played, no further
+        row.seats.pop()
+    if seat.round is not None:
+        key = str(seat.round)
+        if round_kept:
+            row.rounds[key] -= points
+        else:
+            del row.rounds[key]
+    for other in table:
+        if other is not seat and other.rank is not None:
+            key = str(other.bot_version_id)
+            result = list(row.head_to_head[key])
+            result[0 if seat.rank < other.rank else 1 if seat.rank == other.rank else 2] -= 1
+            if any(result):
+                row.head_to_head[key] = result
+            else:
+                del row.head_to_head[key]
 
 
 def _values(row: StandingsRow) -> tuple[Any, ...]:
