@@ -87,7 +87,7 @@ def test_a_bots_rating_chart_keeps_two_competitions_of_one_name_apart(tinynim: A
         for match in start_tournament(cup, enqueue=False):
             assert run_match(match.pk) == "finished"
     series = rating_history([builtin_versions["greedy"].pk])
-    assert sorted(s.label for s in series) == [f"cup (v1) [tournament #{cup.pk}]" for cup in cups]
+    assert sorted(s.label for s in series) == sorted(f"cup (v1) [tournament #{cup.pk}]" for cup in cups)  # #9, #10
     assert [s.games for s in series] == [1, 1]
 
 
