@@ -41,12 +41,19 @@ def verify_replay(match_id: int) -> str:
     if replay.verification != Verification.VERIFYING:
         return f"already {replay.verification}"
     try:
-        verify_document(replay.document())
-    except (ReplayMismatch, ReplayFormatError) as exc:
-        return _mismatch(match_id, str(exc))
+        document = replay.document()
     except ReplayUnavailable:
         logger.warning("replay of match %s: the store does not answer; verified later", match_id, exc_info=True)
         return "unavailable"
+    except ReplayFormatError as exc:
+        return _mismatch(match_id, str(exc))
+    try:
+        verify_document(document)
+    except (ReplayMismatch, ReplayFormatError) as exc:
+        return _mismatch(match_id, str(exc))
+    except Exception as exc:  # the engine failed where the match's own run did not: the game does not re-simulate
+        logger.exception("replay of match %s: the re-simulation raised", match_id)
+        return _mismatch(match_id, f"the re-simulation raised {type(exc).__name__}: {exc}")
     if Replay.objects.filter(pk=replay.pk, verification=Verification.VERIFYING).update(
             verification=Verification.VERIFIED):
         _moves_on(replay.match)

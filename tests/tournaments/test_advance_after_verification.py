@@ -136,3 +136,25 @@ def test_a_version_test_tallies_no_game_whose_replay_is_then_reverted(alice: Any
     test.refresh_from_db()
     assert test.games_played == 1 and test.results["deals"] == {} and test.results["void"] == [0]
     assert test.games.count() == 4  # the next batch queued
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_a_re_simulation_that_raises_is_a_mismatch_and_leaves_no_round_waiting_forever(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine that fails re-simulating a game its own run played through (a bug, a dependency changed) must not
+    leave the replay verifying, and the round waiting on it, for ever: the game does not re-simulate."""
+    import replays.verification
+
+    tournament = make("swiss", rounds=2)
+    start_tournament(tournament, enqueue=False)
+    first, second = run_round(tournament, 1)
+    assert verify_replay(first) == "verified"
+
+    def engine_bug(document: Any) -> None:
+        raise KeyError("species")
+
+    monkeypatch.setattr(replays.verification, "verify_document", engine_bug)
+    assert verify_replay(second) == "mismatch"
+    replay = Replay.objects.get(match_id=second)
+    assert replay.verification == "mismatch" and replay.verify_error == "the re-simulation raised KeyError: 'species'"
+    assert advance_tournament(tournament.pk) == "waiting on failed"
