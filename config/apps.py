@@ -23,8 +23,8 @@ class LudusConfig(AppConfig):
     verbose_name = "Ludus configuration"
 
     def ready(self) -> None:
-        from replays.verification import any_verifying  # after the apps' models are loaded
+        from replays.verification import still_verifying  # after the apps' models are loaded
         from tournaments.dispatch import use_runner, use_verification_check
 
         use_runner(_runner)
-        use_verification_check(any_verifying)
+        use_verification_check(still_verifying)

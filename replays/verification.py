@@ -5,7 +5,9 @@ sends `verify_replay` (a Celery task; the embedded pool's child after the match)
 stored: verified; or a mismatch, and the result is reverted
 (tournaments.services.revert_result: the match failed, unrated and uncounted) and the replay flagged with the reason.
 Beat's `sweep_unverified` verifies the replays still verifying a while after their result: a lost message never
-leaves one unverified.
+leaves one unverified. Tournaments and version tests move on only from verified results (`still_verifying`), so no
+replay may stay verifying for ever: one whose file the store has lost, or whose re-simulation raises, is a mismatch
+too; only a store that does not answer leaves it verifying, for the sweep.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from django.utils import timezone
 
 from replays.format import ReplayFormatError
 from replays.models import Replay
-from replays.storage import ReplayUnavailable
+from replays.storage import ReplayFileMissing, ReplayUnavailable
 from replays.verify import ReplayMismatch, verify_document
 from replays.version_test_measures import advance_after
 from tournaments.models import Match
@@ -42,10 +44,12 @@ def verify_replay(match_id: int) -> str:
         return f"already {replay.verification}"
     try:
         document = replay.document()
+    except ReplayFileMissing as exc:  # never to be read again: the result can never be verified
+        return _mismatch(match_id, str(exc))
     except ReplayUnavailable:
         logger.warning("replay of match %s: the store does not answer; verified later", match_id, exc_info=True)
         return "unavailable"
-    except ReplayFormatError as exc:
+    except (ReplayMismatch, ReplayFormatError) as exc:  # bytes that are not the recorded ones, or no replay
         return _mismatch(match_id, str(exc))
     try:
         verify_document(document)
@@ -82,10 +86,12 @@ def _flag(match_id: int, why: str) -> None:
     Replay.objects.filter(match_id=match_id).update(verification=Verification.MISMATCH, verify_error=why[-4000:])
 
 
-def any_verifying(matches: QuerySet[Match]) -> bool:
-    """Whether any of these matches has a replay still verifying (tournaments.dispatch.results_verifying, which
-    config/apps.py gives this check): one query, the matches a subquery."""
-    return Replay.objects.filter(match__in=matches, verification=Verification.VERIFYING).exists()
+def still_verifying(matches: QuerySet[Match], limit: int) -> list[int]:
+    """Those of these matches (at most limit, by id) whose replays are still verifying
+    (tournaments.dispatch.verifying_results, which config/apps.py gives this check): one query, the matches a
+    subquery."""
+    return list(Replay.objects.filter(match__in=matches, verification=Verification.VERIFYING)
+                .order_by("match_id").values_list("match_id", flat=True)[:limit])
 
 
 def sweep_unverified(older_than: float) -> int:
@@ -99,5 +105,8 @@ def sweep_unverified(older_than: float) -> int:
         logger.warning("verification: %s replay(s) still verifying after %s s; verifying them now", len(found),
                        older_than)
     for match_id in found:
-        verify_replay(match_id)
+        try:
+            verify_replay(match_id)
+        except Exception:  # one replay's failure (a database error) must not keep the sweep from the others
+            logger.exception("verification: match %s failed; the next sweep tries it again", match_id)
     return len(found)

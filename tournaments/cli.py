@@ -18,7 +18,7 @@ from engine import InvalidOptions, load_game
 from engine.bots import bot_names, is_bot_name
 from tournaments.builtins import ensure_builtin
 from tournaments.commandline import first_line
-from tournaments.dispatch import dispatch_match, runner
+from tournaments.dispatch import dispatch_match, runner, verifying_results
 from tournaments.models import Bot, BotVersion, Match, Tournament
 from tournaments.scheduling import check_entries, create_tournament, start_tournament
 from tournaments.standings import standings_table
@@ -137,6 +137,7 @@ def run_to_end(tournament: Tournament, console: Console, timeout_s: float = 3600
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task("matches", total=total)
+        nudged = time.monotonic()
         while True:
             total, done, over = _poll_database(tournament, lambda: _count(tournament))
             progress.update(task, completed=done, total=total)
@@ -144,6 +145,7 @@ def run_to_end(tournament: Tournament, console: Console, timeout_s: float = 3600
                 break
             _dispatch_new_rounds(tournament, seen)
             _raise_embedded_errors()
+            nudged = _verify_left_over(tournament, total, done, nudged)
             if time.monotonic() > deadline:
                 raise CommandError(f"gave up after {timeout_s:.0f}s with {total - done} match(es) unfinished")
             time.sleep(0.25)
@@ -192,6 +194,22 @@ def _dispatch_new_rounds(tournament: Tournament, seen: set[int]) -> None:
             "pk", flat=True):
         seen.add(match_id)
         dispatch_match(match_id)
+
+
+VERIFY_NUDGE_S = 5.0
+
+
+def _verify_left_over(tournament: Tournament, total: int, done: int, nudged: float) -> float:
+    """Embedded mode: every match played, and the tournament still running, waits on replays still verifying
+    (tournaments/advancement.py). A pool child verifies after each match, and sweeps; with no match left to play,
+    one whose verification did not happen (its child stopped, the store did not answer) is verified here, every
+    VERIFY_NUDGE_S, as beat's sweep would. Returns when it last looked."""
+    now = time.monotonic()
+    if settings.CELERY_BROKER_URL or done < total or now - nudged < VERIFY_NUDGE_S:
+        return nudged
+    for match_id in verifying_results(tournament.matches.filter(status=Match.Status.FINISHED)):
+        runner().send_verification(match_id)
+    return now
 
 
 def _raise_embedded_errors() -> None:

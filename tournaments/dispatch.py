@@ -84,24 +84,28 @@ def runner() -> Runner:
     return _load_runner()
 
 
-_verifying: Callable[[QuerySet[Match]], bool] | None = None
+_verifying: Callable[[QuerySet[Match], int], list[int]] | None = None
 
 
-def use_verification_check(verifying: Callable[[QuerySet[Match]], bool]) -> None:
-    """Register replays' check (replays.verification.any_verifying; config/apps.py)."""
+def use_verification_check(verifying: Callable[[QuerySet[Match], int], list[int]]) -> None:
+    """Register replays' check (replays.verification.still_verifying; config/apps.py)."""
     global _verifying
     _verifying = verifying
 
 
-def results_verifying(matches: QuerySet[Match]) -> bool:
-    """Whether any of these finished matches has a replay still verifying. Its result may yet be reverted
-    (replays/verification.py), so nothing may rest on it yet: a tournament's next round or end
+def verifying_results(matches: QuerySet[Match], limit: int = 100) -> list[int]:
+    """Those of these finished matches (at most limit, by id) whose replays are still verifying. Their results may
+    yet be reverted (replays/verification.py), so nothing may rest on them yet: a tournament's next round or end
     (tournaments/advancement.py), a version test's tally (tournaments/version_tests.py). The verification moves each
     on when it is done."""
     if _verifying is None:
         raise ImproperlyConfigured("no verification check is registered: the `config` app (config/apps.py) registers "
                                    "one when Django starts; is it in INSTALLED_APPS?")
-    return _verifying(matches)
+    return _verifying(matches, limit)
+
+
+def results_verifying(matches: QuerySet[Match]) -> bool:
+    return bool(verifying_results(matches, 1))
 
 
 # --- the outbox ---------------------------------------------------------------------------------------------------

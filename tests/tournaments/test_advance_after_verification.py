@@ -11,12 +11,18 @@ run as its task would run it.
 
 from __future__ import annotations
 
+import io
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import DatabaseError
+from django.utils import timezone
+from rich.console import Console
 
 import workers.runner
 from replays.models import Replay
+from replays.storage import replay_store
 from replays.verification import verify_replay
 from replays.version_test_measures import advance
 from tournaments.advancement import advance_tournament
@@ -158,3 +164,78 @@ def test_a_re_simulation_that_raises_is_a_mismatch_and_leaves_no_round_waiting_f
     replay = Replay.objects.get(match_id=second)
     assert replay.verification == "mismatch" and replay.verify_error == "the re-simulation raised KeyError: 'species'"
     assert advance_tournament(tournament.pk) == "waiting on failed"
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_a_replay_whose_file_the_store_lost_is_a_mismatch_not_a_wait_for_ever() -> None:
+    """A store that does not answer leaves a replay verifying for the sweep; one that answers that the key holds
+    nothing (a lifecycle rule, a lost volume) never will: the result cannot be verified, and is reverted."""
+    tournament = make("swiss", rounds=2)
+    start_tournament(tournament, enqueue=False)
+    lost, good = run_round(tournament, 1)
+    replay = Replay.objects.get(match_id=lost)
+    assert replay.location, "the replay's log is in the store"
+    replay_store().delete(replay.location)
+    assert verify_replay(good) == "verified"
+    assert verify_replay(lost) == "mismatch"
+    replay.refresh_from_db()
+    assert replay.verification == "mismatch" and "the replay store has no file replays/" in replay.verify_error
+    assert advance_tournament(tournament.pk) == "waiting on failed"
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_bytes_in_the_store_that_are_not_the_recorded_ones_are_a_mismatch() -> None:
+    tournament = make("swiss", rounds=2)
+    start_tournament(tournament, enqueue=False)
+    swapped, good = run_round(tournament, 1)
+    replay = Replay.objects.get(match_id=swapped)
+    with replay_store().open(replay.location, "wb") as file:
+        file.write(b"not this replay")
+    assert verify_replay(swapped) == "mismatch"
+    assert "the stored bytes (15) have sha256" in Replay.objects.get(match_id=swapped).verify_error
+    assert verify_replay(good) == "verified"
+    assert advance_tournament(tournament.pk) == "waiting on failed"
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_one_replay_the_sweep_cannot_verify_does_not_keep_it_from_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sweep takes the oldest first: one whose verification fails (here the database refusing its write) is left
+    for the next sweep, and the others are verified meanwhile."""
+    import replays.verification
+
+    tournament = make("swiss", rounds=2)
+    start_tournament(tournament, enqueue=False)
+    first, second = run_round(tournament, 1)
+    Replay.objects.filter(match_id=first).update(created_at=timezone.now() - timedelta(hours=1))
+    real_verify = replays.verification.verify_document
+
+    def refused_once(document: Any) -> None:
+        if document["header"]["match"] == first:
+            raise DatabaseError("could not serialize access")
+        real_verify(document)
+
+    monkeypatch.setattr(replays.verification, "verify_document", refused_once)
+    monkeypatch.setattr(replays.verification, "_mismatch", lambda match_id, why: (_ for _ in ()).throw(
+        DatabaseError("the revert's transaction was refused")))
+    assert replays.verification.sweep_unverified(0) == 2
+    assert Replay.objects.get(match_id=second).verification == "verified"
+    assert Replay.objects.get(match_id=first).verification == "verifying"  # for the next sweep
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_run_tournament_verifies_what_no_pool_child_did_and_sees_the_end(settings: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embedded runner has no beat: with every match played, replays left verifying (a pool child stopped
+    before it verified) are verified by `run_tournament`'s wait itself, and the tournament ends."""
+    import tournaments.cli
+
+    settings.CELERY_BROKER_URL = ""  # the embedded runner, as in the demo
+    monkeypatch.setattr(tournaments.cli, "VERIFY_NUDGE_S", 0.05)
+    tournament = make("round_robin")
+    start_tournament(tournament, enqueue=False)
+    run_round(tournament)
+    assert advance_tournament(tournament.pk) == "waiting on verification"
+    tournaments.cli.run_to_end(tournament, Console(file=io.StringIO()), timeout_s=60)
+    tournament.refresh_from_db()
+    assert tournament.state == "finished"
+    assert not Replay.objects.filter(match__tournament=tournament).exclude(verification="verified").exists()
