@@ -36,11 +36,6 @@ class ReplayUnavailable(Unavailable):
     service = "the replay store"
 
 
-class ReplayFileMissing(ReplayUnavailable):
-    """The store answered that the replay's key holds nothing: the file is lost (a bucket's lifecycle rule, a lost
-    volume), not late. Verification reverts such a result (replays/verification.py): it can never be verified."""
-
-
 class ReplayDigestMismatch(ReplayMismatch):
     """A replay's bytes are not the ones recorded: their sha256 differs from the digest the database keeps."""
 
@@ -94,13 +89,10 @@ def write_file(data: bytes, digest: str) -> str:
 
 
 def read_file(key: str, digest: str) -> bytes:
-    """The bytes stored under key, checked against digest; raises ReplayUnavailable (ReplayFileMissing when the
-    store has no such key) or ReplayDigestMismatch."""
+    """The bytes stored under key, checked against digest; raises ReplayUnavailable or ReplayDigestMismatch."""
     try:
         with replay_store().open(key, "rb") as file:
             data = file.read()
-    except FileNotFoundError as exc:  # both backends' answer for a missing key (django-storages' S3 on a 404)
-        raise ReplayFileMissing(f"the replay store has no file {key}: it is lost") from exc
     except Exception as exc:
         raise ReplayUnavailable(f"reading {key} from the replay store failed: {type(exc).__name__}: {exc}") from exc
     return check_digest(bytes(data), digest, f"replay file {key}")

@@ -6,8 +6,9 @@ stored: verified; or a mismatch, and the result is reverted
 (tournaments.services.revert_result: the match failed, unrated and uncounted) and the replay flagged with the reason.
 Beat's `sweep_unverified` verifies the replays still verifying a while after their result: a lost message never
 leaves one unverified. Tournaments and version tests move on only from verified results (`still_verifying`), so no
-replay may stay verifying for ever: one whose file the store has lost, or whose re-simulation raises, is a mismatch
-too; only a store that does not answer leaves it verifying, for the sweep.
+replay may stay verifying for ever on its own account: one whose re-simulation raises is a mismatch too. One whose
+file cannot be read stays verifying, for the sweep: the store may be down, or not the one that holds it (a worker
+misconfigured with a filesystem store of its own), and no result is reverted for the store's sake.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from django.utils import timezone
 
 from replays.format import ReplayFormatError
 from replays.models import Replay
-from replays.storage import ReplayFileMissing, ReplayUnavailable
+from replays.storage import ReplayUnavailable
 from replays.verify import ReplayMismatch, verify_document
 from replays.version_test_measures import advance_after
 from tournaments.models import Match
@@ -44,9 +45,7 @@ def verify_replay(match_id: int) -> str:
         return f"already {replay.verification}"
     try:
         document = replay.document()
-    except ReplayFileMissing as exc:  # never to be read again: the result can never be verified
-        return _mismatch(match_id, str(exc))
-    except ReplayUnavailable:
+    except ReplayUnavailable:  # a key the store says is missing too: the store may be another machine's own
         logger.warning("replay of match %s: the store does not answer; verified later", match_id, exc_info=True)
         return "unavailable"
     except (ReplayMismatch, ReplayFormatError) as exc:  # bytes that are not the recorded ones, or no replay
@@ -55,6 +54,8 @@ def verify_replay(match_id: int) -> str:
         verify_document(document)
     except (ReplayMismatch, ReplayFormatError) as exc:
         return _mismatch(match_id, str(exc))
+    except MemoryError:  # this worker's state, not the game's: left verifying, for the sweep
+        raise
     except Exception as exc:  # the engine failed where the match's own run did not: the game does not re-simulate
         logger.exception("replay of match %s: the re-simulation raised", match_id)
         return _mismatch(match_id, f"the re-simulation raised {type(exc).__name__}: {exc}")
@@ -68,9 +69,12 @@ def _moves_on(match: Match) -> None:
     """What waited on this verification moves on (tournaments.dispatch.results_verifying): its tournament's next
     round or end, its version test's tally. A reverted result's tournament moves on in revert_result."""
     if match.tournament_id:
-        finish_tournament_if_done(match.tournament_id)
-    else:
+        finish_tournament_if_done(match.tournament_id)  # which logs its own failure, for beat to retry
+        return
+    try:
         advance_after(match.pk, Match.Status.FINISHED)
+    except Exception:  # the replay is verified all the same: beat's workers.advance_version_tests tries again
+        logger.exception("advancing the version test of match %s failed; beat retries", match.pk)
 
 
 def _mismatch(match_id: int, why: str) -> str:
