@@ -56,8 +56,8 @@ def test_an_author_uploads_a_bot_and_reads_its_validation(
     check_a11y(page)
 
     assert validate_version(version.pk) == "active"  # the smoke match, in the real sandbox
-    page.reload()
-    expect(page.locator("#version-status")).to_have_text("active")
+    # The pending page reloads itself every 3 s (pages/version.html): a reload from here could abort that one.
+    expect(page.locator("#version-status")).to_have_text("active", timeout=10_000)
     expect(page.locator("#validation-log")).to_contain_text("Verdict: active")
     check_a11y(page)
 

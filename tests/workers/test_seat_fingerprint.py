@@ -94,7 +94,7 @@ def test_a_seat_cannot_tell_its_validation_from_a_real_match(alice: Any, builtin
 
     in_validation, in_match = fingerprint(seat_log(validation, 0)), fingerprint(seat_log(real, 0))
     for seen in (in_validation, in_match):
-        text = json.dumps(seen)
+        text = SEAT_DIR.sub("/ludus-<random>/", json.dumps(seen))  # its 8 random letters may spell "-mx" or "m12"
         for name in (f"bv{version.pk}", f"m{validation.pk}", f"m{real.pk}", "-mx", f"-{version.pk}-",
                      version.sha256[:12], str(alice.username)):
             assert name not in text, f"the seat can read {name!r}"
