@@ -5,6 +5,7 @@ still runs them), paired in one process: wall milliseconds under the ladder's lo
 
     python -m benchmarks.revert                          # ladders of 1,000 and 50,000 two-seat matches
     python -m benchmarks.revert --matches 1000,20000 --repeats 9 --since 10
+    python -m benchmarks.revert --matches 1000,200000 --undo-only --repeats 21
 
 Each ladder is made by bulk inserts (32 versions, rated matches with their seats' ratings before and after, the
 ratings and standings rows) on a database of its own (benchmarks/standings.py on_own_database). The reverted match
@@ -83,7 +84,7 @@ def make_ladder(matches: int, rng: random.Random) -> list[int]:
     return [match.pk for match in rows]
 
 
-def measure(sizes: list[int], repeats: int, since: int) -> None:
+def measure(sizes: list[int], repeats: int, since: int, undo_only: bool = False) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -94,17 +95,20 @@ def measure(sizes: list[int], repeats: int, since: int) -> None:
     undo_medians = []
     for size in sizes:
         played = make_ladder(size, rng)
-        samples = paired(Match.objects.select_related("ladder").get(pk=played[-since]), repeats)
-        ratio = statistics.median([a / b for a, b in zip(samples["undo"], samples["rebuild"], strict=True)])
-        print(f"{size} matches, the revert {since} from the end, {repeats} pairs: undo {spread(samples['undo'])}; "
-              f"rebuild {spread(samples['rebuild'])}; undo/rebuild {ratio:.3f}")
+        samples = paired(Match.objects.select_related("ladder").get(pk=played[-since]), repeats, undo_only)
+        if undo_only:
+            print(f"{size} matches, the revert {since} from the end, {repeats} times: undo {spread(samples['undo'])}")
+        else:
+            ratio = statistics.median([a / b for a, b in zip(samples["undo"], samples["rebuild"], strict=True)])
+            print(f"{size} matches, the revert {since} from the end, {repeats} pairs: undo {spread(samples['undo'])}; "
+                  f"rebuild {spread(samples['rebuild'])}; undo/rebuild {ratio:.3f}")
         undo_medians.append(statistics.median(samples["undo"]))
     if len(sizes) > 1:
         print(f"undo at {sizes[-1]} over undo at {sizes[0]}: {undo_medians[-1] / undo_medians[0]:.2f}")
 
 
-def paired(target: Any, repeats: int) -> dict[str, list[float]]:
-    """The two ways of reverting target, alternating: wall milliseconds each."""
+def paired(target: Any, repeats: int, undo_only: bool = False) -> dict[str, list[float]]:
+    """The two ways of reverting target, alternating (or the undo alone): wall milliseconds each."""
     from tournaments.models import Match, Seat
     from tournaments.ratings import rebuild_ratings
     from tournaments.services import RESULT_FIELDS, revert_result
@@ -121,7 +125,7 @@ def paired(target: Any, repeats: int) -> dict[str, list[float]]:
 
     samples: dict[str, list[float]] = {"undo": [], "rebuild": []}
     for index in range(repeats):
-        for way in (("undo", "rebuild") if index % 2 == 0 else ("rebuild", "undo")):
+        for way in ("undo",) if undo_only else (("undo", "rebuild") if index % 2 == 0 else ("rebuild", "undo")):
             samples[way].append(wall_ms(undo if way == "undo" else rebuild))
     return samples
 
@@ -131,9 +135,10 @@ def main() -> None:
     parser.add_argument("--matches", default="1000,50000", help="the ladders' sizes, comma-separated")
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--since", type=int, default=10, help="matches recorded after the reverted one, and it")
+    parser.add_argument("--undo-only", action="store_true", help="time the undo alone (the rebuild takes minutes)")
     args = parser.parse_args()
     sizes = [int(size) for size in args.matches.split(",")]
-    on_own_database("revert", lambda: measure(sizes, args.repeats, args.since))
+    on_own_database("revert", lambda: measure(sizes, args.repeats, args.since, args.undo_only))
 
 
 if __name__ == "__main__":
