@@ -33,6 +33,9 @@ logger = logging.getLogger(__name__)
 Verification = Replay.Verification
 SWEEP_BATCH = 200  # replays one sweep verifies at most; the next takes the rest
 MISMATCH = "replay verification failed: "  # the reverted match's error, then the reason
+# What a game's own code raises when it fails (a bug, a dependency changed). Not the worker's state (MemoryError) nor
+# its task's (Celery's soft time limit): those leave the replay verifying, for the sweep.
+ENGINE_FAILURES = (LookupError, TypeError, ValueError, AttributeError, AssertionError, ArithmeticError, RecursionError)
 
 
 def verify_replay(match_id: int) -> str:
@@ -54,9 +57,7 @@ def verify_replay(match_id: int) -> str:
         verify_document(document)
     except (ReplayMismatch, ReplayFormatError) as exc:
         return _mismatch(match_id, str(exc))
-    except MemoryError:  # this worker's state, not the game's: left verifying, for the sweep
-        raise
-    except Exception as exc:  # the engine failed where the match's own run did not: the game does not re-simulate
+    except ENGINE_FAILURES as exc:  # the engine failed where the match's own run did not: it does not re-simulate
         logger.exception("replay of match %s: the re-simulation raised", match_id)
         return _mismatch(match_id, f"the re-simulation raised {type(exc).__name__}: {exc}")
     if Replay.objects.filter(pk=replay.pk, verification=Verification.VERIFYING).update(
