@@ -6,9 +6,10 @@ stored: verified; or a mismatch, and the result is reverted
 (tournaments.services.revert_result: the match failed, unrated and uncounted) and the replay flagged with the reason.
 Beat's `sweep_unverified` verifies the replays still verifying a while after their result: a lost message never
 leaves one unverified. Tournaments and version tests move on only from verified results (`still_verifying`), so no
-replay may stay verifying for ever on its own account: one whose re-simulation raises is a mismatch too. One whose
-file cannot be read stays verifying, for the sweep: the store may be down, or not the one that holds it (a worker
-misconfigured with a filesystem store of its own), and no result is reverted for the store's sake.
+replay may stay verifying for ever on its own account: one whose re-simulation raises in the game's own code is a
+mismatch too (not_the_game). One whose file cannot be read stays verifying, for the sweep: the store may be down,
+or not the one that holds it (a worker misconfigured with a filesystem store of its own), and no result is
+reverted for the store's sake.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import functools
 import logging
 from datetime import timedelta
 
+from django.db import DatabaseError
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -33,14 +35,21 @@ logger = logging.getLogger(__name__)
 Verification = Replay.Verification
 SWEEP_BATCH = 200  # replays one sweep verifies at most; the next takes the rest
 MISMATCH = "replay verification failed: "  # the reverted match's error, then the reason
-# What a game's own code raises when it fails (a bug, a dependency changed). Not the worker's state (MemoryError) nor
-# its task's (Celery's soft time limit): those leave the replay verifying, for the sweep.
-ENGINE_FAILURES = (LookupError, TypeError, ValueError, AttributeError, AssertionError, ArithmeticError, RecursionError)
+
+
+def not_the_game(exc: BaseException) -> bool:
+    """Whether an exception raised while verifying is the worker's or its task's, not the game's: memory, stack depth
+    (which the caller's own depth decides), the operating system, the database, or Celery's time limits. Such a
+    verification is left for the sweep. Anything else a re-simulation raises is the game's own code failing where
+    the match's run did not: a mismatch."""
+    return (isinstance(exc, MemoryError | RecursionError | OSError | DatabaseError)
+            or type(exc).__module__.split(".")[0] in ("celery", "billiard"))
 
 
 def verify_replay(match_id: int) -> str:
     """Re-simulate the match's replay if it is still verifying; return "verified", "mismatch", "unavailable" (the
-    store does not answer: left verifying for the sweep) or what it already was. Safe to run twice, concurrently."""
+    store cannot return its file: left verifying for the sweep) or what it already was. Raises what is not the
+    game's (not_the_game), leaving it verifying for the sweep. Safe to run twice, concurrently."""
     replay = Replay.objects.filter(match_id=match_id).select_related("match").first()
     if replay is None:
         return "missing"
@@ -57,7 +66,9 @@ def verify_replay(match_id: int) -> str:
         verify_document(document)
     except (ReplayMismatch, ReplayFormatError) as exc:
         return _mismatch(match_id, str(exc))
-    except ENGINE_FAILURES as exc:  # the engine failed where the match's own run did not: it does not re-simulate
+    except Exception as exc:
+        if not_the_game(exc):
+            raise
         logger.exception("replay of match %s: the re-simulation raised", match_id)
         return _mismatch(match_id, f"the re-simulation raised {type(exc).__name__}: {exc}")
     if Replay.objects.filter(pk=replay.pk, verification=Verification.VERIFYING).update(
@@ -71,11 +82,15 @@ def _moves_on(match: Match) -> None:
     round or end, its version test's tally. A reverted result's tournament moves on in revert_result."""
     if match.tournament_id:
         finish_tournament_if_done(match.tournament_id)  # which logs its own failure, for beat to retry
-        return
+    else:
+        _advance_test(match.pk, Match.Status.FINISHED)
+
+
+def _advance_test(match_id: int, outcome: str) -> None:
     try:
-        advance_after(match.pk, Match.Status.FINISHED)
-    except Exception:  # the replay is verified all the same: beat's workers.advance_version_tests tries again
-        logger.exception("advancing the version test of match %s failed; beat retries", match.pk)
+        advance_after(match_id, outcome)
+    except Exception:  # the verification is done all the same: beat's workers.advance_version_tests tries again
+        logger.exception("advancing the version test of match %s failed; beat retries", match_id)
 
 
 def _mismatch(match_id: int, why: str) -> str:
@@ -83,7 +98,7 @@ def _mismatch(match_id: int, why: str) -> str:
     flag = functools.partial(_flag, why=why)
     if not revert_result(match_id, MISMATCH + why, flag=flag):
         flag(match_id)  # the match was not finished (reverted already): the replay is flagged all the same
-    advance_after(match_id, Match.Status.FAILED)  # a version test's game: its deal is void
+    _advance_test(match_id, Match.Status.FAILED)  # a version test's game: its deal is void
     return "mismatch"
 
 
@@ -102,16 +117,21 @@ def still_verifying(matches: QuerySet[Match], limit: int) -> list[int]:
 def sweep_unverified(older_than: float) -> int:
     """Verify the replays still verifying `older_than` seconds after they were stored (a lost message, a worker
     that stopped before it verified); return how many were checked."""
-    stale = (Replay.objects.filter(verification=Verification.VERIFYING,
-                                   created_at__lt=timezone.now() - timedelta(seconds=older_than))
-             .order_by("created_at").values_list("match_id", flat=True)[:SWEEP_BATCH])
-    found = list(stale)
+    stale = Replay.objects.filter(verification=Verification.VERIFYING,
+                                  created_at__lt=timezone.now() - timedelta(seconds=older_than))
+    # Half the oldest, half at random: replays that cannot be read yet (their store down, or not this worker's)
+    # stay verifying, and must not fill every batch, so that a newer one whose message was lost is reached too.
+    oldest = list(stale.order_by("created_at").values_list("match_id", flat=True)[:SWEEP_BATCH // 2])
+    found = oldest + list(stale.exclude(match_id__in=oldest).order_by("?").values_list("match_id", flat=True)[
+        :SWEEP_BATCH - len(oldest)])
     if found:
         logger.warning("verification: %s replay(s) still verifying after %s s; verifying them now", len(found),
                        older_than)
     for match_id in found:
         try:
             verify_replay(match_id)
-        except Exception:  # one replay's failure (a database error) must not keep the sweep from the others
+        except Exception as exc:  # one replay's failure (a database error) must not keep the sweep from the others
+            if type(exc).__module__.split(".")[0] in ("celery", "billiard"):
+                raise  # the task's time is up
             logger.exception("verification: match %s failed; the next sweep tries it again", match_id)
     return len(found)

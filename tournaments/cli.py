@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from tournaments.dispatch import dispatch_match, runner, verifying_results
 from tournaments.models import Bot, BotVersion, Match, Tournament
 from tournaments.scheduling import check_entries, create_tournament, start_tournament
 from tournaments.standings import standings_table
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -145,7 +148,7 @@ def run_to_end(tournament: Tournament, console: Console, timeout_s: float = 3600
                 break
             _dispatch_new_rounds(tournament, seen)
             _raise_embedded_errors()
-            nudged = _verify_left_over(tournament, total, done, nudged)
+            nudged = _verify_left_over(tournament, total, done, nudged, seen)
             if time.monotonic() > deadline:
                 raise CommandError(f"gave up after {timeout_s:.0f}s with {total - done} match(es) unfinished")
             time.sleep(0.25)
@@ -199,16 +202,22 @@ def _dispatch_new_rounds(tournament: Tournament, seen: set[int]) -> None:
 VERIFY_NUDGE_S = 5.0
 
 
-def _verify_left_over(tournament: Tournament, total: int, done: int, nudged: float) -> float:
+def _verify_left_over(tournament: Tournament, total: int, done: int, nudged: float, seen: set[int]) -> float:
     """Embedded mode: every match played, and the tournament still running, waits on replays still verifying
     (tournaments/advancement.py). A pool child verifies after each match, and sweeps; with no match left to play,
     one whose verification did not happen (its child stopped, the store did not answer) is verified here, every
-    VERIFY_NUDGE_S, as beat's sweep would. Returns when it last looked."""
+    VERIFY_NUDGE_S, as beat's sweep would. A round that this moves on is sent to the pool from here, on commit:
+    its matches join seen (_dispatch_new_rounds sends the others). Returns when it last looked."""
     now = time.monotonic()
     if settings.CELERY_BROKER_URL or done < total or now - nudged < VERIFY_NUDGE_S:
         return nudged
-    for match_id in verifying_results(tournament.matches.filter(status=Match.Status.FINISHED)):
-        runner().send_verification(match_id)
+    try:
+        for match_id in verifying_results(tournament.matches.filter(status=Match.Status.FINISHED)):
+            runner().send_verification(match_id)
+        seen.update(tournament.matches.values_list("pk", flat=True))
+    except Exception:  # what is not the game's (replays.verification.not_the_game): tried again at the next nudge
+        logger.exception("verifying tournament %s's replays failed; trying again in %.0f s", tournament.pk,
+                         VERIFY_NUDGE_S)  # a database that restarts: the next poll (_poll_database) waits for it
     return now
 
 

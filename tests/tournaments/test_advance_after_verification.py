@@ -16,6 +16,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 from django.core.files.base import ContentFile
 from django.db import DatabaseError
 from django.utils import timezone
@@ -205,8 +206,8 @@ def test_bytes_in_the_store_that_are_not_the_recorded_ones_are_a_mismatch() -> N
 
 @pytest.mark.usefixtures("tinynim", "late_verification")
 def test_one_replay_the_sweep_cannot_verify_does_not_keep_it_from_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The sweep takes the oldest first: one whose verification fails (here the database refusing its write) is left
-    for the next sweep, and the others are verified meanwhile."""
+    """The sweep takes the oldest first: one whose verification fails (here the database refusing it: not the game's,
+    so not a mismatch) is left for the next sweep, and the others are verified meanwhile."""
     import replays.verification
 
     tournament = make("swiss", rounds=2)
@@ -215,17 +216,66 @@ def test_one_replay_the_sweep_cannot_verify_does_not_keep_it_from_the_others(mon
     Replay.objects.filter(match_id=first).update(created_at=timezone.now() - timedelta(hours=1))
     real_verify = replays.verification.verify_document
 
-    def refused_once(document: Any) -> None:
+    def refused(document: Any) -> None:
         if document["header"]["match"] == first:
             raise DatabaseError("could not serialize access")
         real_verify(document)
 
-    monkeypatch.setattr(replays.verification, "verify_document", refused_once)
-    monkeypatch.setattr(replays.verification, "_mismatch", lambda match_id, why: (_ for _ in ()).throw(
-        DatabaseError("the revert's transaction was refused")))
+    monkeypatch.setattr(replays.verification, "verify_document", refused)
     assert replays.verification.sweep_unverified(0) == 2
     assert Replay.objects.get(match_id=second).verification == "verified"
     assert Replay.objects.get(match_id=first).verification == "verifying"  # for the next sweep
+    assert Match.objects.get(pk=first).status == "finished"
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+@pytest.mark.parametrize("failure", [MemoryError(), RecursionError("maximum recursion depth exceeded"),
+                                     DatabaseError("the connection was lost"), SoftTimeLimitExceeded()])
+def test_what_is_not_the_games_leaves_the_result_verifying_never_reverted(
+        failure: BaseException, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's memory or stack, the database, a Celery time limit: a valid result must not be reverted for
+    them. The verification raises, the replay stays verifying for the sweep, and a sweep stops at a time limit."""
+    import replays.verification
+
+    tournament = make("swiss", rounds=2)
+    start_tournament(tournament, enqueue=False)
+    first, _ = run_round(tournament, 1)
+
+    def worker_failure(document: Any) -> None:
+        raise failure
+
+    monkeypatch.setattr(replays.verification, "verify_document", worker_failure)
+    with pytest.raises(type(failure)):
+        verify_replay(first)
+    assert Replay.objects.get(match_id=first).verification == "verifying"
+    assert Match.objects.get(pk=first).status == "finished"
+    if isinstance(failure, SoftTimeLimitExceeded):
+        with pytest.raises(SoftTimeLimitExceeded):
+            replays.verification.sweep_unverified(0)
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_replays_the_sweep_cannot_read_do_not_keep_it_from_a_newer_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replays whose files cannot be read stay verifying (never reverted for the store's sake), and are always the
+    oldest: half of each sweep is taken at random, so a newer one whose message was lost is reached all the same."""
+    import replays.verification
+
+    monkeypatch.setattr(replays.verification, "SWEEP_BATCH", 2)
+    tournament = make("round_robin")
+    start_tournament(tournament, enqueue=False)
+    *unreadable, lost_message = run_round(tournament)[:4]
+    for age, match_id in enumerate(unreadable):
+        replay = Replay.objects.get(match_id=match_id)
+        replay_store().delete(replay.location)
+        Replay.objects.filter(pk=replay.pk).update(created_at=timezone.now() - timedelta(hours=age + 1))
+    Replay.objects.filter(match__tournament=tournament).exclude(match_id__in=[*unreadable, lost_message]).update(
+        verification="verified")
+    for _ in range(30):  # each sweep reaches it with a chance of 1/3 at least
+        replays.verification.sweep_unverified(0)
+        if Replay.objects.get(match_id=lost_message).verification == "verified":
+            break
+    assert Replay.objects.get(match_id=lost_message).verification == "verified"
+    assert set(Replay.objects.filter(match_id__in=unreadable).values_list("verification", flat=True)) == {"verifying"}
 
 
 @pytest.mark.usefixtures("tinynim", "late_verification")
@@ -245,3 +295,30 @@ def test_run_tournament_verifies_what_no_pool_child_did_and_sees_the_end(setting
     tournament.refresh_from_db()
     assert tournament.state == "finished"
     assert not Replay.objects.filter(match__tournament=tournament).exclude(verification="verified").exists()
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_run_tournament_waits_through_a_verification_that_fails_for_the_database(
+        settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A verification the database refuses (not the game's: left verifying) does not end `run_tournament`: it tries
+    again at its next look, and sees the end."""
+    import replays.verification
+    import tournaments.cli
+
+    settings.CELERY_BROKER_URL = ""
+    monkeypatch.setattr(tournaments.cli, "VERIFY_NUDGE_S", 0.05)
+    tournament = make("round_robin")
+    start_tournament(tournament, enqueue=False)
+    run_round(tournament)
+    real_verify, refusals = replays.verification.verify_document, []
+
+    def refused_twice(document: Any) -> None:
+        if len(refusals) < 2:
+            refusals.append(document["header"]["match"])
+            raise DatabaseError("the connection was lost")
+        real_verify(document)
+
+    monkeypatch.setattr(replays.verification, "verify_document", refused_twice)
+    tournaments.cli.run_to_end(tournament, Console(file=io.StringIO()), timeout_s=60)
+    tournament.refresh_from_db()
+    assert len(refusals) == 2 and tournament.state == "finished"
