@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from django.utils import timezone
 from rich.console import Console
 
 import workers.runner
+from config.settings import replay_storage
 from replays.models import Replay
 from replays.storage import replay_store
 from replays.verification import verify_replay
@@ -45,9 +47,12 @@ def make(format: str, **fields: Any) -> Tournament:
 
 
 @pytest.fixture
-def late_verification(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The runner's verification message not yet taken by any worker: the replays stay verifying."""
+def late_verification(monkeypatch: pytest.MonkeyPatch, settings: Any, tmp_path: Path) -> None:
+    """The runner's verification message not yet taken by any worker: the replays stay verifying. In a replay store
+    of the test's own: these tests delete and corrupt stored files, and the same game's replay in another test
+    process has the same bytes, so the same key."""
     monkeypatch.setattr(workers.runner, "send_verification", lambda match_id: None)
+    settings.STORAGES = {**settings.STORAGES, "replays": replay_storage(None, tmp_path)}
 
 
 def run_round(tournament: Tournament, number: int | None = None) -> list[int]:
@@ -198,10 +203,7 @@ def test_bytes_in_the_store_that_are_not_the_recorded_ones_are_a_mismatch() -> N
     replay = Replay.objects.get(match_id=swapped)
     with replay_store().open(replay.location, "wb") as file:
         file.write(b"not this replay")
-    try:
-        assert verify_replay(swapped) == "mismatch"
-    finally:  # the store outlives the test: a later replay of the same bytes (same key) must not find these
-        replay_store().delete(replay.location)
+    assert verify_replay(swapped) == "mismatch"
     assert "the stored bytes (15) have sha256" in Replay.objects.get(match_id=swapped).verify_error
     assert verify_replay(good) == "verified"
     assert advance_tournament(tournament.pk) == "waiting on failed"
