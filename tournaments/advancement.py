@@ -8,8 +8,8 @@ eliminations, withdrawals, the end.
   while a match of the round is queued or running, or a finished one's replay is still verifying (its result may
   yet be reverted: no pairing, elimination or final standing rests on it; the verification advances the tournament
   when it is done); otherwise it schedules the next round, or finishes the tournament when the format says it is
-  over. The lock and the check make it idempotent: whichever caller comes
-  last sees every result (record_result takes the same lock), and a second call finds the new round pending.
+  over. The lock and the check make it idempotent: whichever caller comes last sees every result (record_result
+  takes the same lock), and a second call finds the new round pending.
 - Withdrawing an entry: its queued matches are cancelled (unrated; the other seats of those games get no result),
   a match already running plays out and counts, and no later round seats it. Swiss drops it from the pairing;
   elimination never advances it, so its table's best other entrant goes on.
