@@ -42,8 +42,12 @@ def not_the_game(exc: BaseException) -> bool:
     (which the caller's own depth decides), the operating system, the database, or Celery's time limits. Such a
     verification is left for the sweep. Anything else a re-simulation raises is the game's own code failing where
     the match's run did not: a mismatch."""
-    return (isinstance(exc, MemoryError | RecursionError | OSError | DatabaseError)
-            or type(exc).__module__.split(".")[0] in ("celery", "billiard"))
+    return isinstance(exc, MemoryError | RecursionError | OSError | DatabaseError) or _task_ending(exc)
+
+
+def _task_ending(exc: BaseException) -> bool:
+    """Celery's (or its pool's) own exceptions: a time limit, a worker shutting down."""
+    return type(exc).__module__.split(".")[0] in ("celery", "billiard")
 
 
 def verify_replay(match_id: int) -> str:
@@ -131,7 +135,7 @@ def sweep_unverified(older_than: float) -> int:
         try:
             verify_replay(match_id)
         except Exception as exc:  # one replay's failure (a database error) must not keep the sweep from the others
-            if type(exc).__module__.split(".")[0] in ("celery", "billiard"):
+            if _task_ending(exc):
                 raise  # the task's time is up
             logger.exception("verification: match %s failed; the next sweep tries it again", match_id)
     return len(found)
