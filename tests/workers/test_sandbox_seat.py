@@ -322,7 +322,8 @@ def test_warm_seats_play_their_versions_next_match_in_the_same_process(settings:
     assert not first.alive and not other.alive and not first.seat_dir.exists()
 
 
-LOGS_ITS_CPUS = ("import os, sys, ludus\nprint('cpus', sorted(os.sched_getaffinity(0)), file=sys.stderr)\n"
+# One write: print's separate writes of 'cpus' and the list may fall either side of the log's step stamp.
+LOGS_ITS_CPUS = ("import os, sys, ludus\nsys.stderr.write(f'cpus {sorted(os.sched_getaffinity(0))}\\n')\n"
                  "ludus.run(lambda view, decision: 1)\n")
 
 
