@@ -74,18 +74,31 @@ def check_digest(data: bytes, digest: str, where: str) -> bytes:
 
 def write_file(data: bytes, digest: str) -> str:
     """Write the action log (whose sha256 is digest) under its content's key and return the key; raises
-    ReplayUnavailable. Idempotent: a key already present holds these very bytes (reads verify it)."""
+    ReplayUnavailable. Idempotent: a key already present with these very bytes is left as it is."""
     key = key_for(digest)
     store = replay_store()
     try:
         # An S3 store overwrites (file_overwrite): one PUT, no HEAD before it; a directory refuses to, so ask first.
-        if getattr(store, "file_overwrite", False) or not store.exists(key):
+        if getattr(store, "file_overwrite", False) or not _holds(store, key, digest):
             name = store.save(key, ContentFile(data))
             if name != key:  # a concurrent writer of the same bytes took the key first on a filesystem: keep theirs
                 store.delete(name)
     except Exception as exc:  # whatever the backend raises (botocore, OSError): the store did not take it
         raise ReplayUnavailable(f"writing {key} to the replay store failed: {type(exc).__name__}: {exc}") from exc
     return key
+
+
+def _holds(store: Storage, key: str, digest: str) -> bool:
+    """Whether the store has the file under key with the bytes its digest names. A file there with other bytes
+    (corrupted on disk) is deleted, to be written again: trusted, it would fail every replay that has these bytes."""
+    if not store.exists(key):
+        return False
+    with store.open(key, "rb") as file:
+        if digest_of(file.read()) == digest:
+            return True
+    logger.warning("replay file %s does not hold the bytes its key names (corrupt): writing it again", key)
+    store.delete(key)
+    return False
 
 
 def read_file(key: str, digest: str) -> bytes:

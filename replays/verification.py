@@ -106,6 +106,30 @@ def _mismatch(match_id: int, why: str) -> str:
     return "mismatch"
 
 
+class NotVerifying(Exception):
+    """The replay is no longer verifying: verified, flagged or voided meanwhile."""
+
+
+def void_unverified(match_id: int, reason: str) -> None:
+    """An operator gives up on a replay still verifying whose file is lost for good (the store's files deleted, no
+    backup): its result is reverted as a mismatch's is, with `voided by an operator: reason` as the match's error
+    and the replay's flag, and its tournament waits on the failed match, to be requeued. Raises NotVerifying when the
+    replay was verified or flagged first (then nothing changes: a verified result stands)."""
+    why = f"voided by an operator: {reason}"
+
+    def flag(match_id: int) -> None:  # in revert_result's transaction: a verification that won rolls it back
+        if not Replay.objects.filter(match_id=match_id, verification=Verification.VERIFYING).update(
+                verification=Verification.MISMATCH, verify_error=why[-4000:]):
+            raise NotVerifying(f"the replay of match {match_id} is no longer verifying")
+
+    if not Replay.objects.filter(match_id=match_id, verification=Verification.VERIFYING).exists():
+        raise NotVerifying(f"match {match_id} has no replay still verifying")
+    logger.error("replay of match %s: %s; reverting its result", match_id, why)
+    if not revert_result(match_id, MISMATCH + why, flag=flag):
+        flag(match_id)
+    _advance_test(match_id, Match.Status.FAILED)
+
+
 def _flag(match_id: int, why: str) -> None:
     Replay.objects.filter(match_id=match_id).update(verification=Verification.MISMATCH, verify_error=why[-4000:])
 

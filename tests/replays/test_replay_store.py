@@ -137,6 +137,23 @@ def test_the_filesystem_store_keeps_the_file_under_its_key(settings: Any, tmp_pa
     assert replay.location == f"replays/{replay.digest[:2]}/{replay.digest}.json.gz"
 
 
+def test_a_corrupt_file_under_the_key_is_written_again_not_trusted(settings: Any, tmp_path: Path) -> None:
+    """A directory store is asked before it is written (it refuses to overwrite): a file under the key whose bytes are
+    not the key's (corrupted on disk) must not stand for the new replay, or it fails verification with them."""
+    settings.STORAGES = {**settings.STORAGES, "replays": replay_storage(None, tmp_path)}
+    data = b"an action log"
+    key = key_for(digest_of(data))
+    (tmp_path / key).parent.mkdir(parents=True)
+    (tmp_path / key).write_bytes(b"an action lo\x00")
+    assert storage.write_file(data, digest_of(data)) == key
+    assert storage.read_file(key, digest_of(data)) == data
+    assert sorted(p.name for p in (tmp_path / key).parent.iterdir()) == [Path(key).name]  # no second name left
+    (tmp_path / key).write_bytes(data)
+    before = (tmp_path / key).stat().st_mtime_ns
+    assert storage.write_file(data, digest_of(data)) == key  # the right bytes already there: not written again
+    assert (tmp_path / key).stat().st_mtime_ns == before
+
+
 def test_move_replays_moves_each_verified_and_leaves_a_replay_that_does_not_verify(s3: S3Server,
                                                                                   matches: list[Match]) -> None:
     old = [in_database(match) for match in matches]

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from django.core.files.base import ContentFile
+from django.core.management import CommandError, call_command
 from django.db import DatabaseError
 from django.utils import timezone
 from rich.console import Console
@@ -33,6 +34,7 @@ from tournaments.advancement import advance_tournament
 from tournaments.builtins import ensure_builtin
 from tournaments.models import Match, Tournament
 from tournaments.scheduling import create_tournament, start_tournament
+from tournaments.services import requeue_failed
 from tournaments.version_tests import TestRequest, start_test
 from workers.runner import run_match
 
@@ -193,6 +195,47 @@ def test_a_replay_the_store_cannot_return_is_waited_for_never_reverted() -> None
     replay_store().save(replay.location, ContentFile(kept))  # the store that holds it answers again
     assert verify_replay(unread) == "verified"  # and the round moves on
     assert tournament.matches.filter(round=2, status="queued").count() == 2
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_an_operator_voids_a_replay_whose_file_is_lost_and_the_round_moves_on_after_its_replay() -> None:
+    """A file lost for good (no backup) would hold its round for ever: `replay void` reverts that result as a
+    mismatch's, the organiser requeues the match, and the round moves on from the new, verified result."""
+    tournament = make("swiss", rounds=2)
+    start_tournament(tournament, enqueue=False)
+    lost, good = run_round(tournament, 1)
+    replay_store().delete(Replay.objects.get(match_id=lost).location)
+    assert verify_replay(good) == "verified"
+    assert verify_replay(lost) == "unavailable"
+    out = io.StringIO()
+    call_command("replay", "void", str(lost), "--reason", "the store's disk died", stdout=out)
+    assert f"match {lost}: result reverted" in out.getvalue()
+    match = Match.objects.get(pk=lost)
+    assert match.status == "failed"
+    assert match.error == "replay verification failed: voided by an operator: the store's disk died"
+    assert not match.seats.exclude(rank=None).exists()  # its seats' results cleared
+    replay = Replay.objects.get(match_id=lost)
+    assert (replay.verification, replay.verify_error) == ("mismatch", "voided by an operator: the store's disk died")
+    assert advance_tournament(tournament.pk) == "waiting on failed"
+    assert requeue_failed(tournament) == 1
+    run_round(tournament, 1)
+    assert verify_replay(lost) == "verified"  # its new replay replaces the flagged one, and the round moves on
+    assert tournament.matches.filter(round=2, status="queued").count() == 2
+
+
+@pytest.mark.usefixtures("tinynim", "late_verification")
+def test_only_a_replay_still_verifying_can_be_voided() -> None:
+    tournament = make("swiss", rounds=2)
+    start_tournament(tournament, enqueue=False)
+    verified, _ = run_round(tournament, 1)
+    assert verify_replay(verified) == "verified"
+    for ref, said in [(verified, f"match {verified} has no replay still verifying: only a replay still verifying"),
+                      (999_999, "match 999999 has no replay still verifying")]:
+        with pytest.raises(CommandError, match=said):
+            call_command("replay", "void", str(ref), "--reason", "lost")
+    assert Match.objects.get(pk=verified).status == "finished"  # a verified result stands
+    with pytest.raises(CommandError, match="--reason"):
+        call_command("replay", "void", str(verified))
 
 
 @pytest.mark.usefixtures("tinynim", "late_verification")

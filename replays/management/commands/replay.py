@@ -1,4 +1,5 @@
-"""manage.py replay verify ID|--all, replay show ID, replay export ID [-o FILE]; ID: a match id or an exported file."""
+"""manage.py replay verify ID|--all, replay show ID, replay export ID [-o FILE], replay void ID --reason TEXT; ID: a
+match id or an exported file (void: a match id)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from replays.format import ReplayFormatError, decode_replay, encode_replay
 from replays.frames import frames
 from replays.links import viewer_url
 from replays.models import Replay
+from replays.verification import NotVerifying, void_unverified
 from replays.verify import ReplayMismatch, verify_document
 
 
@@ -51,6 +53,10 @@ class Command(BaseCommand):
         export = sub.add_parser("export", help="write one self-contained replay file")
         export.add_argument("ref", help="match id")
         export.add_argument("-o", "--output", default=None, help="file (default: match-ID.ludus-replay.json.gz)")
+        void = sub.add_parser("void", help="revert the result of a match whose replay is still verifying and whose "
+                                           "file is lost for good (docs/operations.md)")
+        void.add_argument("ref", type=int, help="match id")
+        void.add_argument("--reason", required=True, help="why, kept as the match's error and the replay's flag")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         getattr(self, f"handle_{opts['action']}")(opts)
@@ -72,6 +78,14 @@ class Command(BaseCommand):
         self.stdout.write(f"{len(refs) - bad} verified, {bad} mismatched")
         if bad:
             raise CommandError(f"{bad} replay(s) do not reproduce their outcome", returncode=1)
+
+    def handle_void(self, opts: dict[str, Any]) -> None:
+        try:
+            void_unverified(opts["ref"], opts["reason"])
+        except NotVerifying as exc:
+            raise CommandError(f"{exc}: only a replay still verifying can be voided; a verified result stands") from exc
+        self.stdout.write(f"match {opts['ref']}: result reverted, replay flagged ({opts['reason']}); requeue the match "
+                          "to play it again")
 
     def handle_show(self, opts: dict[str, Any]) -> None:
         document = load_document(opts["ref"])
