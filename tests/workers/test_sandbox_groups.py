@@ -151,13 +151,18 @@ def test_a_waiting_seat_spends_no_cpu_while_another_holds_the_decision() -> None
     class Watch(InProcessSeat):
         def decide(self, seq: int, view: Any, decision: Any, bank_ms: int) -> Reply:
             group = seat.group
-            if group is not None and not group.removed:
-                seen.append((seq, group.is_frozen(), group.cpu_ns(), time.monotonic()))
+            live = group is not None and not group.removed
+            frozen, start = (group.is_frozen(), group.cpu_ns()) if group is not None and live else (True, 0)
+            if live:
+                seen.append((seq, frozen, start, time.monotonic()))
             t0 = time.monotonic()
-            # 5 ms of its own: time the spinners would take if they could. With 2 ms, on a host running four test
-            # processes and more on two cores, the spinners' group got under the 1 ms that catches it in every wait
-            # of one run, and was never frozen (the bound above held: it took next to nothing)
-            while time.monotonic() - t0 < 0.005:
+            # Time of its own in which the spinners compute if they can: 5 ms, and while they are not frozen, until
+            # they took 2 ms of CPU (over the 1 ms that catches them) or 100 ms went by. A fixed 5 ms was not enough
+            # on a loaded host: the match's CPU shared with other tests' processes, the spinners' group got under
+            # 1 ms in every wait of some runs, was never caught, and the last look found it unfrozen.
+            while time.monotonic() - t0 < 0.005 or (
+                    not frozen and group is not None and not group.removed
+                    and group.cpu_ns() - start < 2_000_000 and time.monotonic() - t0 < 0.1):
                 pass
             return super().decide(seq, view, decision, bank_ms)
 
