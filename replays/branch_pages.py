@@ -126,7 +126,8 @@ def moves_in_words(user: Any, branch: Match, sources: dict[str, live.Source | No
     """The forced step (parent's move beside the forced one), or, without one, the first step where the branch moved
     otherwise than its parent, with both moves' log entries as the viewer's event log writes them (compare.js words
     them with the game's script). `same`: the forced option is the one played; `later`: where the games then part.
-    The options chosen (for a move without public events) only for who may see every seat's choices (`secrets`)."""
+    These, and the options chosen (for a move without public events), only for who may see every seat's choices
+    (`secrets`): whether the forced option is the parent's tells the parent's choice."""
     if not all(sources.values()):
         return None
     logs = {kind: live.event_log(src.document, max(0, (branch.branch_step or 1) - 1))
@@ -141,7 +142,7 @@ def moves_in_words(user: Any, branch: Match, sources: dict[str, live.Source | No
     parent_doc = sources["parent"].document if sources["parent"] else {"actions": []}
     choices = [doc.document["actions"][shown[0]["step"] - 1]["choice"] for doc in sources.values() if doc]
     decision = decision_of_step(parent_doc, shown[0]["step"])
-    same = forced and choices[0] == branch.branch_force
+    same = forced and secrets and choices[0] == branch.branch_force  # the parent's choice: a secret until over
     return {"step": shown[0]["step"], "forced": forced, "parent": shown[0], "branch": shown[1], "same": same,
             "kind": decision.kind, "choices": choices if secrets else None,
             "options": [decision.options[c] for c in choices] if secrets else None,

@@ -21,7 +21,7 @@ from replays.models import Replay
 from replays.verify import Resimulation, branch_start, kept_steps
 from tournaments.builtins import ensure_builtin
 from tournaments.dispatch import enqueue_matches
-from tournaments.formats.round_robin import derive_seed
+from tournaments.formats.round_robin import derive_match_seed
 from tournaments.models import BotVersion, Match
 from tournaments.new_matches import create_matches
 from tournaments.system_ladders import BRANCHES_LADDER, system_ladder
@@ -223,4 +223,4 @@ def resample_seeds(request: BranchRequest) -> list[int | None]:
             raise BranchRefused("seed", "seed chooses the re-dealt futures: give resample too")
         return [None]
     seed = new_seed() if request.seed is None else request.seed
-    return [derive_seed(seed, game) for game in range(request.games)]
+    return [derive_match_seed(seed, game) for game in range(request.games)]  # 62 bits: as wide as a game's seed

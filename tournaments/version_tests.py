@@ -27,7 +27,7 @@ from engine.bots import is_bot_name
 from tournaments import sprt
 from tournaments.builtins import ensure_builtin
 from tournaments.dispatch import PRIORITY_TEST, enqueue_matches, results_verifying
-from tournaments.formats.round_robin import derive_seed
+from tournaments.formats.round_robin import derive_match_seed
 from tournaments.models import Bot, BotVersion, Match, Seat, VersionTest, VersionTestGame
 from tournaments.new_matches import create_matches
 from tournaments.system_ladders import system_ladder
@@ -201,8 +201,9 @@ def table(test: VersionTest, deal: int, swapped: bool) -> tuple[list[int], int, 
 
 
 def deal_seed(test: VersionTest, deal: int) -> int:
-    """Both games of a deal share its seed, derived from the test's secret seed."""
-    return derive_seed(test.seed, deal)
+    """Both games of a deal share its seed, derived from the test's secret seed: 62 bits, as wide as every other
+    game's (a 31-bit seed's decks can be tabulated, and a game's opening looked up in the table)."""
+    return derive_match_seed(test.seed, deal)
 
 
 def queue_batch(test: VersionTest) -> int:

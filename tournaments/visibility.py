@@ -32,10 +32,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from tournaments.builtins import SYSTEM_USER
-from tournaments.models import Bot, BotVersion, Match, Seat, Tournament
+from tournaments.models import Bot, BotVersion, Match, Seat, Tournament, VersionTest, VersionTestGame
 from tournaments.system_ladders import VALIDATION_LADDER
 
 PRIVATE_LABEL = "private bot"
@@ -231,16 +231,31 @@ def can_see_tournament_seed(user: Any, tournament: Tournament) -> bool:
 
 
 def visible_tests(user: Any) -> Q:
-    """The version tests a user may see (a Q on VersionTest): public ones; a private one (a private version plays
-    in it) only for the user who started it, and staff (docs/version-tests.md#who-sees-a-test)."""
+    """The version tests a user may see (a Q on VersionTest): public ones, whose new and base bots are public now
+    too (a bot made private after the test began is hidden as its matches are); a private one (a private version
+    plays in it) only for the user who started it, and staff (docs/version-tests.md#who-sees-a-test)."""
     if is_staff(user):
         return Q()
-    visible = Q(visibility=Bot.Visibility.PUBLIC)
+    visible = Q(visibility=Bot.Visibility.PUBLIC, new__bot__visibility=Bot.Visibility.PUBLIC,
+                base__bot__visibility=Bot.Visibility.PUBLIC)
     if user and user.is_authenticated:
         visible |= Q(owner=user)
     return visible
 
 
 def can_see_test_seed(test: Any) -> bool:
-    """A test's secret seed derives every deal: it opens once the test has ended."""
-    return not test.is_running()
+    """A test's secret seed derives every deal: it opens once the test has ended and none of its games is still to
+    be played or could be played again (queued, running, failed or cancelled: a cancel leaves a running game
+    playing, and a failed or cancelled game can be requeued), as a match's own seed waits for its siblings."""
+    if test.is_running():
+        return False
+    open_games = getattr(test, "open_games", None)  # with_open_games's annotation: a list reads it in its query
+    if open_games is None:
+        open_games = test.games.filter(match__status__in=UNFINISHED).exists()
+    return not open_games
+
+
+def with_open_games(tests: QuerySet[VersionTest]) -> QuerySet[VersionTest]:
+    """Tests annotated for can_see_test_seed, so that a list of them does not ask once per test."""
+    return tests.annotate(open_games=Exists(VersionTestGame.objects.filter(
+        test=OuterRef("pk"), match__status__in=UNFINISHED)))

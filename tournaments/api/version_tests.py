@@ -23,7 +23,7 @@ from tournaments.api.common import MAX_ID, IdFilter, ReadOnlyOrAuthenticated, St
 from tournaments.api.matches import MatchCreateThrottle
 from tournaments.models import VersionTest
 from tournaments.version_tests import MAX_GAMES, TestRefused, TestRequest, cancel_test, start_test
-from tournaments.visibility import can_see_test_seed, is_owner, visible_tests
+from tournaments.visibility import can_see_test_seed, is_owner, seat_label, visible_tests, with_open_games
 
 
 class TestRequestSerializer(StrictSerializer):
@@ -86,9 +86,9 @@ class VersionTestSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=VersionTest.Status.choices)
     owner = serializers.CharField(source="owner.username")
     new = serializers.IntegerField(source="new_id")
-    new_label = serializers.CharField(source="new.label")
+    new_label = serializers.SerializerMethodField(help_text="\"private bot\" for a bot made private since")
     base = serializers.IntegerField(source="base_id")
-    base_label = serializers.CharField(source="base.label")
+    base_label = serializers.SerializerMethodField(help_text="\"private bot\" for a bot made private since")
     game = serializers.CharField()
     players = serializers.IntegerField()
     field = serializers.ListField(child=serializers.IntegerField(), help_text="the other seats' version ids")
@@ -110,6 +110,12 @@ class VersionTestSerializer(serializers.Serializer):
     seed = serializers.SerializerMethodField(help_text="the secret every deal's seed derives from: once ended")
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
+
+    def get_new_label(self, test: VersionTest) -> str:
+        return seat_label(self.context["request"].user, test.new)
+
+    def get_base_label(self, test: VersionTest) -> str:
+        return seat_label(self.context["request"].user, test.base)
 
     def get_bounds(self, test: VersionTest) -> list[float]:
         return list(test.results.get("bounds", []))
@@ -172,8 +178,8 @@ class VersionTestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     serializer_class = VersionTestSerializer
 
     def get_queryset(self) -> QuerySet[VersionTest]:
-        return (VersionTest.objects.filter(visible_tests(self.request.user))
-                .select_related("owner", "new__bot", "base__bot").order_by("-pk"))
+        return with_open_games(VersionTest.objects.filter(visible_tests(self.request.user))
+                               .select_related("owner", "new__bot", "base__bot").order_by("-pk"))
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer]:
         return VersionTestDetailSerializer if self.action == "retrieve" else VersionTestSerializer
@@ -189,7 +195,8 @@ class VersionTestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
             test = start_test(request.user, TestRequest(**form.validated_data))
         except TestRefused as exc:
             raise exceptions.ValidationError({exc.field: [str(exc)]}) from exc
-        return Response(VersionTestSerializer(test).data, status=status.HTTP_201_CREATED)
+        return Response(VersionTestSerializer(test, context={"request": request}).data,
+                        status=status.HTTP_201_CREATED)
 
     @extend_schema(tags=["tests"], summary="Stop a running test (its owner or staff)", request=None,
                    responses={200: VersionTestSerializer, **errors(400, 401, 403, 404)})
@@ -201,6 +208,5 @@ class VersionTestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         if not cancel_test(test):
             raise exceptions.ValidationError({"detail": [f"test {test.pk} is {test.status}: only a running test "
                                                          "stops"]})
-        test.refresh_from_db()
-        return Response(VersionTestSerializer(test).data)
+        return Response(VersionTestSerializer(self.get_queryset().get(pk=test.pk), context={"request": request}).data)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -23,8 +24,18 @@ TESTS_PER_PAGE = 25
 
 
 def visible_tests(request: HttpRequest) -> QuerySet[VersionTest]:
-    return (VersionTest.objects.filter(visibility.visible_tests(request.user))
-            .select_related("owner", "new__bot", "base__bot").order_by("-pk"))
+    return visibility.with_open_games(VersionTest.objects.filter(visibility.visible_tests(request.user))
+                                      .select_related("owner", "new__bot", "base__bot").order_by("-pk"))
+
+
+def labelled(tests: Iterable[VersionTest], user: Any) -> list[VersionTest]:
+    """The tests with their new and base versions' labels as the user may see them (`new_shown`, `base_shown`): a bot
+    made private since the test began is "private bot" to all but its owner and staff, as in its matches."""
+    shown = list(tests)
+    for test in shown:
+        test.new_shown = visibility.seat_label(user, test.new)  # type: ignore[attr-defined]
+        test.base_shown = visibility.seat_label(user, test.base)  # type: ignore[attr-defined]
+    return shown
 
 
 class TestFilter(forms.Form):
@@ -45,9 +56,10 @@ def test_list(request: HttpRequest) -> HttpResponse:
         if data["status"]:
             tests = tests.filter(status=data["status"])
     page = Paginator(tests, TESTS_PER_PAGE).get_page(request.GET.get("page"))
+    shown = labelled(page, request.user)
     return render(request, "pages/tests.html", {"form": form, "page": page,
-                                                 "running": [t for t in page if t.is_running()],
-                                                 "ended": [t for t in page if not t.is_running()]})
+                                                 "running": [t for t in shown if t.is_running()],
+                                                 "ended": [t for t in shown if not t.is_running()]})
 
 
 def test_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -56,7 +68,8 @@ def test_detail(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "pages/not_found.html", {"what": "version test"}, status=404)
     field = {v.pk: v for v in BotVersion.objects.filter(pk__in=test.field).select_related("bot")}
     return render(request, "pages/test.html", {
-        "test": test, "field": [field[pk] for pk in test.field if pk in field],
+        "test": labelled([test], request.user)[0],
+        "field": [visibility.seat_label(request.user, field[pk]) for pk in test.field if pk in field],
         "games": test.games.select_related("match").order_by("deal", "swapped"),
         "llr_position": llr_position(test), "seed": test.seed if visibility.can_see_test_seed(test) else None,
         "is_owner": visibility.is_owner(request.user, test.owner_id),
