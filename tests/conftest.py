@@ -30,7 +30,16 @@ from typing import Any
 
 import hypothesis_profiles  # noqa: F401 - registers and loads the Hypothesis profile (HYPOTHESIS_PROFILE)
 import pytest
-from testkit import ROOT, clear_queues, ping_workers, start_celery_worker, stop_process, subprocess_env, wait_until
+from testkit import (
+    ROOT,
+    clear_queues,
+    ping_workers,
+    start_celery_worker,
+    stop_process,
+    subprocess_env,
+    wait_until,
+    wait_workers_idle,
+)
 
 TEST_BROKER_URL = "redis://127.0.0.1:6379/5"  # a dedicated Redis database for tests; each run uses its own queues
 
@@ -252,6 +261,19 @@ def celery_broker_url() -> str:
     return settings.CELERY_BROKER_URL or os.environ.get("LUDUS_TEST_BROKER_URL", TEST_BROKER_URL)
 
 
+@pytest.fixture(autouse=True)
+def celery_worker_idle_after(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After a test that used the Celery worker: its tasks done before the database is flushed (wait_workers_idle).
+    Autouse and defined after pytest-django's own: torn down before its flush."""
+    yield
+    if "celery_worker_process" in request.fixturenames:
+        wait_workers_idle([celery_worker_name()], request.getfixturevalue("celery_broker_url"))
+
+
+def celery_worker_name() -> str:
+    return f"ludus-test-{os.getpid()}"
+
+
 # Module scope: the worker is a child of the test process, and other tests check that no children are left over.
 @pytest.fixture(scope="module")
 def celery_worker_process(
@@ -269,7 +291,7 @@ def celery_worker_process(
     with django_db_blocker.unblock():
         env = subprocess_env(CELERY_BROKER_URL=celery_broker_url)
     log_path = tmp_path_factory.mktemp("celery") / "worker.log"
-    name = f"ludus-test-{os.getpid()}"
+    name = celery_worker_name()
     worker = start_celery_worker(name, env, log_path)
     try:
         wait_until(lambda: worker.poll() is not None or ping_workers([name]), 90, "the worker to answer")

@@ -81,6 +81,28 @@ def ping_workers(names: list[str]) -> list[Any]:
     return list(app.control.ping(destination=hosts, timeout=0.5))
 
 
+def wait_workers_idle(names: list[str], broker_url: str, deadline_s: float = 60.0) -> None:
+    """Until these workers run and hold no task and this process's queues are empty, twice in a row (a task may send
+    another: a match its verification, a verification its tournament's next step), or the deadline. A transactional
+    test's flush (TRUNCATE) must not meet a task still querying the tables: the two deadlock, and the next test
+    starts on the last one's rows."""
+    import redis
+
+    from config.celery import app
+    from workers.broker import queue_keys
+
+    hosts = [f"{name}@{socket.gethostname()}" for name in names]
+    client = redis.Redis.from_url(broker_url)
+    keys = [key for queue in queue_names() for key in queue_keys(queue)]
+    deadline, quiet = time.monotonic() + deadline_s, 0
+    while quiet < 2 and time.monotonic() < deadline:
+        inspect = app.control.inspect(destination=hosts, timeout=1.0, limit=len(hosts))
+        busy = any(client.llen(key) for key in keys) or any(
+            tasks for found in (inspect.active(), inspect.reserved()) for tasks in (found or {}).values())
+        quiet = 0 if busy else quiet + 1
+        time.sleep(0.05)  # between two looks, not a wait for an outcome: the looks decide
+
+
 def stop_process(process: subprocess.Popen[bytes]) -> None:
     """Terminate the process, and kill it when it has not ended within a minute."""
     process.terminate()
