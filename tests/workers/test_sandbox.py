@@ -19,6 +19,7 @@ import shutil
 import threading
 import zipfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -278,24 +279,29 @@ def test_it_limits_file_size_and_tmp_space_and_keeps_the_rest_read_only() -> Non
 # --- isolation ----------------------------------------------------------------------------------------------------
 
 
-def test_it_cuts_the_bot_off_the_network() -> None:
-    seat = bot("network.py")
+@pytest.mark.parametrize("seccomp", [True, False], ids=["seccomp", "namespace alone"])
+def test_it_cuts_the_bot_off_the_network(seccomp: bool) -> None:
+    seat = bot("network.py", replace(CONFIG, seccomp=seccomp))
     result = play(seat)
     attempts = _log_lines(result.logs[0], "connect ")
     assert len(attempts) == 6 and not any("CONNECTED" in v for v in attempts.values()), attempts
-    # Nothing listens in the bot's own network namespace: refused, not filtered or denied by file permissions.
-    assert attempts["('127.0.0.1', 5432)"] == "failed ConnectionRefusedError errno=111"
-    assert attempts["('127.0.0.1', 6379)"] == "failed ConnectionRefusedError errno=111"
-    assert attempts["('localhost', 5432)"].startswith("failed gaierror")  # not even a hosts file
     for path in ("/var/run/postgresql/.s.PGSQL.5432", "/run/postgresql/.s.PGSQL.5432"):
-        assert attempts[path] == "failed FileNotFoundError errno=2"
+        assert attempts[path] == "failed FileNotFoundError errno=2"  # a unix socket may be made: nothing to reach
     info = _log_lines(result.logs[0], "")
-    assert info["interfaces"] == "['lo']" and info["tcp listeners"] == "0"
-    assert info["postgres dir exists"] == "False"
-    # The same addresses do answer from the worker, so the failures above are the sandbox's doing.
-    for port in (5432, 6379):
-        if listening(port):
-            assert "ConnectionRefusedError" in attempts[f"('127.0.0.1', {port})"]
+    assert info["tcp listeners"] == "0" and info["postgres dir exists"] == "False"
+    if seccomp:  # no inet or netlink socket at all (EAFNOSUPPORT: tests/workers/test_sandbox_sockets.py)
+        for target in ("('127.0.0.1', 5432)", "('127.0.0.1', 6379)", "('localhost', 5432)"):
+            assert attempts[target] == "failed OSError errno=97", (target, attempts)
+        assert info["interfaces"] == "failed OSError errno=97"
+    else:  # behind it, a network namespace where nothing listens: refused, not filtered or denied by permissions
+        assert attempts["('127.0.0.1', 5432)"] == "failed ConnectionRefusedError errno=111"
+        assert attempts["('127.0.0.1', 6379)"] == "failed ConnectionRefusedError errno=111"
+        assert attempts["('localhost', 5432)"].startswith("failed gaierror")  # not even a hosts file
+        assert info["interfaces"] == "['lo']"
+        # The same addresses do answer from the worker, so the failures above are the sandbox's doing.
+        for port in (5432, 6379):
+            if listening(port):
+                assert "ConnectionRefusedError" in attempts[f"('127.0.0.1', {port})"]
     assert faults(result) == []
     assert_contained(result, seat)
 

@@ -58,6 +58,11 @@ POPULATE: tuple[tuple[str, int, int, int], ...] = (
 # NEWNET, NEWTIME); clone3 hides its flags in a struct, so it is refused as a whole with ENOSYS.
 CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000,
                          0x00000080)
+# socket(2) of any family but AF_UNIX is refused with EAFNOSUPPORT. A seat has no network (its namespace holds only a
+# loopback), yet on cgroup v1 the memory of inet and netlink sockets' buffers is not charged to its group: a bot that
+# filled sockets to itself on its loopback, or netlink requests it never read, held some 600 MiB of the host's memory
+# against a 256 MiB limit (tests/workers/test_sandbox_sockets.py). Unix sockets' buffers are charged.
+SOCKET_FAMILY = 1  # AF_UNIX: the one family socket(2) may open
 SECCOMP_PYTHON = "/usr/bin/python3"
 
 _COMPILE = """
@@ -75,6 +80,8 @@ for flag in rules["clone_flags"]:
     f.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
 for name, arg, mask, value in rules["populate"]:
     f.add_rule(seccomp.ERRNO(errno.EPERM), name, seccomp.Arg(arg, seccomp.MASKED_EQ, mask, value))
+# Compared on all 64 bits: a family with high bits set, which the kernel would read as AF_UNIX, is refused too.
+f.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), "socket", seccomp.Arg(0, seccomp.NE, rules["socket_family"]))
 f.export_bpf(sys.stdout)
 """
 
@@ -83,9 +90,10 @@ class SeccompUnavailable(RuntimeError):
     """The filter cannot be compiled here (python3-seccomp is missing)."""
 
 
-def rules() -> dict[str, list[Any]]:
+def rules() -> dict[str, Any]:
     return {"denied": sorted({name for names in DENIED.values() for name in names}),
-            "clone_flags": list(CLONE_NAMESPACE_FLAGS), "populate": [list(rule) for rule in POPULATE]}
+            "clone_flags": list(CLONE_NAMESPACE_FLAGS), "populate": [list(rule) for rule in POPULATE],
+            "socket_family": SOCKET_FAMILY}
 
 
 @functools.lru_cache(maxsize=4)
