@@ -101,6 +101,23 @@ def test_it_quotes_the_offending_input_briefly() -> None:
     assert len(str(caught.value)) < 300
 
 
+BIG = "x" * (MAX_LINE - 100)
+
+
+@pytest.mark.parametrize("line", [
+    json.dumps({"seq": BIG, "choice": 0}), json.dumps({"seq": 1, "choice": [BIG]}),
+    json.dumps({f"k{i}": 0 for i in range(50_000)}), "{" + ",".join(['"seq":1'] * 50_000) + "}",
+    json.dumps({"type": "hello", "views": BIG}), json.dumps({"type": "hello", "reuse": BIG}),
+    json.dumps({"type": "hello", "history": BIG}),
+])
+def test_a_faults_detail_quotes_a_bots_value_briefly_whatever_its_size(line: str) -> None:
+    """A fault's detail goes into the replay and the version's log: a reply whose seq was a string of a mebibyte put
+    a mebibyte there, three times a validation."""
+    with pytest.raises(ProtocolFault) as caught:
+        parse_reply(line, 1, 2) if '"hello"' not in line else protocol.bot_hello(line)
+    assert len(str(caught.value)) < 300, len(str(caught.value))
+
+
 def test_a_line_of_exactly_max_line_bytes_is_allowed() -> None:
     body = '{"seq":1,"choice":0,"p":"'
     line = body + " " * 0 + "x" * (MAX_LINE - len(body) - 2) + '"}'
