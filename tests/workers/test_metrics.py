@@ -20,7 +20,7 @@ from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 from testkit import ROOT, clear_queues, free_port, start_celery_worker, stop_process, subprocess_env, wait_until
 
-from tournaments.models import Bot, BotVersion, Match
+from tournaments.models import Bot, BotVersion, Match, Tournament
 from tournaments.scheduling import create_tournament, start_tournament
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration, pytest.mark.sandbox]
@@ -81,6 +81,9 @@ def test_the_metrics_after_a_real_match(
                "the worker to count the finished match")
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
+    # The tournament ends once the match's replay is verified (a task of its own, after the result)
+    wait_until(lambda: Tournament.objects.get(pk=played.pk).state == Tournament.State.FINISHED, 60,
+               "the tournament to finish once its replay is verified")
     worker = samples(scrape_worker(port))
     assert worker[("ludus_worker_runs_total", (("outcome", "finished"),))] == 1
     for phase in PHASES:
