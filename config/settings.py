@@ -211,6 +211,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "tournaments.api.negotiation.QueryFormatIgnored",
+    "DEFAULT_PARSER_CLASSES": ["tournaments.api.parsers.JSONBodyParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_THROTTLE_RATES": {"uploads": None},  # set below, once LUDUS_UPLOAD_RATE is read
 }
 SPECTACULAR_SETTINGS = {

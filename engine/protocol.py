@@ -215,14 +215,18 @@ def _reject_constant(name: str) -> None:
 def _unique_keys(pairs: list[tuple[str, JSON]]) -> dict[str, JSON]:
     keys = [k for k, _ in pairs]
     if len(set(keys)) != len(keys):
-        raise ValueError(f"duplicate keys in {_shown(keys)}")
+        raise ValueError(f"duplicate keys in {brief(keys)}")
     return dict(pairs)
 
 
-def _shown(value: object) -> str:
-    """A bot's value as a fault quotes it: its repr, cut to 80 characters as _short cuts a line (a fault's detail goes
-    into the replay and the version's log; a reply's string can be a mebibyte)."""
-    text = repr(value)
+def brief(value: object) -> str:
+    """A value from outside (a bot's reply, an upload's manifest) as an error quotes it: its repr cut to 80 characters,
+    as _short cuts a line (a fault's detail goes into the replay and the version's log; a reply's string can be a
+    mebibyte); an integer past int()'s digits, which has no repr, by its size."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"an integer of {value.bit_length() if isinstance(value, int) else '?'} bits"
     return text if len(text) <= 80 else text[:80] + "..."
 
 
@@ -263,14 +267,14 @@ def parse_reply(line: bytes | str, expected_seq: int, n_options: int) -> int:
     if not isinstance(message, dict):
         raise ProtocolFault("bad_shape", f"{_short(line)} is not an object with seq and choice")
     if set(message) != REPLY_KEYS:
-        raise ProtocolFault("bad_shape", f"a reply has exactly the keys seq and choice, got {_shown(sorted(message))}")
+        raise ProtocolFault("bad_shape", f"a reply has exactly the keys seq and choice, got {brief(sorted(message))}")
     seq, choice = message["seq"], message["choice"]
     if not _is_int(seq):
-        raise ProtocolFault("bad_shape", f"seq must be an integer, got {_shown(seq)}")
+        raise ProtocolFault("bad_shape", f"seq must be an integer, got {brief(seq)}")
     if seq != expected_seq:
         raise ProtocolFault("stale_seq", f"seq {seq} answers no pending decision; expected {expected_seq}")
     if not _is_int(choice):
-        raise ProtocolFault("bad_shape", f"choice must be an integer, got {_shown(choice)}")
+        raise ProtocolFault("bad_shape", f"choice must be an integer, got {brief(choice)}")
     if not 0 <= choice < n_options:
         raise ProtocolFault("out_of_range", f"choice {choice} is out of range for {n_options} option(s)")
     assert isinstance(choice, int)
@@ -292,12 +296,12 @@ def bot_hello(line: bytes | str) -> dict[str, JSON] | None:
         return None
     views, reuse = message.get("views", "full"), message.get("reuse", False)
     if views not in VIEW_MODES:
-        raise ProtocolFault("bad_shape", f"a bot's hello asks for views {' or '.join(VIEW_MODES)}, got {_shown(views)}")
+        raise ProtocolFault("bad_shape", f"a bot's hello asks for views {' or '.join(VIEW_MODES)}, got {brief(views)}")
     if not isinstance(reuse, bool):
-        raise ProtocolFault("bad_shape", f"a bot's hello says reuse true or false, got {_shown(reuse)}")
+        raise ProtocolFault("bad_shape", f"a bot's hello says reuse true or false, got {brief(reuse)}")
     history = message.get("history", False)
     if not isinstance(history, bool):
-        raise ProtocolFault("bad_shape", f"a bot's hello says history true or false, got {_shown(history)}")
+        raise ProtocolFault("bad_shape", f"a bot's hello says history true or false, got {brief(history)}")
     asked: dict[str, JSON] = {"type": "hello", "views": views, "reuse": reuse}
     return {**asked, "history": True} if history else asked
 

@@ -17,7 +17,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from rest_framework.throttling import ScopedRateThrottle
 
 from engine.registry import viewer_of
 from replays import live
@@ -34,6 +33,7 @@ from replays.branches import (
 from replays.scores import score_series
 from tournaments import visibility
 from tournaments.models import BotVersion, Match
+from tournaments.throttles import throttle_wait
 
 CHART_W, CHART_H, PAD = 600, 160, 8
 
@@ -70,7 +70,7 @@ def branch(request: HttpRequest, pk: int) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(viewer)
     form = request.POST
-    if not _throttle_allows(request):
+    if throttle_wait(request, "matches") is not None:  # the API's bucket: the form and POST .../branches/ share it
         messages.error(request, "No branch: too many match requests for now (LUDUS_MATCH_REQUEST_RATE); try later")
         return redirect(f"{viewer}#step={form.get('step', '0')}")
     try:
@@ -87,12 +87,6 @@ def branch(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("replays:compare", branches[0].pk)
 
 
-class _Scope:
-    throttle_scope = "matches"  # the API's bucket: the form and POST /api/matches/ID/branches/ share one rate
-
-
-def _throttle_allows(request: HttpRequest) -> bool:
-    return bool(ScopedRateThrottle().allow_request(request, _Scope()))  # type: ignore[arg-type]
 
 
 def _number(text: str | None, name: str) -> int:

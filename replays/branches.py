@@ -24,6 +24,7 @@ from tournaments.dispatch import enqueue_matches
 from tournaments.formats.round_robin import derive_match_seed
 from tournaments.models import BotVersion, Match
 from tournaments.new_matches import create_matches
+from tournaments.numbers import is_whole
 from tournaments.system_ladders import BRANCHES_LADDER, system_ladder
 from tournaments.visibility import can_see_bot, is_over, is_staff, new_seed, seat_label, visible_versions
 
@@ -188,7 +189,7 @@ def seatable(user: Any, game: str, number: int, bot: str) -> BotVersion:
     bot = str(bot).strip()
     if is_bot_name(bot):
         return ensure_builtin(bot)
-    if not bot.isdigit():
+    if not is_whole(bot):
         raise BranchRefused("seats", f"seat {number}: {bot!r} is neither a built-in bot ({', '.join(bot_names())}) "
                                      "nor a bot version id")
     version = visible_versions(user).select_related("bot").filter(pk=int(bot)).first()

@@ -19,6 +19,8 @@ import shlex
 import tomllib
 from dataclasses import dataclass
 
+from engine.protocol import brief
+
 MANIFEST = "ludus.toml"
 
 
@@ -67,14 +69,14 @@ def read_manifest(text: bytes) -> Manifest:
     """The manifest's language, build and run command, defaults filled in. Raises BadManifest."""
     try:
         data = tomllib.loads(text.decode("utf-8-sig"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise BadManifest(f"{MANIFEST} is not valid TOML: {exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # TOMLDecodeError is a ValueError; so is a number
+        raise BadManifest(f"{MANIFEST} is not valid TOML: {str(exc)[:200]}") from None  # past int()'s digits
     unknown = sorted(set(data) - {"language", "build", "run"})
     if unknown:
         raise BadManifest(f"{MANIFEST}: unknown key(s) {', '.join(unknown)}; the keys are language, build and run")
     name = data.get("language")
-    if name not in LANGUAGES:
-        raise BadManifest(f"{MANIFEST}: language must be one of {', '.join(LANGUAGES)}, got {name!r}")
+    if not isinstance(name, str) or name not in LANGUAGES:
+        raise BadManifest(f"{MANIFEST}: language must be one of {', '.join(LANGUAGES)}, got {brief(name)}")
     lang = LANGUAGES[name]
     build = _command(data, "build", lang.build)
     if build and not lang.build:
@@ -95,7 +97,8 @@ def read_manifest(text: bytes) -> Manifest:
 def _command(data: dict[str, object], key: str, default: str) -> str:
     value = data.get(key, default)
     if not isinstance(value, str) or len(value) > MAX_COMMAND or (key == "run" and not value.strip()):
-        raise BadManifest(f"{MANIFEST}: {key} must be a command of at most {MAX_COMMAND} characters, got {value!r}")
+        raise BadManifest(f"{MANIFEST}: {key} must be a command of at most {MAX_COMMAND} characters, got "
+                          f"{brief(value)}")
     return value.strip()
 
 

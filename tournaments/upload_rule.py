@@ -13,8 +13,8 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
-from rest_framework.throttling import ScopedRateThrottle
-from rest_framework.views import APIView
+
+from tournaments import throttles
 
 SLACK = 64 * 1024  # multipart framing and the form fields around the file
 URL_NAMES = ("pages:upload", "api:bot-upload")  # the two doors, by URL name
@@ -39,19 +39,10 @@ def file_too_large(name: str, size: int) -> str | None:
     return f"{name} is {size} bytes, over the upload limit of {limit} bytes" if size > limit else None
 
 
-class _Door(APIView):
-    throttle_scope = SCOPE  # what ScopedRateThrottle reads from the view
-
-
 def throttle_wait(request: Any) -> float | None:
-    """Counts this upload against its user's allowance; the seconds to wait when it is used up, else None.
-
-    The API's view runs the same ScopedRateThrottle through DRF, so both doors share one count (its cache key is the
-    scope and the user)."""
-    throttle = ScopedRateThrottle()
-    if throttle.allow_request(request, _Door()):
-        return None
-    return throttle.wait() or 0.0
+    """Counts this upload against its user's allowance; the seconds to wait when it is used up, else None. The API's
+    view runs the same ScopedRateThrottle through DRF, so both doors share one count (tournaments/throttles.py)."""
+    return throttles.throttle_wait(request, SCOPE)
 
 
 def announced_length(request: HttpRequest) -> int:

@@ -17,8 +17,13 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
+import json
+import lzma
 import re
 import stat
+import subprocess
+import sys
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -103,8 +108,9 @@ def check_upload(filename: str, data: bytes, limits: UploadLimits = UploadLimits
         raise BadUpload(f"{name} is {len(data)} bytes, over the upload limit of {limits.max_bytes} bytes")
     files = bot_files(name, data, limits)
     manifest = manifest_of(name, files)
-    errors = tuple(e for path, content in files.items() if path.endswith(".py") and manifest.language == "python"
-                   for e in [compile_error(_shown(name, path), content)] if e)
+    sources = [(_shown(name, path), content) for path, content in files.items()
+               if path.endswith(".py") and manifest.language == "python"]
+    errors = tuple(e for e in compile_errors(sources) if e)
     return CheckedUpload(filename=name, data=bytes(data), sha256=hashlib.sha256(data).hexdigest(), size=len(data),
                          files=tuple(sorted(files)), syntax_errors=errors, manifest=manifest)
 
@@ -174,24 +180,67 @@ def _shown(upload: str, path: str) -> str:
 # --- compiling -----------------------------------------------------------------------------------------------------
 
 
-def compile_error(path: str, content: bytes) -> str:
-    """'' when content is UTF-8 Python that compiles; else the error the author reads. Never runs the code.
-
-    Raises BadUpload when content is not UTF-8 text: that is a malformed file, not a programming error.
-    """
+# CPython's compiler can take hundreds of times a source's size (an 8 MiB list literal, 150 KB zipped: 2.8 GiB and 6 s
+# of CPU), so an upload's files are compiled in a child process with at most this much memory and CPU, not in the web
+# process; what does not compile within them is refused as code that does not compile.
+COMPILE_MEMORY = 1024 * MiB
+COMPILE_CPU_S = 10
+_COMPILE = """
+import json, resource, sys
+memory, cpu_s = int(sys.argv[1]), int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
+for path, text in json.load(sys.stdin):
     try:
-        text = content.decode("utf-8-sig")
+        compile(text, path, "exec", dont_inherit=True)
+        found = None
+    except SyntaxError as exc:
+        found = [type(exc).__name__, exc.msg, exc.lineno, exc.offset, exc.text]
+    except (ValueError, MemoryError, RecursionError) as exc:  # null bytes; a source too big or deep to compile
+        found = [type(exc).__name__, str(exc)[:200] or "the source is too large to compile"]
+    print(json.dumps(found), flush=True)
+"""
+_SYNTAX_ERRORS = {cls.__name__: cls for cls in (SyntaxError, IndentationError, TabError)}
+
+
+def compile_errors(sources: list[tuple[str, bytes]]) -> list[str]:
+    """Per (path, content): '' when it is UTF-8 Python that compiles, else the error the author reads. Never runs the
+    code; compiles in one child process within COMPILE_MEMORY and COMPILE_CPU_S.
+
+    Raises BadUpload when a content is not UTF-8 text: that is a malformed file, not a programming error.
+    """
+    texts = [(path, _utf8(path, content)) for path, content in sources]
+    if not texts:
+        return []
+    try:
+        out = subprocess.run([sys.executable, "-I", "-S", "-c", _COMPILE, str(COMPILE_MEMORY), str(COMPILE_CPU_S)],
+                             input=json.dumps(texts).encode(), capture_output=True, timeout=COMPILE_CPU_S * 3,
+                             check=False).stdout
+    except subprocess.TimeoutExpired as exc:  # a host too busy to give it its CPU: what it answered stands
+        out = exc.stdout or b""
+    answers = [json.loads(line) for line in out.decode().splitlines()]
+    limits = f"within {COMPILE_MEMORY // MiB} MiB and {COMPILE_CPU_S} s of CPU"
+    errors = []
+    for (path, _), found in itertools.zip_longest(texts, answers[:len(texts)]):
+        if found is None and len(answers) < len(texts):  # the child was stopped by a limit before it answered
+            errors.append(f"{path}: it does not compile {limits}")
+        elif not found:
+            errors.append("")
+        elif found[0] in _SYNTAX_ERRORS:
+            kind, msg, lineno, offset, text = found
+            errors.append(format_syntax_error(path, _SYNTAX_ERRORS[kind](msg, (path, lineno, offset, text))))
+        else:
+            errors.append(f"{path}: {found[0]}: {found[1]}; it does not compile {limits}")
+    return errors
+
+
+def _utf8(path: str, content: bytes) -> str:
+    try:
+        return content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = content[: exc.start].count(b"\n") + 1
         raise BadUpload(f"{path} is not UTF-8 text: byte {content[exc.start]:#04x} at line {line} "
                         f"(offset {exc.start}) is invalid; save it as UTF-8") from None
-    try:
-        compile(text, path, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return format_syntax_error(path, exc)
-    except ValueError as exc:  # e.g. null bytes, on Pythons that do not report them as a SyntaxError
-        return f"{path}: SyntaxError: {exc}"
-    return ""
 
 
 def format_syntax_error(path: str, exc: SyntaxError) -> str:
@@ -349,7 +398,8 @@ def read_capped(name: str, archive: zipfile.ZipFile, entry: zipfile.ZipInfo, bud
                     raise BadUpload(f"{name}: {entry.filename!r} inflates past its declared size of "
                                     f"{entry.file_size} bytes")
                 chunks.append(chunk)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
+    except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError, NotImplementedError, RuntimeError,
+            ValueError) as exc:
         raise BadUpload(f"{name}: {entry.filename!r} cannot be read ({exc}): the archive is corrupt or lies about "
                         "its sizes") from None
     return b"".join(chunks)

@@ -30,6 +30,7 @@ from tournaments.dispatch import PRIORITY_TEST, enqueue_matches, results_verifyi
 from tournaments.formats.round_robin import derive_match_seed
 from tournaments.models import Bot, BotVersion, Match, Seat, VersionTest, VersionTestGame
 from tournaments.new_matches import create_matches
+from tournaments.numbers import MAX_ID, is_whole
 from tournaments.system_ladders import system_ladder
 from tournaments.visibility import new_seed, visible_versions
 
@@ -142,7 +143,7 @@ def _field(user: Any, names: Sequence[str | int], players: int) -> list[BotVersi
     seen: dict[str, int] = {}
     versions = []
     for entry in wanted:
-        if isinstance(entry, int) or (str(entry).isdigit() and int(entry) < 2**63):
+        if isinstance(entry, int) or (is_whole(str(entry)) and int(entry) <= MAX_ID):
             versions.append(_version(user, "field", int(entry)))
         elif is_bot_name(str(entry)):
             seen[str(entry)] = seen.get(str(entry), 0) + 1

@@ -21,6 +21,7 @@ from replays.branches import MAX_GAMES, BranchForbidden, BranchRefused, BranchRe
 from tournaments.api.common import ReadOnlyOrAuthenticated, StrictSerializer, errors
 from tournaments.api.matches import MatchCreateThrottle, MatchSerializer, match_data, match_values
 from tournaments.models import Match
+from tournaments.numbers import is_whole
 
 
 class BranchRequestSerializer(StrictSerializer):
@@ -41,7 +42,7 @@ class BranchRequestSerializer(StrictSerializer):
     def validate_seats(self, seats: dict[str, str]) -> dict[int, str]:
         numbers = {}
         for key, bot in seats.items():
-            if not str(key).isdigit():
+            if not is_whole(str(key)):
                 raise serializers.ValidationError(f"{key!r} is not a seat number")
             numbers[int(key)] = bot
         return numbers

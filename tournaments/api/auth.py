@@ -14,10 +14,12 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_seriali
 from rest_framework import serializers, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.api.common import BAD_INPUT, ERROR
+from tournaments.api.parsers import JSONBodyParser
 
 TOKEN = inline_serializer("Token", fields={"token": serializers.CharField()})
 
@@ -31,6 +33,7 @@ class TokenLoginSerializer(AuthTokenSerializer):
 
 class TokenLoginView(ObtainAuthToken):
     serializer_class = TokenLoginSerializer
+    parser_classes = (FormParser, MultiPartParser, JSONBodyParser)  # ObtainAuthToken's, with our JSON parser
 
     @extend_schema(tags=["auth"], summary="Your API token, for your username and password (throttled)",
                    request=TokenLoginSerializer,

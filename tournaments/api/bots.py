@@ -15,11 +15,17 @@ import django_filters
 from django.db.models import Max, QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, mixins, permissions, serializers, viewsets
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from tournaments.api.common import GameFilter, IdFilter, ReadOnlyOrAuthenticated, StrictModelSerializer, errors
+from tournaments.api.common import (
+    GameFilter,
+    IdFilter,
+    ReadOnlyOrAuthenticated,
+    StrictModelSerializer,
+    errors,
+)
+from tournaments.api.parsers import JSONBodyParser
 from tournaments.api.uploads import VersionSerializer
 from tournaments.models import Bot, BotVersion
 from tournaments.visibility import is_owner, visible_bots, visible_versions
@@ -70,7 +76,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Update
     http_method_names = ["get", "patch", "head", "options"]
     # A change is a JSON object: a form or multipart body cannot tell an empty field from one left out (an empty
     # body or `visibility=` was accepted as "no change"), so those are a 415.
-    parser_classes = [JSONParser]
+    parser_classes = [JSONBodyParser]
 
     def get_queryset(self) -> QuerySet[Bot]:
         return (Bot.objects.filter(visible_bots(self.request.user)).select_related("owner")

@@ -25,6 +25,8 @@ from rest_framework.request import Request
 from rest_framework.views import APIView, exception_handler
 
 from engine import InvalidOptions, game_names, load_game
+from tournaments.numbers import MAX_ID as MAX_ID  # re-exported: the API's bounds on ids
+from tournaments.numbers import is_whole as is_whole  # re-exported: the pages read paths with it too
 from tournaments.visibility import is_staff as is_staff  # re-exported: visibility decides who is staff
 
 ORGANISERS_GROUP = "organisers"
@@ -163,11 +165,6 @@ class Pagination(PageNumberPagination):
         return parameters
 
 
-def is_whole(raw: str) -> bool:
-    """Whether the text is a whole number in ASCII digits (`str.isdigit` takes "²", which `int` refuses)."""
-    return raw.isascii() and raw.isdigit()
-
-
 class StrictPageSize:
     """The page-size rule of Pagination, shared by CursorPagination."""
 
@@ -254,7 +251,6 @@ def limit_choices(field: Any, queryset: QuerySet[Any]) -> None:
 
 
 GAME_CHOICES = game_names()
-MAX_ID = 2**63 - 1
 
 
 def game_field(**kwargs: Any) -> serializers.ChoiceField:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 T = TypeVar("T", bound=Hashable)
+MAX_NOTE = 2000  # characters of a ladder's matchmaking note
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,10 @@ class Matchmaking:
     @classmethod
     def from_settings(cls, settings: dict[str, object]) -> Matchmaking:
         """From a ladder's `matchmaking` JSON; raises ValueError naming an unknown key or a bad value."""
-        settings = {k: v for k, v in settings.items() if k != "note"}  # a free-text note for people
+        note = settings.get("note", "")  # a free-text note for people, stored as text: no NUL (jsonb refuses it)
+        if not isinstance(note, str) or "\x00" in note or len(note) > MAX_NOTE:
+            raise ValueError(f"the matchmaking note is text of at most {MAX_NOTE} characters, without NUL")
+        settings = {k: v for k, v in settings.items() if k != "note"}
         unknown = set(settings) - {"explore", "new_games", "window"}
         if unknown:
             raise ValueError(f"unknown matchmaking setting(s) {', '.join(sorted(unknown))}; "

@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from tournaments.models import Bot, BotVersion, Ladder, Match, Rating, Seat, Tournament
+from tournaments.numbers import MAX_ID, is_whole
 from tournaments.pages.charts import Series
 from tournaments.pages.round_pages import table_order
 from tournaments.rating_rule import conservative, is_provisional
@@ -173,11 +174,11 @@ def filter_matches(matches: QuerySet[Match], params: dict[str, Any], user: Any) 
     if params.get("bot"):
         bot = str(params["bot"])
         by_name = Q(bot_version__bot__name__iexact=bot)
-        named = by_name | Q(bot_version__bot_id=int(bot)) if bot.isdigit() else by_name
+        named = by_name | Q(bot_version__bot_id=int(bot)) if is_whole(bot) and int(bot) <= MAX_ID else by_name
         seats = Seat.objects.filter(named & visible_bots(user, "bot_version__bot__"), match=OuterRef("pk"))
         matches = matches.filter(Exists(seats))
     kind, _, pk = str(params.get("competition") or "").partition(":")
-    if kind in ("ladder", "tournament") and pk.isdigit():
+    if kind in ("ladder", "tournament") and is_whole(pk) and int(pk) <= MAX_ID:
         matches = matches.filter(**{f"{kind}_id": int(pk)})
     return with_seats(matches.order_by("-id"))
 

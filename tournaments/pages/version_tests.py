@@ -18,6 +18,7 @@ from engine import list_games
 from engine.bots import bot_names
 from tournaments import visibility
 from tournaments.models import Bot, BotVersion, VersionTest
+from tournaments.throttles import throttle_wait
 from tournaments.version_tests import TestRefused, TestRequest, start_test
 
 TESTS_PER_PAGE = 25
@@ -112,6 +113,9 @@ def test_form_for(user: Any, version: BotVersion) -> dict[str, Any]:
 @login_required
 def start_from_version(request: HttpRequest, pk: int) -> HttpResponse:
     """The version page's form: start a test of the version against a base, then its page."""
+    if throttle_wait(request, "matches") is not None:  # the API's bucket: the form and POST /api/tests/ share it
+        messages.error(request, "No test: too many match requests for now (LUDUS_MATCH_REQUEST_RATE); try later")
+        return redirect("pages:version", pk=pk)
     form = TestForm(request.POST)
     if not form.is_valid():
         for name, problems in form.errors.items():

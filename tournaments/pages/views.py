@@ -19,6 +19,7 @@ from tournaments import ladder_clock, upload_rule, visibility
 from tournaments.bot_lifecycle import BadUpload, upload_bot_version
 from tournaments.ladder_entries import EntryRefused, enter_ladder, withdraw_from_ladder
 from tournaments.models import Bot, BotVersion, Ladder, LadderEntry, Match, Seat, Tournament
+from tournaments.numbers import is_whole
 from tournaments.pages import brackets, queries, round_pages, unrated, version_tests
 from tournaments.pages.charts import rating_chart
 from tournaments.pages.keyset import BadCursor, keyset_page
@@ -175,7 +176,7 @@ def open_ladders(bot: Bot) -> list[dict[str, Any]]:
 def ladder_entry(request: HttpRequest, pk: int) -> HttpResponse:
     """Enter or withdraw one of your versions on an open ladder (the bot page's buttons), then back to the bot."""
     ladder = get_object_or_404(Ladder, pk=pk)
-    version_id = int(request.POST["bot_version"]) if request.POST.get("bot_version", "").isdigit() else 0
+    version_id = int(request.POST["bot_version"]) if is_whole(request.POST.get("bot_version", "")) else 0
     act = enter_ladder if request.POST.get("action") == "enter" else withdraw_from_ladder
     try:
         entry = act(request.user, ladder, version_id)

@@ -21,6 +21,7 @@ from replays.branches import BranchForbidden, BranchRefused, BranchRequest, crea
 from replays.links import viewer_url
 from tournaments.dispatch import runner
 from tournaments.models import Match
+from tournaments.numbers import is_whole
 
 OPERATOR = SimpleNamespace(is_authenticated=True, is_staff=True, pk=None)
 DONE = (Match.Status.FINISHED, Match.Status.FAILED, Match.Status.CANCELLED)
@@ -102,7 +103,7 @@ def parse_seats(specs: list[str]) -> dict[int, str]:
     seats = {}
     for spec in specs:
         number, _, bot = spec.partition("=")
-        if not number.strip().isdigit() or not bot.strip():
+        if not is_whole(number.strip()) or not bot.strip():
             raise CommandError(f"--seat takes N=BOT (a seat number, a built-in bot or a bot version id), got {spec!r}")
         seats[int(number)] = bot.strip()
     return seats

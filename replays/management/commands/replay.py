@@ -18,11 +18,12 @@ from replays.links import viewer_url
 from replays.models import Replay
 from replays.verification import NotVerifying, void_unverified
 from replays.verify import ReplayMismatch, verify_document
+from tournaments.numbers import is_whole
 
 
 def load_document(ref: str) -> dict[str, Any]:
     """The replay document of match `ref`, or of the exported file at path `ref` (that works without a database)."""
-    if ref.isdigit():
+    if is_whole(ref):
         replay = Replay.objects.filter(match_id=int(ref)).first()
         if replay is None:
             raise CommandError(f"match {ref} has no replay (is it finished?)")
@@ -104,7 +105,7 @@ class Command(BaseCommand):
             steps = frames(document, opts["start"], opts["stop"], opts["seat"])
         except ReplayMismatch as exc:
             raise CommandError(f"the replay does not re-simulate: {exc}") from exc
-        match_id = header.get("match") if opts["ref"].isdigit() else None
+        match_id = header.get("match") if is_whole(opts["ref"]) else None
         for frame in steps:
             self._write_frame(frame, render, opts["no_board"], match_id, opts["seat"])
         self.stdout.write(f"outcome: {json.dumps(footer['outcome'], sort_keys=True)}")
@@ -137,7 +138,7 @@ class Command(BaseCommand):
             self.stdout.write(f"     [{index}] {json.dumps(option, sort_keys=True)}")
 
     def handle_export(self, opts: dict[str, Any]) -> None:
-        if not opts["ref"].isdigit():
+        if not is_whole(opts["ref"]):
             raise CommandError("export takes a match id")
         document = load_document(opts["ref"])
         data = encode_replay(document)

@@ -18,6 +18,7 @@ from replays.version_test_measures import advance
 from tournaments.builtins import ensure_builtin, system_user
 from tournaments.dispatch import runner
 from tournaments.models import Match, VersionTest
+from tournaments.numbers import is_whole
 from tournaments.version_tests import TestRefused, TestRequest, start_test
 
 POLL_SECONDS = 1.0
@@ -80,7 +81,7 @@ class Command(BaseCommand):
         return user
 
     def version_id(self, ref: str) -> int:
-        if ref.isdigit():
+        if is_whole(ref):
             return int(ref)
         if is_bot_name(ref):
             return ensure_builtin(ref).pk
