@@ -22,13 +22,18 @@ from typing import Any
 from engine import Decision, State
 from engine.bots import Bot, make_bot
 from replays.verify import Resimulation
+from tournaments import sprt
 from tournaments.formats.round_robin import derive_seed
 
 DEFAULT_GAMES, MAX_GAMES = 8, 50
 WIDTH = 4  # options played out G times besides the played one, when the cheap first pass had to choose
 MARKS = ("inaccuracy", "mistake", "blunder")
-# A loss counts once it passes a threshold and is beyond two standard errors of its G paired differences
-# (docs/analysis.md#marks): win rate lost, in absolute terms; expected score lost, as a share of the best's.
+# A loss counts once it passes a threshold and is beyond the noise of its G paired differences (docs/analysis.md#marks):
+# win rate lost, in absolute terms; expected score lost, as a share of the best's. The noise: Student's t on G - 1
+# degrees of freedom, at a one-sided NOISE_LEVEL shared out among the options the best was chosen from (Bonferroni),
+# since the best of several equal options looks better than each by luck. Two standard errors alone marked a move
+# as good as the best 17 to 25 % of the time among 5 to 16 options (tests/tournaments/test_statistics_honest.py).
+NOISE_LEVEL = 0.0228  # what two standard errors leave on one side of a normal: the rule with one rival, many games
 WIN_THRESHOLDS = (0.10, 0.20, 0.30)
 SCORE_THRESHOLDS = (0.05, 0.10, 0.20)
 MIN_GAMES_TO_MARK = 3  # with fewer paired games there is no standard error to tell a loss from luck: estimates only
@@ -140,20 +145,28 @@ def judge(results: dict[int, list[tuple[int, int]]], played: int, games: int) ->
         losses[measure] = {"best": best, "loss": _mean(diffs), "se": _se(diffs),
                            "of": _mean([r[at] for r in results[best]])}
     best = max(full, key=lambda o: (_mean([r[0] for r in results[o]]), _mean([r[1] for r in results[o]]), -o))
-    return {"best": best, "loss": losses, "mark": mark(losses) if games >= MIN_GAMES_TO_MARK else None}
+    noise = noise_factor(games, len(full))
+    return {"best": best, "loss": losses, "mark": mark(losses, noise) if games >= MIN_GAMES_TO_MARK else None}
 
 
-def mark(losses: dict[str, dict[str, float]]) -> str | None:
-    """The worse grade of the two measures (docs/analysis.md#marks); None when the loss is within the noise."""
+def noise_factor(games: int, options: int) -> float:
+    """How many standard errors a loss must pass: the one-sided NOISE_LEVEL quantile of Student's t on games - 1
+    degrees of freedom, the level shared among the options' rivals of the played one."""
+    return sprt.t_quantile(1 - NOISE_LEVEL / max(1, options - 1), max(1, games - 1))
+
+
+def mark(losses: dict[str, dict[str, float]], noise: float) -> str | None:
+    """The worse grade of the two measures (docs/analysis.md#marks); None when the loss is within the noise (`noise`
+    standard errors)."""
     wins, score = losses["wins"], losses["score"]
-    grades = [_grade(wins["loss"], wins["se"], WIN_THRESHOLDS, 1.0),
-              _grade(score["loss"], score["se"], SCORE_THRESHOLDS, max(1.0, abs(score["of"])))]
+    grades = [_grade(wins["loss"], wins["se"], WIN_THRESHOLDS, 1.0, noise),
+              _grade(score["loss"], score["se"], SCORE_THRESHOLDS, max(1.0, abs(score["of"])), noise)]
     grade = max(grades)
     return MARKS[grade - 1] if grade else None
 
 
-def _grade(loss: float, se: float, thresholds: Sequence[float], scale: float) -> int:
-    if loss <= 2 * se or loss <= 0:
+def _grade(loss: float, se: float, thresholds: Sequence[float], scale: float, noise: float) -> int:
+    if loss <= noise * se or loss <= 0:
         return 0
     return sum(1 for threshold in thresholds if loss / scale >= threshold - 1e-12)
 

@@ -55,23 +55,27 @@ def _label(user: Any, bot: Bot, seat: dict[str, Any]) -> str:
 
 
 def _opponents(user: Any, bot: Bot, by_match: dict[int, list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Per opponent and seat of ours: pairwise points (beat it 1, tie 1/2) and firsts."""
+    """Per opponent and seat of ours: pairwise points (beat it 1, tie 1/2) and firsts, one game a match: the opponents
+    a table seats under one label (two private bots) count as one, their points averaged, so that the intervals
+    count matches, not pairings."""
     points: dict[tuple[str, int | None], list[float]] = defaultdict(list)
     firsts: dict[tuple[str, int | None], int] = defaultdict(int)
     for table in by_match.values():
         for mine in (s for s in table if s["bot_version__bot_id"] == bot.pk):
+            met: dict[str, list[float]] = defaultdict(list)
             for other in (s for s in table if s is not mine):
                 score = 1.0 if mine["rank"] < other["rank"] else 0.5 if mine["rank"] == other["rank"] else 0.0
-                label = _label(user, bot, other)
+                met[_label(user, bot, other)].append(score)
+            for label, scores in met.items():
                 for key in ((label, mine["number"]), (label, None)):
-                    points[key].append(score)
+                    points[key].append(sum(scores) / len(scores))
                     firsts[key] += int(mine["rank"] == 1)
     rows = []
     for (label, seat), scores in sorted(points.items(), key=lambda item: (item[0][0], item[0][1] is not None,
                                                                           item[0][1] or 0)):
         rows.append({"opponent": label, "seat": seat, "games": len(scores),
-                     "score": sprt.mean_interval(scores), "win_rate": sprt.wilson_interval(firsts[label, seat],
-                                                                                            len(scores))})
+                     "score": sprt.mean_interval(scores, within=(0.0, 1.0)),
+                     "win_rate": sprt.wilson_interval(firsts[label, seat], len(scores))})
     return rows
 
 

@@ -13,6 +13,7 @@ is ten lines, and scipy would be a large dependency for it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -181,16 +182,55 @@ class Estimate:
 
 
 def mean_interval(values: Sequence[float], within: tuple[float, float] | None = None) -> Estimate | None:
-    """The mean of independent observations with its normal 95 % interval (sample variance), clipped to the range
-    `within` the values can take, if given; None when empty."""
+    """The mean of independent observations with a 95 % interval: Student's t on the sample variance, and, for values
+    bounded `within` a range, one more observation at each end of it (as Agresti and Coull add two to a proportion),
+    clipped to it. A normal interval on few deals or games covered the truth far less often than it said: 50 to 78 %
+    of the time on four deals, none on one game (each zero-width), as the simulations in
+    tests/tournaments/test_statistics_honest.py measured. None when empty, or a single unbounded value."""
     n = len(values)
-    if n == 0:
+    if n == 0 or (n == 1 and within is None):
         return None
     mean = sum(values) / n
-    variance = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
-    half = Z95 * math.sqrt(variance / n)
+    padded = [*values, *within] if within is not None else list(values)
+    centre = sum(padded) / len(padded)
+    variance = sum((v - centre) ** 2 for v in padded) / (len(padded) - 1)
+    half = t_quantile(0.975, len(padded) - 1) * math.sqrt(variance / len(padded))
     low, high = within or (-math.inf, math.inf)
-    return Estimate(mean, max(low, mean - half), min(high, mean + half), n)
+    return Estimate(mean, max(low, min(mean, centre - half)), min(high, max(mean, centre + half)), n)
+
+
+@functools.lru_cache(maxsize=1024)
+def t_quantile(p: float, df: int) -> float:
+    """The p-quantile (p > 1/2) of Student's t with df degrees of freedom: bisection on its distribution function,
+    exact for whole df, and past 100 degrees Cornish and Fisher's expansion about the normal's (within 1e-5 there);
+    the standard library has no t, and scipy, with numpy, would be a large dependency for it."""
+    if df > 100:
+        z = NormalDist().inv_cdf(p)
+        return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+                + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
+    low, high = 0.0, 1.0
+    while _t_central(high, df) < 2 * p - 1:
+        high *= 2
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _t_central(mid, df) < 2 * p - 1 else (low, mid)
+    return (low + high) / 2
+
+
+def _t_central(t: float, df: int) -> float:
+    """P(|T| < t) for Student's t with whole df: the finite series in cos(theta), theta = atan(t / sqrt(df))
+    (Abramowitz and Stegun 26.7.3 and 26.7.4)."""
+    theta = math.atan(t / math.sqrt(df))
+    c2, term, total = math.cos(theta) ** 2, 1.0, 1.0
+    if df % 2 == 0:
+        for k in range(1, df // 2):
+            term *= c2 * (2 * k - 1) / (2 * k)
+            total += term
+        return math.sin(theta) * total
+    for k in range(1, (df - 1) // 2):
+        term *= c2 * (2 * k) / (2 * k + 1)
+        total += term
+    return (2 / math.pi) * (theta + (math.sin(theta) * math.cos(theta) * total if df > 1 else 0.0))
 
 
 def wilson_interval(successes: float, n: int) -> Estimate | None:

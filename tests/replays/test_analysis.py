@@ -136,4 +136,12 @@ def test_marks_follow_the_documented_thresholds(wins: tuple[float, float], score
                                                expected: str | None) -> None:
     losses = {"wins": {"loss": wins[0], "se": wins[1], "of": 0.5},
               "score": {"loss": score[0], "se": score[1], "of": 100.0}}
-    assert analysis.mark(losses) == expected
+    assert analysis.mark(losses, 2.0) == expected  # two standard errors: the rule with one rival and many games
+
+
+def test_the_noise_a_loss_must_pass_grows_with_few_games_and_many_options() -> None:
+    """Student's t on G - 1 degrees of freedom, its one-sided level shared among the played option's rivals."""
+    assert analysis.noise_factor(1000, 2) == pytest.approx(2.0, abs=0.01)  # many games, one rival: two SEs
+    assert analysis.noise_factor(8, 2) == pytest.approx(2.427, abs=0.001)  # t(7) at 1 - 0.0228
+    assert analysis.noise_factor(8, 5) > analysis.noise_factor(8, 2) < analysis.noise_factor(3, 2)
+    assert analysis.noise_factor(3, 16) > 10  # three games can hardly tell one of sixteen options from luck

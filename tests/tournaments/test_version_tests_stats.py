@@ -22,6 +22,7 @@ from tournaments.sprt import (
     pentanomial_llr,
     percentile,
     rank_points,
+    t_quantile,
     trinomial_llr,
     wald_bounds,
     wilson_interval,
@@ -95,11 +96,16 @@ def test_intervals_match_textbook_values():
     # Wilson (1927) for 8 of 10, as in Agresti & Coull (1998): about (0.490, 0.943).
     wilson = wilson_interval(8, 10)
     assert (wilson.low, wilson.high) == pytest.approx((0.4902, 0.9433), abs=1e-4)
-    normal = mean_interval([1.0, 2.0, 3.0, 4.0])  # mean 2.5, s = 1.291: 2.5 -+ 1.96 * 1.291 / 2
-    assert (normal.low, normal.high) == pytest.approx((2.5 - 1.2652, 2.5 + 1.2652), abs=1e-4)
-    assert mean_interval([]) is None and wilson_interval(0, 0) is None
-    clipped = mean_interval([1.0, 1.0, 0.0, 1.0], within=(-1.0, 1.0))  # a lead cannot pass 1
-    assert clipped.high == 1.0 and clipped.low < clipped.mean == 0.75
+    student = mean_interval([1.0, 2.0, 3.0, 4.0])  # mean 2.5, s = 1.291, t(3) = 3.182: 2.5 -+ 3.182 * 1.291 / 2
+    assert (student.low, student.high) == pytest.approx((2.5 - 2.0543, 2.5 + 2.0543), abs=1e-4)
+    assert [round(t_quantile(0.975, df), 3) for df in (1, 2, 5, 30)] == [12.706, 4.303, 2.571, 2.042]  # the tables
+    assert mean_interval([]) is None and wilson_interval(0, 0) is None and mean_interval([3.0]) is None
+    # Bounded: one more value at each end (-1 and 1, mean 0.5, s = 0.837, t(5)): 0.5 -+ 2.571 * 0.837 / sqrt(6),
+    # clipped to the range: a lead cannot pass 1
+    clipped = mean_interval([1.0, 1.0, 0.0, 1.0], within=(-1.0, 1.0))
+    assert clipped.mean == 0.75 and clipped.high == 1.0 and clipped.low == pytest.approx(0.5 - 0.8783, abs=1e-3)
+    one_game = mean_interval([1.0], within=(0.0, 1.0))  # one game tells little: not a zero-width interval
+    assert one_game.mean == 1.0 and one_game.low < 0.5 and one_game.high == 1.0
     assert percentile([1, 2, 3, 4], 0.5) == 2.5 and percentile([5], 0.95) == 5
 
 
