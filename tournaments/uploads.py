@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import itertools
 import json
 import lzma
 import re
@@ -221,8 +220,9 @@ def compile_errors(sources: list[tuple[str, bytes]]) -> list[str]:
     answers = [json.loads(line) for line in out.decode().splitlines()]
     limits = f"within {COMPILE_MEMORY // MiB} MiB and {COMPILE_CPU_S} s of CPU"
     errors = []
-    for (path, _), found in itertools.zip_longest(texts, answers[:len(texts)]):
-        if found is None and len(answers) < len(texts):  # the child was stopped by a limit before it answered
+    for index, (path, _) in enumerate(texts):
+        found = answers[index] if index < len(answers) else None
+        if index == len(answers):  # the child was stopped by a limit compiling this one (the rest were not tried)
             errors.append(f"{path}: it does not compile {limits}")
         elif not found:
             errors.append("")

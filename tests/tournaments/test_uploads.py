@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tournaments import uploads
 from tournaments.uploads import BadUpload, UploadLimits, check_upload, normalize_filename
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -93,6 +94,16 @@ def test_every_file_of_a_zip_is_compiled() -> None:
 
 def test_null_bytes_are_a_syntax_error_not_a_crash() -> None:
     assert check_upload("bot.py", b"x = 1\x00\n", LIMITS).syntax_errors
+
+
+def test_a_file_the_compiler_dies_on_is_the_one_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiling child stopped by a limit (here: it answers for one file, then exits) names the file it was on,
+    not one it had passed."""
+    answers_one = "import json, sys\nprint(json.dumps(None), flush=True)\nsys.exit(137)\n"
+    monkeypatch.setattr(uploads, "_COMPILE", answers_one)
+    data = make_zip({"main.py": b"import lib\n", "lib.py": b"x = 1\n", "more.py": b"y = 2\n"})
+    [error] = check_upload("bot.zip", data, LIMITS).syntax_errors
+    assert error == "lib.py: it does not compile within 1024 MiB and 10 s of CPU", error  # the second, in zip order
 
 
 # --- malformed uploads: refused with a message naming the problem ------------------------------------------------
