@@ -87,8 +87,6 @@ def branch(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("replays:compare", branches[0].pk)
 
 
-
-
 def _number(text: str | None, name: str) -> int:
     try:
         return int(text or "")
